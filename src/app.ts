@@ -1,0 +1,49 @@
+// Assembles the application on one database: migrations, services, the GraphQL server and the REST router,
+// behind one fetch handler (the node:http listener in src/http/server.ts and the tests both call it).
+import type { Plugin } from 'graphql-yoga';
+import type { Config } from './config.js';
+import { type DatabaseHandle, openDatabase } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { loadVoiceCatalogue } from './domain/voices.js';
+import type { Services } from './graphql/context.js';
+import { createGraphQLServer, type Yoga } from './graphql/yoga.js';
+import { createRestRouter, REST_PREFIX } from './rest/router.js';
+import { routes } from './rest/routes.js';
+import { createTokenIssuer } from './security/tokens.js';
+
+export interface App {
+  fetch(request: Request): Promise<Response>;
+  yoga: Yoga;
+  database: DatabaseHandle;
+  close(): Promise<void>;
+}
+
+export interface AppOptions {
+  /** Extra envelop plugins (tests use one to see which operations ran). */
+  plugins?: Plugin[];
+  onQuery?: (sql: string) => void;
+}
+
+export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
+  const database = openDatabase(config.DATABASE_URL, { onQuery: options.onQuery });
+  await migrateToLatest(database.db);
+  await loadVoiceCatalogue(database.db);
+  const services: Services = {
+    db: database.db,
+    config,
+    tokens: createTokenIssuer(config.JWT_SECRET, config.TOKEN_TTL_SECONDS),
+  };
+  const yoga = createGraphQLServer(services, options.plugins);
+  const rest = createRestRouter(yoga, services, routes);
+
+  return {
+    yoga,
+    database,
+    fetch: async (request) => {
+      const { pathname } = new URL(request.url);
+      if (pathname === REST_PREFIX || pathname.startsWith(`${REST_PREFIX}/`)) return rest(request);
+      return yoga.fetch(request);
+    },
+    close: () => database.close(),
+  };
+}

@@ -1,0 +1,77 @@
+// Environment → typed configuration, parsed and validated once at start (DESIGN.md §2).
+// Secrets that are not given are generated once into ./data/secrets.json (mode 0600).
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+
+const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, 'must be sqlite:PATH, sqlite::memory: or postgres://...')
+    .default('sqlite:./data/campaigns.db'),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  SECRETS_KEY: z
+    .string()
+    .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
+    .optional(),
+  TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(31_536_000).default(3600),
+  ALLOW_SIGNUP: booleanFlag.default(true),
+  PUBLIC_BASE_URL: z.url().optional(),
+  ALLOW_PRIVATE_WEBHOOK_TARGETS: booleanFlag.default(false),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, 'must be a comma-separated list of seconds')
+    .default('5,300,1800,7200,18000,36000')
+    .transform((value) => value.split(',').map(Number)),
+  REDIS_URL: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SECRETS_FILE: z.string().default('./data/secrets.json'),
+});
+
+export type Config = Omit<z.infer<typeof envSchema>, 'JWT_SECRET' | 'SECRETS_KEY' | 'SECRETS_FILE'> & {
+  JWT_SECRET: string;
+  SECRETS_KEY: Buffer;
+};
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; throws ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, warn: (m: string) => void = console.warn): Config {
+  const given = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = envSchema.safeParse(given);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const { JWT_SECRET, SECRETS_KEY, SECRETS_FILE, ...rest } = parsed.data;
+  const secrets = JWT_SECRET && SECRETS_KEY ? { JWT_SECRET, SECRETS_KEY } : readOrCreateSecrets(SECRETS_FILE, warn);
+  return {
+    ...rest,
+    JWT_SECRET: JWT_SECRET ?? secrets.JWT_SECRET,
+    SECRETS_KEY: Buffer.from(SECRETS_KEY ?? secrets.SECRETS_KEY, 'base64'),
+  };
+}
+
+const secretsFileSchema = z.object({ JWT_SECRET: z.string().min(32), SECRETS_KEY: z.string() });
+
+function readOrCreateSecrets(file: string, warn: (m: string) => void): z.infer<typeof secretsFileSchema> {
+  if (existsSync(file)) {
+    const stored = secretsFileSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    if (!stored.success) throw new ConfigError(`${file} is not a valid secrets file; remove it to regenerate`);
+    return stored.data;
+  }
+  const secrets = {
+    JWT_SECRET: randomBytes(48).toString('base64url'),
+    SECRETS_KEY: randomBytes(32).toString('base64'),
+  };
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  warn(`JWT_SECRET/SECRETS_KEY not set: generated them into ${file} (keep this file private and backed up)`);
+  return secrets;
+}

@@ -1,0 +1,41 @@
+// Opens Kysely on better-sqlite3 or PostgreSQL, chosen by DATABASE_URL (DESIGN.md §3).
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, type LogEvent, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './types.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** Called after every query; tests count queries with it. */
+  onQuery?: (sql: string) => void;
+}
+
+export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHandle {
+  const log = options.onQuery ? (event: LogEvent) => options.onQuery?.(event.query.sql) : undefined;
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length);
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const sqlite = new SQLite(path);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log });
+    return { db, dialect: 'sqlite', close: () => db.destroy() };
+  }
+  // int8 (COUNT, SUM of integers) arrives as a string by default; our counts fit in a double.
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  pool.on('error', () => {
+    // An idle client lost its connection; the pool replaces it. Queries in flight still report their own errors.
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}

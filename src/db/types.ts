@@ -1,0 +1,55 @@
+// The Database interface Kysely checks queries against. Timestamps are ISO 8601 UTC text, booleans 0/1,
+// JSON as text: the same representation on SQLite and PostgreSQL (row mappers in src/domain convert).
+export interface AccountsTable {
+  id: string;
+  email: string;
+  password_hash: string;
+  api_key_hash: string;
+  api_key_hint: string;
+  created_at: string;
+}
+
+export interface VoicesTable {
+  voice_id: string;
+  name: string;
+  language: string;
+  gender: string;
+  accent: string;
+  provider: string;
+  preview_url: string;
+  sort_order: number;
+}
+
+export interface CampaignsTable {
+  account_id: string;
+  camp_id: string;
+  title: string;
+  voice: string;
+  language: string;
+  script: string;
+  purpose: string;
+  knowledge_base: string;
+  calendar: string;
+  first_line: string;
+  flow_name: string;
+  system_prompt: string;
+  tone: string;
+  max_call_timeout: number;
+  inactive_call_timeout: number;
+  post_call_analysis: number;
+  post_call_analysis_schema: string;
+  time_zone: string;
+  is_freeflow: number;
+  public: number;
+  sample_sid: string;
+  description: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  voices: VoicesTable;
+  campaigns: CampaignsTable;
+}

@@ -1,0 +1,99 @@
+// Accounts: sign-up, password login, bearer and API-key lookup, key rotation (DESIGN.md §4).
+import type { Kysely, Selectable } from 'kysely';
+import { isUniqueViolation } from '../db/errors.js';
+import type { AccountsTable, Database } from '../db/types.js';
+import { apiKeyHint, hashApiKey, newApiKey, newId } from '../security/api-keys.js';
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../security/passwords.js';
+import type { TokenIssuer } from '../security/tokens.js';
+import { conflict, forbidden, unauthenticated } from './errors.js';
+
+export interface Account {
+  id: string;
+  email: string;
+  apiKeyHint: string;
+  createdAt: string;
+}
+
+const toAccount = (row: Selectable<AccountsTable>): Account => ({
+  id: row.id,
+  email: row.email,
+  apiKeyHint: row.api_key_hint,
+  createdAt: row.created_at,
+});
+
+export async function signUp(
+  db: Kysely<Database>,
+  input: { email: string; password: string },
+  options: { allowSignup: boolean },
+): Promise<{ account: Account; apiKey: string }> {
+  if (!options.allowSignup) throw forbidden('Sign-up is disabled');
+  const apiKey = newApiKey();
+  const row = {
+    id: newId('acc'),
+    email: input.email.toLowerCase(),
+    password_hash: await hashPassword(input.password),
+    api_key_hash: hashApiKey(apiKey),
+    api_key_hint: apiKeyHint(apiKey),
+    created_at: new Date().toISOString(),
+  };
+  try {
+    await db.insertInto('accounts').values(row).execute();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict('An account with this email already exists');
+    throw error;
+  }
+  return { account: toAccount(row), apiKey };
+}
+
+/** The account whose e-mail and password match, or null. Takes the same time whether or not the e-mail exists. */
+export async function authenticate(db: Kysely<Database>, email: string, password: string): Promise<Account | null> {
+  const row = await db
+    .selectFrom('accounts')
+    .selectAll()
+    .where('email', '=', email.trim().toLowerCase())
+    .executeTakeFirst();
+  const ok = await verifyPassword(password, row?.password_hash ?? DUMMY_PASSWORD_HASH);
+  return row && ok ? toAccount(row) : null;
+}
+
+/** OAuth2 password flow: an access token for matching credentials, else 401 "Incorrect username or password". */
+export async function login(
+  db: Kysely<Database>,
+  tokens: TokenIssuer,
+  email: string,
+  password: string,
+): Promise<{ accessToken: string; tokenType: 'bearer'; expiresIn: number }> {
+  const account = await authenticate(db, email, password);
+  if (!account) throw unauthenticated('Incorrect username or password');
+  const { token, expiresIn } = tokens.issue(account.id);
+  return { accessToken: token, tokenType: 'bearer', expiresIn };
+}
+
+export async function findAccountById(db: Kysely<Database>, id: string): Promise<Account | null> {
+  const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toAccount(row) : null;
+}
+
+export async function findAccountByApiKey(db: Kysely<Database>, apiKey: string): Promise<Account | null> {
+  const row = await db
+    .selectFrom('accounts')
+    .selectAll()
+    .where('api_key_hash', '=', hashApiKey(apiKey))
+    .executeTakeFirst();
+  return row ? toAccount(row) : null;
+}
+
+/** Issues a new API key; the old one stops working at once. */
+export async function rotateApiKey(
+  db: Kysely<Database>,
+  accountId: string,
+): Promise<{ account: Account; apiKey: string }> {
+  const apiKey = newApiKey();
+  const row = await db
+    .updateTable('accounts')
+    .set({ api_key_hash: hashApiKey(apiKey), api_key_hint: apiKeyHint(apiKey) })
+    .where('id', '=', accountId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { account: toAccount(row), apiKey };
+}

@@ -1,0 +1,298 @@
+// Campaigns: create, upsert (full replacement), partial update, delete, status transitions, listing (DESIGN.md §5).
+import { type Kysely, type Selectable, sql } from 'kysely';
+import { isUniqueViolation } from '../db/errors.js';
+import type { CampaignsTable, Database } from '../db/types.js';
+import { newId } from '../security/api-keys.js';
+import { type CampaignData, type CampaignDataInput, type CampaignPatch, withDefaults } from './campaigns.schema.js';
+import { conflict, notFound } from './errors.js';
+
+export const CAMPAIGN_STATUSES = ['active', 'paused', 'completed'] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
+export interface Campaign extends CampaignData {
+  campId: string;
+  status: CampaignStatus;
+  createdAt: string;
+  updatedAt: string;
+}
+
+type Row = Selectable<CampaignsTable>;
+
+const toCampaign = (row: Row): Campaign => ({
+  campId: row.camp_id,
+  title: row.title,
+  voice: row.voice,
+  language: row.language,
+  script: row.script,
+  purpose: row.purpose,
+  knowledgeBase: row.knowledge_base,
+  calendar: row.calendar,
+  firstLine: row.first_line,
+  flowName: row.flow_name,
+  systemPrompt: row.system_prompt,
+  tone: row.tone,
+  maxCallTimeout: Number(row.max_call_timeout),
+  inactiveCallTimeout: Number(row.inactive_call_timeout),
+  postCallAnalysis: Boolean(row.post_call_analysis),
+  postCallAnalysisSchema: JSON.parse(row.post_call_analysis_schema) as Record<string, unknown>,
+  timeZone: row.time_zone,
+  isFreeflow: Boolean(row.is_freeflow),
+  public: Boolean(row.public),
+  sampleSid: row.sample_sid,
+  description: row.description,
+  status: row.status as CampaignStatus,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/** The model columns of a campaign; key, status and timestamps are set by the caller. */
+function toColumns(data: CampaignPatch) {
+  const columns = {
+    title: data.title,
+    voice: data.voice,
+    language: data.language,
+    script: data.script,
+    purpose: data.purpose,
+    knowledge_base: data.knowledgeBase,
+    calendar: data.calendar,
+    first_line: data.firstLine,
+    flow_name: data.flowName,
+    system_prompt: data.systemPrompt,
+    tone: data.tone,
+    max_call_timeout: data.maxCallTimeout,
+    inactive_call_timeout: data.inactiveCallTimeout,
+    post_call_analysis: data.postCallAnalysis === undefined ? undefined : Number(data.postCallAnalysis),
+    post_call_analysis_schema:
+      data.postCallAnalysisSchema === undefined ? undefined : JSON.stringify(data.postCallAnalysisSchema),
+    time_zone: data.timeZone,
+    is_freeflow: data.isFreeflow === undefined ? undefined : Number(data.isFreeflow),
+    public: data.public === undefined ? undefined : Number(data.public),
+    sample_sid: data.sampleSid,
+    description: data.description,
+  };
+  return Object.fromEntries(Object.entries(columns).filter(([, v]) => v !== undefined)) as Partial<typeof columns>;
+}
+
+const completedConflict = () => conflict('Campaign is completed and can no longer be changed');
+
+export async function getCampaign(db: Kysely<Database>, accountId: string, campId: string): Promise<Campaign | null> {
+  const row = await db
+    .selectFrom('campaigns')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('camp_id', '=', campId)
+    .executeTakeFirst();
+  return row ? toCampaign(row) : null;
+}
+
+export async function requireCampaign(db: Kysely<Database>, accountId: string, campId: string): Promise<Campaign> {
+  const campaign = await getCampaign(db, accountId, campId);
+  if (!campaign) throw notFound('Campaign not found');
+  return campaign;
+}
+
+export async function getCampaignsByIds(
+  db: Kysely<Database>,
+  accountId: string,
+  campIds: readonly string[],
+): Promise<Campaign[]> {
+  if (campIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('campaigns')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('camp_id', 'in', campIds)
+    .execute();
+  return rows.map(toCampaign);
+}
+
+export async function createCampaign(
+  db: Kysely<Database>,
+  accountId: string,
+  input: CampaignDataInput & { campId?: string | undefined },
+): Promise<Campaign> {
+  const { campId = newId('camp'), ...data } = input;
+  const now = new Date().toISOString();
+  try {
+    const row = await db
+      .insertInto('campaigns')
+      .values({
+        account_id: accountId,
+        camp_id: campId,
+        ...(toColumns(withDefaults(data)) as Required<ReturnType<typeof toColumns>>),
+        status: 'active',
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toCampaign(row);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(`A campaign with campId "${campId}" already exists`);
+    throw error;
+  }
+}
+
+/**
+ * Creates the campaign, or replaces every model field of an existing one (omitted optional fields return to
+ * their defaults). One statement, so concurrent upserts of the same campId cannot both insert.
+ */
+export async function upsertCampaign(
+  db: Kysely<Database>,
+  accountId: string,
+  campId: string,
+  input: CampaignDataInput,
+): Promise<Campaign> {
+  const columns = toColumns(withDefaults(input)) as Required<ReturnType<typeof toColumns>>;
+  const now = new Date().toISOString();
+  const row = await db
+    .insertInto('campaigns')
+    .values({
+      account_id: accountId,
+      camp_id: campId,
+      ...columns,
+      status: 'active',
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['account_id', 'camp_id'])
+        .doUpdateSet({ ...columns, updated_at: now })
+        .where('campaigns.status', '!=', 'completed'),
+    )
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw completedConflict();
+  return toCampaign(row);
+}
+
+export async function updateCampaign(
+  db: Kysely<Database>,
+  accountId: string,
+  campId: string,
+  patch: CampaignPatch,
+): Promise<Campaign> {
+  const current = await requireCampaign(db, accountId, campId);
+  if (current.status === 'completed') throw completedConflict();
+  const row = await db
+    .updateTable('campaigns')
+    .set({ ...toColumns(patch), updated_at: new Date().toISOString() })
+    .where('account_id', '=', accountId)
+    .where('camp_id', '=', campId)
+    .where('status', '!=', 'completed')
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw completedConflict();
+  return toCampaign(row);
+}
+
+export async function deleteCampaign(db: Kysely<Database>, accountId: string, campId: string): Promise<Campaign> {
+  const row = await db
+    .deleteFrom('campaigns')
+    .where('account_id', '=', accountId)
+    .where('camp_id', '=', campId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw notFound('Campaign not found');
+  return toCampaign(row);
+}
+
+export type CampaignAction = 'pause' | 'resume' | 'complete';
+
+const TRANSITIONS: Record<CampaignAction, { from: CampaignStatus[]; to: CampaignStatus }> = {
+  pause: { from: ['active'], to: 'paused' },
+  resume: { from: ['paused'], to: 'active' },
+  complete: { from: ['active', 'paused'], to: 'completed' },
+};
+
+/** Moves a campaign along active ⇄ paused → completed; anything else is a CONFLICT naming the current status. */
+export async function transitionCampaign(
+  db: Kysely<Database>,
+  accountId: string,
+  campId: string,
+  action: CampaignAction,
+): Promise<Campaign> {
+  const { from, to } = TRANSITIONS[action];
+  const row = await db
+    .updateTable('campaigns')
+    .set({ status: to, updated_at: new Date().toISOString() })
+    .where('account_id', '=', accountId)
+    .where('camp_id', '=', campId)
+    .where('status', 'in', from)
+    .returningAll()
+    .executeTakeFirst();
+  if (row) return toCampaign(row);
+  const current = await requireCampaign(db, accountId, campId);
+  throw conflict(`Cannot ${action} a campaign that is ${current.status}`);
+}
+
+export interface CampaignFilter {
+  status?: CampaignStatus | null | undefined;
+  search?: string | null | undefined;
+}
+
+/** Newest first; ties (same millisecond) broken by campId. */
+export interface CampaignCursor {
+  createdAt: string;
+  campId: string;
+}
+
+function filtered(db: Kysely<Database>, accountId: string, filter: CampaignFilter) {
+  let query = db.selectFrom('campaigns').selectAll().where('account_id', '=', accountId);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.search) {
+    const pattern = `%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    query = query.where((eb) =>
+      eb.or([
+        sql<boolean>`lower(title) like ${pattern} escape '\\'`,
+        sql<boolean>`lower(description) like ${pattern} escape '\\'`,
+        sql<boolean>`lower(camp_id) like ${pattern} escape '\\'`,
+      ]),
+    );
+  }
+  return query;
+}
+
+export async function listCampaigns(
+  db: Kysely<Database>,
+  accountId: string,
+  filter: CampaignFilter & { limit: number; offset: number },
+): Promise<Campaign[]> {
+  const rows = await filtered(db, accountId, filter)
+    .orderBy('created_at', 'desc')
+    .orderBy('camp_id', 'desc')
+    .limit(filter.limit)
+    .offset(filter.offset)
+    .execute();
+  return rows.map(toCampaign);
+}
+
+/**
+ * A keyset page for Relay connections: `after`/`before` are cursors in newest-first order; `inverted` walks
+ * from the oldest end (for `last`), and the caller reverses. Returns up to `limit` rows.
+ */
+export async function pageCampaigns(
+  db: Kysely<Database>,
+  accountId: string,
+  filter: CampaignFilter,
+  page: {
+    after?: CampaignCursor | undefined;
+    before?: CampaignCursor | undefined;
+    limit: number;
+    inverted: boolean;
+  },
+): Promise<Campaign[]> {
+  let query = filtered(db, accountId, filter);
+  if (page.after) {
+    const { createdAt, campId } = page.after;
+    query = query.where((eb) => eb(eb.refTuple('created_at', 'camp_id'), '<', eb.tuple(createdAt, campId)));
+  }
+  if (page.before) {
+    const { createdAt, campId } = page.before;
+    query = query.where((eb) => eb(eb.refTuple('created_at', 'camp_id'), '>', eb.tuple(createdAt, campId)));
+  }
+  const direction = page.inverted ? 'asc' : 'desc';
+  const rows = await query.orderBy('created_at', direction).orderBy('camp_id', direction).limit(page.limit).execute();
+  return rows.map(toCampaign);
+}

@@ -1,0 +1,34 @@
+// The error kinds every door understands (DESIGN.md §10). GraphQL exposes `code` as extensions.code;
+// the REST router maps it to an HTTP status.
+export type ErrorCode = 'BAD_USER_INPUT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT' | 'RATE_LIMITED';
+
+/** One problem with one input value; `type` and `message` follow pydantic v2's wording where one exists. */
+export interface InputIssue {
+  path: Array<string | number>;
+  type: string;
+  message: string;
+  input?: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly issues?: InputIssue[],
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const notFound = (message: string) => new DomainError('NOT_FOUND', message);
+export const conflict = (message: string) => new DomainError('CONFLICT', message);
+export const forbidden = (message: string) => new DomainError('FORBIDDEN', message);
+export const unauthenticated = (message: string) => new DomainError('UNAUTHENTICATED', message);
+export const badInput = (issues: InputIssue[]) =>
+  new DomainError(
+    'BAD_USER_INPUT',
+    issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; '),
+    issues,
+  );

@@ -1,0 +1,39 @@
+// The per-request context every resolver sees: the app's services and who is calling.
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
+import type { Database } from '../db/types.js';
+import { type Account, findAccountById } from '../domain/accounts.js';
+import type { TokenIssuer } from '../security/tokens.js';
+
+export interface Services {
+  db: Kysely<Database>;
+  config: Config;
+  tokens: TokenIssuer;
+}
+
+/** Why a request has no viewer: no usable Authorization header, or a token that does not check out. */
+export type AuthFailure = 'missing' | 'invalid';
+
+export interface Context extends Services {
+  viewer: Account | null;
+  authFailure: AuthFailure | null;
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** Reads `Authorization: Bearer <jwt>` the way FastAPI's OAuth2PasswordBearer does. */
+export async function authenticateRequest(
+  services: Services,
+  authorization: string | null,
+): Promise<{ viewer: Account | null; authFailure: AuthFailure | null }> {
+  const token = authorization ? BEARER.exec(authorization)?.[1] : undefined;
+  if (!token) return { viewer: null, authFailure: 'missing' };
+  const accountId = services.tokens.verify(token);
+  const viewer = accountId ? await findAccountById(services.db, accountId) : null;
+  return viewer ? { viewer, authFailure: null } : { viewer: null, authFailure: 'invalid' };
+}
+
+export const AUTH_FAILURE_MESSAGES: Record<AuthFailure, string> = {
+  missing: 'Not authenticated',
+  invalid: 'Could not validate credentials',
+};

@@ -1,0 +1,13 @@
+// Imports every type module and builds the schema. Type modules never import this file.
+import { lexicographicSortSchema, printSchema } from 'graphql';
+import { builder } from './builder.js';
+import './types/account.js';
+import './types/voice.js';
+import './types/campaign.js';
+import './types/campaign-mutations.js';
+
+export const schema = builder.toSchema();
+
+export function printSortedSchema(): string {
+  return `${printSchema(lexicographicSortSchema(schema))}\n`;
+}

@@ -1,0 +1,67 @@
+// Account, the viewer, sign-up, login and API-key rotation (DESIGN.md §4).
+
+import type { Account } from '../../domain/accounts.js';
+import { login, rotateApiKey, signUp } from '../../domain/accounts.js';
+import { loginSchema, signUpSchema } from '../../domain/accounts.schema.js';
+import { builder, viewerOf } from '../builder.js';
+
+export const AccountRef = builder.objectRef<Account>('Account').implement({
+  description: 'A tenant: everything else belongs to exactly one account.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    email: t.exposeString('email'),
+    createdAt: t.field({ type: 'DateTime', resolve: (account) => account.createdAt }),
+    apiKeyHint: t.exposeString('apiKeyHint', {
+      description: 'The last 4 characters of the current API key.',
+    }),
+  }),
+});
+
+const NewApiKey = builder.objectRef<{ account: Account; apiKey: string }>('NewApiKey').implement({
+  description: 'An API key is shown once, here; only its hash is stored.',
+  fields: (t) => ({
+    account: t.field({ type: AccountRef, resolve: (result) => result.account }),
+    apiKey: t.exposeString('apiKey'),
+  }),
+});
+
+const AuthToken = builder
+  .objectRef<{ accessToken: string; tokenType: string; expiresIn: number }>('AuthToken')
+  .implement({
+    description: 'Send as `Authorization: Bearer <accessToken>`.',
+    fields: (t) => ({
+      accessToken: t.exposeString('accessToken'),
+      tokenType: t.exposeString('tokenType'),
+      expiresIn: t.exposeInt('expiresIn', { description: 'Seconds until the token expires.' }),
+    }),
+  });
+
+builder.queryField('viewer', (t) =>
+  t.field({
+    type: AccountRef,
+    description: 'The signed-in account.',
+    resolve: (_root, _args, context) => viewerOf(context),
+  }),
+);
+
+builder.mutationFields((t) => ({
+  signUp: t.field({
+    type: NewApiKey,
+    skipTypeScopes: true,
+    args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
+    validate: signUpSchema,
+    resolve: (_root, args, context) => signUp(context.db, args, { allowSignup: context.config.ALLOW_SIGNUP }),
+  }),
+  login: t.field({
+    type: AuthToken,
+    skipTypeScopes: true,
+    args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
+    validate: loginSchema,
+    resolve: (_root, args, context) => login(context.db, context.tokens, args.email, args.password),
+  }),
+  rotateApiKey: t.field({
+    type: NewApiKey,
+    description: 'Issues a new API key; the old one stops working at once.',
+    resolve: (_root, _args, context) => rotateApiKey(context.db, viewerOf(context).id),
+  }),
+}));

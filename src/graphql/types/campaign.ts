@@ -1,0 +1,122 @@
+// The Campaign type, its metrics and voice, and the campaign queries.
+import { resolveCursorConnection } from '@pothos/plugin-relay';
+import { z } from 'zod';
+import { type CampaignMetrics, loadCampaignMetrics } from '../../domain/campaign-metrics.js';
+import { type Campaign, getCampaign, getCampaignsByIds, listCampaigns, pageCampaigns } from '../../domain/campaigns.js';
+import { campIdField } from '../../domain/campaigns.schema.js';
+import { builder, viewerOf } from '../builder.js';
+import { checkPageSize, DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, MAX_PAGE_SIZE } from '../pagination.js';
+import { VoiceRef } from './voice.js';
+
+export const CampaignStatusEnum = builder.enumType('CampaignStatus', {
+  description: 'active ⇄ paused → completed (terminal).',
+  values: {
+    ACTIVE: { value: 'active' },
+    PAUSED: { value: 'paused' },
+    COMPLETED: { value: 'completed' },
+  } as const,
+});
+
+const CampaignMetricsRef = builder.objectRef<CampaignMetrics>('CampaignMetrics').implement({
+  description: 'Derived from the campaign’s call logs.',
+  fields: (t) => ({
+    totalCallTime: t.exposeInt('totalCallTime', { description: 'Seconds.' }),
+    totalNumCall: t.exposeInt('totalNumCall'),
+    totalSpent: t.exposeFloat('totalSpent'),
+    averageCallCost: t.exposeFloat('averageCallCost'),
+  }),
+});
+
+export const CampaignRef = builder.loadableNode('Campaign', {
+  id: { resolve: (campaign: Campaign) => campaign.campId },
+  load: (campIds: string[], context) => getCampaignsByIds(context.db, viewerOf(context).id, campIds),
+  sort: (campaign) => campaign.campId,
+  fields: (t) => ({
+    campId: t.exposeString('campId'),
+    title: t.exposeString('title'),
+    voiceId: t.exposeString('voice', { description: 'The voice as the legacy API names it.' }),
+    voice: t.field({ type: VoiceRef, resolve: (campaign) => campaign.voice }),
+    language: t.exposeString('language'),
+    script: t.exposeString('script'),
+    purpose: t.exposeString('purpose'),
+    knowledgeBase: t.exposeString('knowledgeBase'),
+    calendar: t.exposeString('calendar'),
+    firstLine: t.exposeString('firstLine'),
+    flowName: t.exposeString('flowName'),
+    systemPrompt: t.exposeString('systemPrompt'),
+    tone: t.exposeString('tone'),
+    maxCallTimeout: t.exposeInt('maxCallTimeout', { description: 'Minutes.' }),
+    inactiveCallTimeout: t.exposeInt('inactiveCallTimeout', { description: 'Seconds.' }),
+    postCallAnalysis: t.exposeBoolean('postCallAnalysis'),
+    postCallAnalysisSchema: t.field({
+      type: 'JSONObject',
+      resolve: (campaign) => campaign.postCallAnalysisSchema,
+    }),
+    timeZone: t.exposeString('timeZone'),
+    isFreeflow: t.exposeBoolean('isFreeflow'),
+    public: t.exposeBoolean('public'),
+    sampleSid: t.exposeString('sampleSid'),
+    description: t.exposeString('description'),
+    status: t.field({ type: CampaignStatusEnum, resolve: (campaign) => campaign.status }),
+    creationDate: t.field({ type: 'DateTime', resolve: (campaign) => campaign.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (campaign) => campaign.updatedAt }),
+    metrics: t.loadable({
+      type: CampaignMetricsRef,
+      load: (campIds: string[], context) => loadCampaignMetrics(context.db, viewerOf(context).id, campIds),
+      resolve: (campaign) => campaign.campId,
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  campaign: t.field({
+    type: CampaignRef,
+    nullable: true,
+    description: 'One of your campaigns, or null.',
+    args: { campId: t.arg.string({ required: true, validate: campIdField }) },
+    resolve: (_root, args, context) => getCampaign(context.db, viewerOf(context).id, args.campId),
+  }),
+  campaignList: t.field({
+    type: [CampaignRef],
+    description: 'Offset paging, newest first (what the legacy REST door uses); prefer `campaigns` for cursor paging.',
+    args: {
+      limit: t.arg.int({ required: true, defaultValue: 100, validate: z.int().min(1).max(1000) }),
+      offset: t.arg.int({ required: true, defaultValue: 0, validate: z.int().min(0) }),
+      status: t.arg({ type: CampaignStatusEnum }),
+    },
+    resolve: (_root, args, context) => listCampaigns(context.db, viewerOf(context).id, args),
+  }),
+  campaigns: t.connection({
+    type: CampaignRef,
+    description: `Your campaigns, newest first; at most ${MAX_PAGE_SIZE} per page.`,
+    args: {
+      status: t.arg({ type: CampaignStatusEnum }),
+      search: t.arg.string({
+        description: 'Case-insensitive substring of the title, description or campId.',
+        validate: z.string().max(200).nullish(),
+      }),
+    },
+    resolve: (_root, args, context) => {
+      checkPageSize(args);
+      const accountId = viewerOf(context).id;
+      return resolveCursorConnection<Promise<Campaign[]>>(
+        {
+          args,
+          defaultSize: DEFAULT_PAGE_SIZE,
+          maxSize: MAX_PAGE_SIZE,
+          toCursor: (campaign: Campaign) => encodeCursor([campaign.createdAt, campaign.campId]),
+        },
+        ({ before, after, limit, inverted }) => {
+          const toKey = (parts?: string[]) =>
+            parts ? { createdAt: parts[0] ?? '', campId: parts[1] ?? '' } : undefined;
+          return pageCampaigns(context.db, accountId, args, {
+            after: toKey(decodeCursor(after, 2, 'after')),
+            before: toKey(decodeCursor(before, 2, 'before')),
+            limit,
+            inverted,
+          });
+        },
+      );
+    },
+  }),
+}));

@@ -1,0 +1,59 @@
+// The graphql-yoga server over the Pothos schema: context from the bearer token, error masking, GraphiQL.
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { GraphQLError } from 'graphql';
+import { createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { DomainError } from '../domain/errors.js';
+import { authenticateRequest, type Context, type Services } from './context.js';
+import { GRAPHIQL_DEFAULT_QUERY } from './default-query.js';
+import { schema } from './schema.js';
+
+export type Yoga = YogaServerInstance<Record<string, unknown>, Context>;
+
+/** Expected errors keep their message and code; anything else becomes "Unexpected error." and is logged. */
+function maskDomainErrors(error: unknown, message: string, isDev?: boolean): Error {
+  const original = error instanceof GraphQLError ? error.originalError : error;
+  if (original instanceof DomainError) {
+    const located = error instanceof GraphQLError ? error : undefined;
+    const issues = original.issues?.map(({ path, type, message: text }) => ({ path, type, message: text }));
+    return new GraphQLError(original.message, {
+      nodes: located?.nodes,
+      source: located?.source,
+      positions: located?.positions,
+      path: located?.path,
+      extensions: { code: original.code, ...(issues ? { issues } : {}) },
+    });
+  }
+  return maskError(error, message, isDev);
+}
+
+const YOGA_LOG_LEVELS = {
+  fatal: 'error',
+  error: 'error',
+  warn: 'warn',
+  info: 'info',
+  debug: 'debug',
+  trace: 'debug',
+  silent: false,
+} as const;
+
+export function createGraphQLServer(services: Services, plugins: Plugin[] = []): Yoga {
+  return createYoga<Record<string, unknown>, Context>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    cors: { origin: '*', allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'] },
+    graphiql: { title: 'Campaign gateway', defaultQuery: GRAPHIQL_DEFAULT_QUERY },
+    renderGraphiQL,
+    maskedErrors: { maskError: maskDomainErrors },
+    logging: YOGA_LOG_LEVELS[services.config.LOG_LEVEL],
+    plugins,
+    // The REST door authenticates before validating (as FastAPI does) and passes the result in.
+    context: async (initial) =>
+      'viewer' in initial
+        ? { ...services, ...(initial as unknown as Pick<Context, 'viewer' | 'authFailure'>) }
+        : {
+            ...services,
+            ...(await authenticateRequest(services, initial.request.headers.get('authorization'))),
+          },
+  });
+}

@@ -1,0 +1,69 @@
+// Error bodies exactly as the legacy FastAPI service sent them (DESIGN.md §10).
+import type { ErrorCode, InputIssue } from '../domain/errors.js';
+
+export type Loc = Array<string | number>;
+
+export interface FastApiValidationError {
+  type: string;
+  loc: Loc;
+  msg: string;
+  input: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+export const STATUS_BY_CODE: Record<ErrorCode, number> = {
+  BAD_USER_INPUT: 422,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  RATE_LIMITED: 429,
+};
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+}
+
+/** `{"detail": "<sentence>"}`; 401s carry `WWW-Authenticate: Bearer` as OAuth2PasswordBearer sends it. */
+export function detailResponse(status: number, detail: string, headers: Record<string, string> = {}): Response {
+  const auth: Record<string, string> = status === 401 ? { 'www-authenticate': 'Bearer' } : {};
+  return jsonResponse(status, { detail }, { ...auth, ...headers });
+}
+
+/** One entry per issue, `loc` prefixed with where the value came from ("body", "query", "path"). */
+export function toValidationErrors(
+  issues: InputIssue[],
+  locate: (path: InputIssue['path']) => Loc,
+): FastApiValidationError[] {
+  return issues.map((issue) => {
+    const loc = locate(issue.path);
+    // FastAPI validates each query or path parameter on its own, so a missing one has no parent input.
+    const input = issue.type === 'missing' && loc[0] !== 'body' ? null : issue.input;
+    return {
+      type: issue.type,
+      loc,
+      msg: issue.type === 'value_error' ? `Value error, ${issue.message}` : issue.message,
+      input: input === undefined ? null : input,
+      ...(issue.ctx ? { ctx: issue.ctx } : {}),
+    };
+  });
+}
+
+export function validationResponse(errors: FastApiValidationError[]): Response {
+  return jsonResponse(422, { detail: errors });
+}
+
+/** What FastAPI answers for a body that is not JSON: the position where parsing failed. */
+export function jsonInvalid(error: unknown): FastApiValidationError {
+  const message = error instanceof Error ? error.message : 'Invalid JSON';
+  const position = Number(/position (\d+)/.exec(message)?.[1] ?? 0);
+  return {
+    type: 'json_invalid',
+    loc: ['body', position],
+    msg: 'JSON decode error',
+    input: {},
+    ctx: { error: message },
+  };
+}

@@ -1,0 +1,44 @@
+// What a legacy REST route is: a prepared GraphQL operation plus adapters between the legacy wire format and it.
+// Routes hold no SQL and no business rules; the router executes `document` through yoga's pipeline.
+import type { z } from 'zod';
+import type { Loc } from './fastapi-errors.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+
+export interface RouteInput<Body, Query> {
+  body: Body;
+  query: Query;
+  path: Record<string, string>;
+}
+
+export interface RestRoute<Body = unknown, Query = unknown, Data = unknown> {
+  method: HttpMethod;
+  /** Relative to /api/v3, `{name}` for path parameters. */
+  path: string;
+  summary: string;
+  tag: string;
+  /** Whether a bearer token is required (everything but sign-up, login and provider webhooks). */
+  auth: boolean;
+  /** One GraphQL operation, parsed and validated against the schema once, at start-up. */
+  document: string;
+  /** The FastAPI body model: validated with FastAPI-shaped 422s before the operation runs. */
+  body?: z.ZodType<Body>;
+  /** The query parameters, validated the same way (loc starts with "query"). */
+  query?: z.ZodType<Query>;
+  /** Accept `application/x-www-form-urlencoded` bodies (OAuth2 password flow) as well as JSON. */
+  form?: boolean;
+  variables(input: RouteInput<Body, Query>): Record<string, unknown>;
+  /** Where each GraphQL argument came from, so BAD_USER_INPUT issues get the legacy `loc`. */
+  argLocs?: Record<string, Loc>;
+  /** The operation's `data` → the legacy response body; null means "not found" (see `missing`). */
+  respond(data: Data): unknown;
+  /** The 404 detail when `respond` gives null. */
+  missing?: string;
+}
+
+/** Typed constructor for a route: infers Body and Query from the schemas, and checks the adapters against them. */
+export function defineRoute<Body = undefined, Query = undefined, Data = unknown>(
+  route: RestRoute<Body, Query, Data>,
+): RestRoute {
+  return route as unknown as RestRoute;
+}

@@ -1,0 +1,152 @@
+// The REST compatibility router: matches a legacy path, validates the request into FastAPI-shaped 422s,
+// then runs the route's prepared GraphQL operation through yoga's enveloped pipeline (as the SOFA plugin does),
+// so both doors share auth, validation, resolvers, dataloaders and error masking.
+import { type DocumentNode, type ExecutionResult, type GraphQLError, parse, validate } from 'graphql';
+import type { ErrorCode, InputIssue } from '../domain/errors.js';
+import type { Services } from '../graphql/context.js';
+import { AUTH_FAILURE_MESSAGES, authenticateRequest } from '../graphql/context.js';
+import type { Yoga } from '../graphql/yoga.js';
+import { issuesFromZod } from '../validation/issues.js';
+import {
+  detailResponse,
+  type FastApiValidationError,
+  jsonInvalid,
+  jsonResponse,
+  type Loc,
+  STATUS_BY_CODE,
+  toValidationErrors,
+  validationResponse,
+} from './fastapi-errors.js';
+import type { RestRoute } from './route.js';
+
+export const REST_PREFIX = '/api/v3';
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+interface PreparedRoute {
+  route: RestRoute;
+  segments: string[];
+  document: DocumentNode;
+}
+
+function prepare(yoga: Yoga, routes: readonly RestRoute[]): PreparedRoute[] {
+  const { schema } = yoga.getEnveloped({});
+  return routes.map((route) => {
+    const document = parse(route.document);
+    const errors = validate(schema, document);
+    if (errors.length > 0)
+      throw new Error(`REST route ${route.method} ${route.path}: ${errors.map((e) => e.message).join('; ')}`);
+    return { route, segments: route.path.split('/').filter(Boolean), document };
+  });
+}
+
+function match(prepared: PreparedRoute, segments: string[]): Record<string, string> | null {
+  if (prepared.segments.length !== segments.length) return null;
+  const params: Record<string, string> = {};
+  for (const [index, pattern] of prepared.segments.entries()) {
+    const segment = segments[index] ?? '';
+    if (pattern.startsWith('{') && pattern.endsWith('}')) params[pattern.slice(1, -1)] = decodeURIComponent(segment);
+    else if (pattern !== segment) return null;
+  }
+  return params;
+}
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; errors: FastApiValidationError[] };
+
+async function readBody(request: Request, route: RestRoute): Promise<Parsed<unknown> | Response> {
+  const length = Number(request.headers.get('content-length') ?? 0);
+  if (length > MAX_BODY_BYTES) return detailResponse(413, 'Request body too large');
+  const text = await request.text();
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) return detailResponse(413, 'Request body too large');
+  if (text.trim() === '') return { ok: true, value: undefined };
+  const type = request.headers.get('content-type') ?? '';
+  if (route.form && type.includes('application/x-www-form-urlencoded')) {
+    return { ok: true, value: Object.fromEntries(new URLSearchParams(text)) };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (error) {
+    return { ok: false, errors: [jsonInvalid(error)] };
+  }
+}
+
+function validateInput(
+  route: RestRoute,
+  body: unknown,
+  query: Record<string, string>,
+): Parsed<{ body: unknown; query: unknown }> {
+  const errors: FastApiValidationError[] = [];
+  const check = (schema: RestRoute['body'], value: unknown, source: 'body' | 'query') => {
+    if (!schema) return undefined;
+    const result = schema.safeParse(value);
+    if (result.success) return result.data;
+    errors.push(...toValidationErrors(issuesFromZod(result.error.issues, value), (path) => [source, ...path]));
+    return undefined;
+  };
+  const parsedQuery = check(route.query, query, 'query');
+  const parsedBody = check(route.body, body, 'body');
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: { body: parsedBody, query: parsedQuery } };
+}
+
+function errorResponse(route: RestRoute, errors: readonly GraphQLError[]): Response {
+  const first = errors[0];
+  const code = first?.extensions?.code as ErrorCode | undefined;
+  if (code === 'BAD_USER_INPUT') {
+    const issues = errors.flatMap((error) => (error.extensions?.issues as InputIssue[] | undefined) ?? []);
+    const locate = (path: InputIssue['path']): Loc => {
+      const [argument, ...rest] = path;
+      const prefix = route.argLocs?.[String(argument)];
+      return prefix ? [...prefix, ...rest] : ['body', ...path];
+    };
+    return validationResponse(toValidationErrors(issues, locate));
+  }
+  if (code && code in STATUS_BY_CODE) return detailResponse(STATUS_BY_CODE[code], first?.message ?? 'Error');
+  return detailResponse(500, 'Internal Server Error');
+}
+
+export type RestHandler = (request: Request) => Promise<Response>;
+
+export function createRestRouter(yoga: Yoga, services: Services, routes: readonly RestRoute[]): RestHandler {
+  const prepared = prepare(yoga, routes);
+
+  return async (request) => {
+    const url = new URL(request.url);
+    const segments = url.pathname.slice(REST_PREFIX.length).split('/').filter(Boolean);
+    const candidates = prepared.flatMap((p) => {
+      const params = match(p, segments);
+      return params ? [{ ...p, params }] : [];
+    });
+    if (candidates.length === 0) return detailResponse(404, 'Not Found');
+    const found = candidates.find((c) => c.route.method === request.method);
+    if (!found) {
+      const allow = [...new Set(candidates.map((c) => c.route.method))].join(', ');
+      return detailResponse(405, 'Method Not Allowed', { allow });
+    }
+    const { route, document, params } = found;
+
+    // As FastAPI resolves the security dependency first, a missing or bad token wins over a bad body.
+    const auth = route.auth
+      ? await authenticateRequest(services, request.headers.get('authorization'))
+      : { viewer: null, authFailure: null };
+    if (route.auth && auth.authFailure) return detailResponse(401, AUTH_FAILURE_MESSAGES[auth.authFailure]);
+
+    const body = route.body ? await readBody(request, route) : { ok: true as const, value: undefined };
+    if (body instanceof Response) return body;
+    if (!body.ok) return validationResponse(body.errors);
+    const query = Object.fromEntries(url.searchParams);
+    const input = validateInput(route, body.value, query);
+    if (!input.ok) return validationResponse(input.errors);
+
+    const variableValues = route.variables({
+      body: input.value.body,
+      query: input.value.query,
+      path: params,
+    });
+    const { contextFactory, execute, schema } = yoga.getEnveloped({ request, ...auth });
+    const contextValue = await contextFactory();
+    const result = (await execute({ schema, document, contextValue, variableValues })) as ExecutionResult;
+    if (result.errors && result.errors.length > 0) return errorResponse(route, result.errors);
+    const legacyBody = route.respond(result.data);
+    if (legacyBody === null && route.missing) return detailResponse(404, route.missing);
+    return jsonResponse(200, legacyBody);
+  };
+}

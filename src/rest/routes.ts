@@ -1,0 +1,7 @@
+// The route table: every legacy /api/v3 path, each a prepared GraphQL operation.
+import type { RestRoute } from './route.js';
+import { accountRoutes } from './routes/accounts.js';
+import { campaignRoutes } from './routes/campaigns.js';
+import { voiceRoutes } from './routes/voices.js';
+
+export const routes: readonly RestRoute[] = [...accountRoutes, ...campaignRoutes, ...voiceRoutes];

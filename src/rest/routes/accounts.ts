@@ -1,0 +1,68 @@
+// Legacy sign-up and the OAuth2 password-flow token endpoint (DESIGN.md §4).
+import { z } from 'zod';
+import { emailField, passwordField } from '../../domain/accounts.schema.js';
+import { defineRoute } from '../route.js';
+
+const signUpBody = z.object({ email: emailField, password: passwordField });
+
+/** OAuth2PasswordRequestForm: `username` is the e-mail. JSON bodies may say `email` instead. */
+const loginBody = z.preprocess(
+  (body) =>
+    body && typeof body === 'object' && !('username' in body) && 'email' in body
+      ? { ...body, username: body.email }
+      : body,
+  z.object({
+    username: z.string().max(254),
+    password: z.string().max(128),
+    grant_type: z
+      .string()
+      .regex(/^password$/)
+      .optional(),
+  }),
+);
+
+export const accountRoutes = [
+  defineRoute<
+    z.infer<typeof signUpBody>,
+    undefined,
+    { signUp: { apiKey: string; account: { id: string; email: string } } }
+  >({
+    method: 'POST',
+    path: '/signup',
+    summary: 'Create an account; the API key is shown only here',
+    tag: 'accounts',
+    auth: false,
+    document: /* GraphQL */ `
+      mutation LegacySignUp($email: String!, $password: String!) {
+        signUp(email: $email, password: $password) { apiKey account { id email } }
+      }`,
+    body: signUpBody,
+    variables: ({ body }) => body,
+    argLocs: { email: ['body', 'email'], password: ['body', 'password'] },
+    respond: ({ signUp }) => ({ id: signUp.account.id, email: signUp.account.email, apiKey: signUp.apiKey }),
+  }),
+  defineRoute<
+    z.infer<typeof loginBody>,
+    undefined,
+    { login: { accessToken: string; tokenType: string; expiresIn: number } }
+  >({
+    method: 'POST',
+    path: '/login',
+    summary: 'OAuth2 password flow: exchange e-mail (username) and password for a bearer token',
+    tag: 'accounts',
+    auth: false,
+    form: true,
+    document: /* GraphQL */ `
+      mutation LegacyLogin($email: String!, $password: String!) {
+        login(email: $email, password: $password) { accessToken tokenType expiresIn }
+      }`,
+    body: loginBody,
+    variables: ({ body }) => ({ email: body.username, password: body.password }),
+    argLocs: { email: ['body', 'username'], password: ['body', 'password'] },
+    respond: ({ login }) => ({
+      access_token: login.accessToken,
+      token_type: login.tokenType,
+      expires_in: login.expiresIn,
+    }),
+  }),
+];

@@ -1,0 +1,105 @@
+// Legacy campaign paths: update_campaign (upsert, full replacement), get_campaigns, get_campaign (DESIGN.md §5).
+import { z } from 'zod';
+import { campIdField, legacyUpdateCampaignSchema } from '../../domain/campaigns.schema.js';
+import { intField } from '../../validation/fields.js';
+import { defineRoute } from '../route.js';
+
+const LEGACY_CAMPAIGN = /* GraphQL */ `
+  fragment LegacyCampaign on Campaign {
+    campId status creationDate updatedAt
+    title voiceId language script purpose knowledgeBase calendar firstLine flowName systemPrompt tone
+    maxCallTimeout inactiveCallTimeout postCallAnalysis postCallAnalysisSchema timeZone isFreeflow public sampleSid description
+    metrics { totalCallTime totalNumCall totalSpent averageCallCost }
+  }`;
+
+interface CampaignData {
+  campId: string;
+  status: string;
+  voiceId: string;
+  metrics: Record<string, number>;
+  [field: string]: unknown;
+}
+
+/** The stored campaign as the legacy service returned it: model fields, status, dates, derived metrics. */
+function legacyCampaign({ voiceId, status, metrics, ...fields }: CampaignData) {
+  return { ...fields, voice: voiceId, status: status.toLowerCase(), ...metrics };
+}
+
+const listQuery = z.object({
+  limit: intField(1, 1000).default(1000),
+  offset: intField(0, 1_000_000).default(0),
+});
+
+export const campaignRoutes = [
+  defineRoute<z.infer<typeof legacyUpdateCampaignSchema>, undefined, { upsertCampaign: CampaignData }>({
+    method: 'POST',
+    path: '/update_campaign',
+    summary: 'Create the campaign, or replace all of its fields (omitted optional fields reset to their defaults)',
+    tag: 'campaigns',
+    auth: true,
+    document: /* GraphQL */ `
+      mutation LegacyUpdateCampaign($campId: String!, $data: CampaignDataInput!) {
+        upsertCampaign(campId: $campId, data: $data) { ...LegacyCampaign }
+      }
+      ${LEGACY_CAMPAIGN}`,
+    body: legacyUpdateCampaignSchema,
+    variables: ({ body }) => {
+      // The metrics are derived from call logs: accepted for compatibility, never stored.
+      const { totalCallTime, totalNumCall, totalSpent, averageCallCost, ...data } = body.campaignModelData;
+      return { campId: body.campId, data };
+    },
+    argLocs: { campId: ['body', 'campId'], data: ['body', 'campaignModelData'] },
+    respond: ({ upsertCampaign }) => legacyCampaign(upsertCampaign),
+  }),
+  defineRoute<
+    undefined,
+    z.infer<typeof listQuery>,
+    {
+      campaignList: Array<{
+        campId: string;
+        title: string;
+        status: string;
+        creationDate: string;
+        description: string;
+      }>;
+    }
+  >({
+    method: 'GET',
+    path: '/get_campaigns',
+    summary: 'Your campaigns, newest first, as list entries',
+    tag: 'campaigns',
+    auth: true,
+    document: /* GraphQL */ `
+      query LegacyCampaigns($limit: Int!, $offset: Int!) {
+        campaignList(limit: $limit, offset: $offset) { campId title status creationDate description }
+      }`,
+    query: listQuery,
+    variables: ({ query }) => query,
+    argLocs: { limit: ['query', 'limit'], offset: ['query', 'offset'] },
+    respond: ({ campaignList }) =>
+      campaignList.map((c) => ({
+        campaignId: c.campId,
+        name: c.title,
+        status: c.status.toLowerCase(),
+        creationDate: c.creationDate,
+        details: c.description === '' ? null : c.description,
+      })),
+  }),
+  defineRoute<undefined, { campId: string }, { campaign: CampaignData | null }>({
+    method: 'GET',
+    path: '/get_campaign',
+    summary: 'One campaign with all its fields',
+    tag: 'campaigns',
+    auth: true,
+    document: /* GraphQL */ `
+      query LegacyCampaign($campId: String!) {
+        campaign(campId: $campId) { ...LegacyCampaign }
+      }
+      ${LEGACY_CAMPAIGN}`,
+    query: z.object({ campId: campIdField }),
+    variables: ({ query }) => query,
+    argLocs: { campId: ['query', 'campId'] },
+    respond: ({ campaign }) => (campaign ? legacyCampaign(campaign) : null),
+    missing: 'Campaign not found',
+  }),
+];

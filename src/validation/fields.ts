@@ -1,0 +1,68 @@
+// Field schemas shared by every door. They coerce leniently, as the legacy service (pydantic, lax mode) did:
+// numeric strings for numbers, "true"/"false" (and the other words pydantic accepts) for booleans.
+import { z } from 'zod';
+import { INTEGER_EXPECTED } from './issues.js';
+
+const INTEGER_STRING = /^\s*[-+]?\d+\s*$/;
+const NUMBER_STRING = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+const TRUE_WORDS = new Set(['true', '1', 'yes', 'on', 't', 'y']);
+const FALSE_WORDS = new Set(['false', '0', 'no', 'off', 'f', 'n']);
+
+export function intField(min: number, max: number) {
+  return z.preprocess(
+    (value) => (typeof value === 'string' && INTEGER_STRING.test(value) ? Number(value) : value),
+    z
+      .int({ error: (issue) => (issue.code === 'invalid_type' ? INTEGER_EXPECTED : undefined) })
+      .min(min)
+      .max(max),
+  );
+}
+
+/** Any finite number; used where the legacy body requires a value that we then ignore (campaign metrics). */
+export const anyNumberField = z.preprocess(
+  (value) => (typeof value === 'string' && NUMBER_STRING.test(value) ? Number(value) : value),
+  z.number(),
+);
+
+export const boolField = z.preprocess((value) => {
+  if (typeof value === 'string') {
+    const word = value.trim().toLowerCase();
+    if (TRUE_WORDS.has(word)) return true;
+    if (FALSE_WORDS.has(word)) return false;
+  }
+  if (value === 0 || value === 1) return value === 1;
+  return value;
+}, z.boolean());
+
+export function textField(min: number, max: number) {
+  return z.string().min(min).max(max);
+}
+
+export const jsonObjectField = z.record(z.string(), z.unknown());
+
+/** A BCP 47 language tag with a 2–3 letter primary language (`en`, `en-US`, `pt-BR`, `zh-Hant-TW`). */
+export const languageTagField = z
+  .string()
+  .max(35)
+  .refine((tag) => {
+    if (!/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(tag)) return false;
+    try {
+      return Intl.getCanonicalLocales(tag).length === 1;
+    } catch {
+      return false;
+    }
+  }, 'must be a valid BCP 47 language tag such as "en-US"');
+
+/** An IANA time zone name (`UTC`, `Europe/Paris`); UTC offsets are not zones. */
+export const timeZoneField = z
+  .string()
+  .max(64)
+  .refine((zone) => {
+    if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(zone)) return false;
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: zone });
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be a valid IANA time zone such as "Europe/Paris"');

@@ -1,0 +1,117 @@
+// Starts the app on a fresh database for one test: in-memory SQLite, or a fresh PostgreSQL schema when
+// TEST_DATABASE_URL is set. Requests go through the app's fetch handler, as they would over HTTP.
+import { randomBytes } from 'node:crypto';
+import type { Plugin } from 'graphql-yoga';
+import pg from 'pg';
+import { type App, createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
+export const DIALECT = TEST_DATABASE_URL ? 'postgres' : 'sqlite';
+
+export interface Reply<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface TestApp {
+  app: App;
+  /** SQL statements run since the last `resetQueries()`. */
+  queries: string[];
+  resetQueries(): void;
+  request(
+    method: string,
+    path: string,
+    init?: { body?: unknown; raw?: string; headers?: Record<string, string>; token?: string },
+  ): Promise<Reply<any>>;
+  rest(
+    method: string,
+    path: string,
+    init?: { body?: unknown; raw?: string; headers?: Record<string, string>; token?: string },
+  ): Promise<Reply<any>>;
+  gql<T = any>(
+    query: string,
+    variables?: Record<string, unknown>,
+    token?: string,
+  ): Promise<Reply<{ data?: T; errors?: any[] }>>;
+  /** Signs up and logs in a new account; returns its bearer token and API key. */
+  account(email?: string): Promise<{ token: string; apiKey: string; id: string; email: string }>;
+  close(): Promise<void>;
+}
+
+async function freshPostgresSchema(base: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const url = new URL(base);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: base });
+      await client.connect();
+      await client.query(`drop schema ${schema} cascade`);
+      await client.end();
+    },
+  };
+}
+
+export async function startApp(env: Record<string, string> = {}, plugins: Plugin[] = []): Promise<TestApp> {
+  const pgSchema = TEST_DATABASE_URL ? await freshPostgresSchema(TEST_DATABASE_URL) : null;
+  const config = loadConfig({
+    DATABASE_URL: pgSchema?.url ?? 'sqlite::memory:',
+    JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
+    SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const queries: string[] = [];
+  const app = await createApp(config, { plugins, onQuery: (sql) => queries.push(sql) });
+
+  const request: TestApp['request'] = async (method, path, init = {}) => {
+    const headers: Record<string, string> = { ...init.headers };
+    if (init.token) headers.authorization = `Bearer ${init.token}`;
+    let body: string | undefined = init.raw;
+    if (init.body !== undefined) {
+      body = JSON.stringify(init.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await app.fetch(new Request(`http://127.0.0.1${path}`, { method, headers, body }));
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, headers: response.headers, body: parsed, text };
+  };
+
+  const testApp: TestApp = {
+    app,
+    queries,
+    resetQueries: () => {
+      queries.length = 0;
+    },
+    request,
+    rest: (method, path, init) => request(method, `/api/v3${path}`, init),
+    gql: (query, variables, token) => request('POST', '/graphql', { body: { query, variables }, token }),
+    async account(email = `user-${randomBytes(4).toString('hex')}@example.com`) {
+      const password = 'correct horse battery';
+      const signup = await request('POST', '/api/v3/signup', { body: { email, password } });
+      if (signup.status !== 200) throw new Error(`signup failed: ${signup.text}`);
+      const login = await request('POST', '/api/v3/login', { body: { username: email, password } });
+      if (login.status !== 200) throw new Error(`login failed: ${login.text}`);
+      return { token: login.body.access_token, apiKey: signup.body.apiKey, id: signup.body.id, email };
+    },
+    async close() {
+      await app.close();
+      await pgSchema?.drop();
+    },
+  };
+  return testApp;
+}

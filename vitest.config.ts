@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  // graphql 16 ships CJS and ESM copies; pin one so every package shares the same GraphQLSchema class.
+  resolve: { alias: { graphql: 'graphql/index.js' } },
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+  },
+});
