@@ -1,0 +1,47 @@
+// Configuration comes from the environment, is validated at start, and secrets are generated once (mode 0600).
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('configuration', () => {
+  test('defaults, and secrets generated into a private file that later starts reuse', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+    const file = join(dir, 'data', 'secrets.json');
+    const warnings: string[] = [];
+    const first = loadConfig({ SECRETS_FILE: file }, (m) => warnings.push(m));
+    expect(first.PORT).toBe(4000);
+    expect(first.HOST).toBe('127.0.0.1');
+    expect(first.DATABASE_URL).toBe('sqlite:./data/campaigns.db');
+    expect(first.TOKEN_TTL_SECONDS).toBe(3600);
+    expect(first.ALLOW_SIGNUP).toBe(true);
+    expect(first.SECRETS_KEY).toHaveLength(32);
+    expect(warnings).toHaveLength(1);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const stored = JSON.parse(readFileSync(file, 'utf8'));
+    expect(stored.JWT_SECRET).toBe(first.JWT_SECRET);
+
+    const second = loadConfig({ SECRETS_FILE: file }, (m) => warnings.push(m));
+    expect(second.JWT_SECRET).toBe(first.JWT_SECRET);
+    expect(second.SECRETS_KEY.equals(first.SECRETS_KEY)).toBe(true);
+    expect(warnings).toHaveLength(1);
+  });
+
+  test('a bad value stops start-up with a message naming every bad variable', () => {
+    const env = {
+      PORT: 'eighty',
+      DATABASE_URL: 'mysql://x',
+      SECRETS_KEY: 'short',
+      ALLOW_SIGNUP: 'maybe',
+      JWT_SECRET: 'x'.repeat(40),
+    };
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    try {
+      loadConfig(env);
+    } catch (error) {
+      const message = (error as Error).message;
+      for (const name of ['PORT', 'DATABASE_URL', 'SECRETS_KEY', 'ALLOW_SIGNUP']) expect(message).toContain(name);
+    }
+  });
+});

@@ -1,0 +1,36 @@
+// schema/schema.graphql is the printed schema, checked in; it must match the code.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { printSortedSchema } from '../../src/graphql/schema.js';
+
+test('schema/schema.graphql is up to date (regenerate with `npm run schema`)', () => {
+  const committed = readFileSync(join(import.meta.dirname, '../../schema/schema.graphql'), 'utf8');
+  expect(committed).toBe(printSortedSchema());
+});
+
+test('the schema names the surface frontends rely on (DESIGN.md §13)', () => {
+  const sdl = printSortedSchema();
+  for (const field of [
+    'viewer: Account!',
+    'campaign(campId: String!): Campaign',
+    'node(id: ID!): Node',
+    'voices(language: String): [Voice!]!',
+  ]) {
+    expect(sdl).toContain(field);
+  }
+  for (const mutation of [
+    'signUp',
+    'login',
+    'rotateApiKey',
+    'createCampaign',
+    'updateCampaign',
+    'upsertCampaign',
+    'deleteCampaign',
+    'pauseCampaign',
+    'resumeCampaign',
+    'completeCampaign',
+  ]) {
+    expect(sdl).toMatch(new RegExp(`\\n  ${mutation}\\(|\\n  ${mutation}:`));
+  }
+});

@@ -1,0 +1,20 @@
+// A valid legacy campaignModelData (seed §2.1): every required field, including the four metrics.
+export function campaignModelData(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    title: 'Spring outreach',
+    voice: 'en-US-aria',
+    language: 'en-US',
+    script: 'Hello, this is Aria calling about your appointment.',
+    purpose: 'Confirm appointments',
+    knowledgeBase: 'https://example.com/kb',
+    calendar: 'cal-123',
+    firstLine: 'Hi, do you have a minute?',
+    tone: 'friendly',
+    postCallAnalysisSchema: { type: 'object', properties: { confirmed: { type: 'boolean' } } },
+    totalCallTime: 0,
+    totalNumCall: 0,
+    totalSpent: 0,
+    averageCallCost: 0,
+    ...overrides,
+  };
+}

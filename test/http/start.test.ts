@@ -1,0 +1,86 @@
+// `npm start` on an empty folder: creates ./data/, migrates, serves GraphiQL and the REST paths.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '../..');
+const TSX = join(ROOT, 'node_modules/.bin/tsx');
+
+describe('a fresh start', () => {
+  let server: ChildProcess;
+  let base: string;
+  const cwd = mkdtempSync(join(tmpdir(), 'gateway-start-'));
+
+  beforeAll(async () => {
+    // PORT=0 picks a free port; the server prints the address it got.
+    server = spawn(TSX, [join(ROOT, 'src/main.ts')], {
+      cwd,
+      env: { ...process.env, DATABASE_URL: '', PORT: '0', LOG_LEVEL: 'silent' },
+    });
+    base = await new Promise<string>((resolve, reject) => {
+      let output = '';
+      server.stdout?.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const found = /listening on (http:\/\/\S+)/.exec(output);
+        if (found?.[1]) resolve(found[1]);
+      });
+      server.stderr?.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+      server.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+    });
+  }, 30_000);
+
+  afterAll(() => {
+    server?.kill('SIGTERM');
+  });
+
+  test('creates the SQLite database and a private secrets file under ./data/', () => {
+    expect(existsSync(join(cwd, 'data/campaigns.db'))).toBe(true);
+    expect(statSync(join(cwd, 'data/secrets.json')).mode & 0o777).toBe(0o600);
+  });
+
+  test('serves GraphiQL to browsers, with the default query that logs in and lists campaigns', async () => {
+    const response = await fetch(`${base}/graphql`, { headers: { accept: 'text/html' } });
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    expect(html).toContain('<html');
+    expect(html).toContain('mutation Login');
+    expect(html).toContain('query Campaigns');
+  });
+
+  test('serves the REST paths and GraphQL over HTTP', async () => {
+    const email = `start-${Date.now()}@example.com`;
+    const signup = await fetch(`${base}/api/v3/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: 'long enough password' }),
+    });
+    expect(signup.status).toBe(200);
+    const login = await fetch(`${base}/api/v3/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ username: email, password: 'long enough password' }),
+    });
+    const { access_token } = (await login.json()) as { access_token: string };
+    const voices = await fetch(`${base}/api/v3/get_supported_voices`, {
+      headers: { authorization: `Bearer ${access_token}` },
+    });
+    expect(voices.status).toBe(200);
+    expect(((await voices.json()) as unknown[]).length).toBeGreaterThanOrEqual(12);
+    const graphql = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` },
+      body: JSON.stringify({ query: '{ viewer { email } }' }),
+    });
+    expect(await graphql.json()).toEqual({ data: { viewer: { email } } });
+  });
+
+  test('`cli migrate` reports an up-to-date database', async () => {
+    const { stdout } = await promisify(execFile)(TSX, [join(ROOT, 'src/cli.ts'), 'migrate'], { cwd });
+    expect(stdout).toContain('database is up to date');
+  });
+});

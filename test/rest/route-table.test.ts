@@ -1,0 +1,65 @@
+// The REST door is a table of prepared GraphQL operations: no SQL, no business rules of its own.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Kind, parse } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { afterEach, describe, expect, test } from 'vitest';
+import { routes } from '../../src/rest/routes.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { campaignModelData } from '../helpers/campaigns.js';
+
+const REST_DIR = join(import.meta.dirname, '../../src/rest');
+
+function restSourceFiles(dir = REST_DIR): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? restSourceFiles(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
+}
+
+describe('the route table', () => {
+  test('every route is one named GraphQL operation', () => {
+    expect(routes.length).toBeGreaterThan(0);
+    for (const route of routes) {
+      const operations = parse(route.document).definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
+      expect(operations, `${route.method} ${route.path}`).toHaveLength(1);
+      expect(operations[0]?.name?.value, `${route.method} ${route.path}`).toMatch(/^Legacy/);
+    }
+  });
+
+  test('no REST module reaches the database or the domain services', () => {
+    for (const file of restSourceFiles()) {
+      const source = readFileSync(file, 'utf8');
+      const imports = [...source.matchAll(/from '([^']+)'/g)].map((m) => m[1] ?? '');
+      for (const path of imports) {
+        expect(path, `${file} imports ${path}`).not.toMatch(/\/db\/|kysely|better-sqlite3|^pg$/);
+        // Only the shared validation schemas may come from the domain.
+        if (path.includes('/domain/')) expect(path, `${file} imports ${path}`).toMatch(/\.schema\.js$|\/errors\.js$/);
+      }
+    }
+  });
+});
+
+describe('each REST call runs its GraphQL operation', () => {
+  let t: TestApp;
+  afterEach(() => t.close());
+
+  test('through the same enveloped pipeline as /graphql', async () => {
+    const executed: string[] = [];
+    const recorder: Plugin = {
+      onExecute({ args }) {
+        const operation = args.document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
+        executed.push(operation && 'name' in operation ? (operation.name?.value ?? '') : '');
+      },
+    };
+    t = await startApp({}, [recorder]);
+    const { token } = await t.account();
+    expect(executed).toEqual(['LegacySignUp', 'LegacyLogin']);
+
+    executed.length = 0;
+    await t.rest('POST', '/update_campaign', { token, body: { campId: 'c1', campaignModelData: campaignModelData() } });
+    await t.rest('GET', '/get_campaigns', { token });
+    await t.rest('GET', '/get_campaign?campId=c1', { token });
+    await t.rest('GET', '/get_supported_voices', { token });
+    expect(executed).toEqual(['LegacyUpdateCampaign', 'LegacyCampaigns', 'LegacyCampaign', 'LegacySupportedVoices']);
+  });
+});
