@@ -7,6 +7,8 @@ import { migrateToLatest } from './db/migrate.js';
 import { loadVoiceCatalogue } from './domain/voices.js';
 import type { Services } from './graphql/context.js';
 import { createGraphQLServer, type Yoga } from './graphql/yoga.js';
+import { createLogger } from './logger.js';
+import { detailResponse } from './rest/fastapi-errors.js';
 import { createRestRouter, REST_PREFIX } from './rest/router.js';
 import { routes } from './rest/routes.js';
 import { createTokenIssuer } from './security/tokens.js';
@@ -32,6 +34,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     db: database.db,
     config,
     tokens: createTokenIssuer(config.JWT_SECRET, config.TOKEN_TTL_SECONDS),
+    logger: createLogger(config.LOG_LEVEL),
   };
   const yoga = createGraphQLServer(services, options.plugins);
   const rest = createRestRouter(yoga, services, routes);
@@ -41,7 +44,17 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     database,
     fetch: async (request) => {
       const { pathname } = new URL(request.url);
-      if (pathname === REST_PREFIX || pathname.startsWith(`${REST_PREFIX}/`)) return rest(request);
+      if (pathname === REST_PREFIX || pathname.startsWith(`${REST_PREFIX}/`)) {
+        try {
+          return await rest(request);
+        } catch (error) {
+          services.logger.error(
+            { err: error, method: request.method, path: pathname },
+            'unexpected error in a REST call',
+          );
+          return detailResponse(500, 'Internal Server Error');
+        }
+      }
       return yoga.fetch(request);
     },
     close: () => database.close(),

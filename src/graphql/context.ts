@@ -3,12 +3,14 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from '../db/types.js';
 import { type Account, findAccountById } from '../domain/accounts.js';
+import type { Logger } from '../logger.js';
 import type { TokenIssuer } from '../security/tokens.js';
 
 export interface Services {
   db: Kysely<Database>;
   config: Config;
   tokens: TokenIssuer;
+  logger: Logger;
 }
 
 /** Why a request has no viewer: no usable Authorization header, or a token that does not check out. */

@@ -10,7 +10,7 @@ import { schema } from './schema.js';
 export type Yoga = YogaServerInstance<Record<string, unknown>, Context>;
 
 /** Expected errors keep their message and code; anything else becomes "Unexpected error." and is logged. */
-function maskDomainErrors(error: unknown, message: string, isDev?: boolean): Error {
+function maskDomainErrors(services: Services, error: unknown, message: string, isDev?: boolean): Error {
   const original = error instanceof GraphQLError ? error.originalError : error;
   if (original instanceof DomainError) {
     const located = error instanceof GraphQLError ? error : undefined;
@@ -23,18 +23,10 @@ function maskDomainErrors(error: unknown, message: string, isDev?: boolean): Err
       extensions: { code: original.code, ...(issues ? { issues } : {}) },
     });
   }
-  return maskError(error, message, isDev);
+  const masked = maskError(error, message, isDev);
+  if (masked !== error) services.logger.error({ err: original ?? error }, 'unexpected error in a GraphQL operation');
+  return masked;
 }
-
-const YOGA_LOG_LEVELS = {
-  fatal: 'error',
-  error: 'error',
-  warn: 'warn',
-  info: 'info',
-  debug: 'debug',
-  trace: 'debug',
-  silent: false,
-} as const;
 
 export function createGraphQLServer(services: Services, plugins: Plugin[] = []): Yoga {
   return createYoga<Record<string, unknown>, Context>({
@@ -44,8 +36,8 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
     cors: { origin: '*', allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'] },
     graphiql: { title: 'Campaign gateway', defaultQuery: GRAPHIQL_DEFAULT_QUERY },
     renderGraphiQL,
-    maskedErrors: { maskError: maskDomainErrors },
-    logging: YOGA_LOG_LEVELS[services.config.LOG_LEVEL],
+    maskedErrors: { maskError: (error, message, isDev) => maskDomainErrors(services, error, message, isDev) },
+    logging: services.logger,
     plugins,
     // The REST door authenticates before validating (as FastAPI does) and passes the result in.
     context: async (initial) =>
