@@ -1,8 +1,10 @@
 // The graphql-yoga server over the Pothos schema: context from the bearer token, error masking, GraphiQL.
+
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { PothosValidationError } from '@pothos/core';
 import { GraphQLError } from 'graphql';
 import { createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import { DomainError } from '../domain/errors.js';
+import { badInput, DomainError } from '../domain/errors.js';
 import { authenticateRequest, type Context, type Services } from './context.js';
 import { GRAPHIQL_DEFAULT_QUERY } from './default-query.js';
 import { schema } from './schema.js';
@@ -11,7 +13,12 @@ export type Yoga = YogaServerInstance<Record<string, unknown>, Context>;
 
 /** Expected errors keep their message and code; anything else becomes "Unexpected error." and is logged. */
 function maskDomainErrors(services: Services, error: unknown, message: string, isDev?: boolean): Error {
-  const original = error instanceof GraphQLError ? error.originalError : error;
+  const caught = error instanceof GraphQLError ? error.originalError : error;
+  // Pothos reports malformed relay ids (and the like) as validation errors: the client's mistake.
+  const original =
+    caught instanceof PothosValidationError
+      ? badInput([{ path: [], type: 'value_error', message: caught.message }])
+      : caught;
   if (original instanceof DomainError) {
     const located = error instanceof GraphQLError ? error : undefined;
     const issues = original.issues?.map(({ path, type, message: text }) => ({ path, type, message: text }));

@@ -1,4 +1,5 @@
 // Error bodies exactly as the legacy FastAPI service sent them (DESIGN.md §10).
+import { type ParseError, parse as parseJsonc } from 'jsonc-parser';
 import type { ErrorCode, InputIssue } from '../domain/errors.js';
 
 export type Loc = Array<string | number>;
@@ -55,15 +56,31 @@ export function validationResponse(errors: FastApiValidationError[]): Response {
   return jsonResponse(422, { detail: errors });
 }
 
-/** What FastAPI answers for a body that is not JSON: the position where parsing failed. */
-export function jsonInvalid(error: unknown): FastApiValidationError {
-  const message = error instanceof Error ? error.message : 'Invalid JSON';
-  const position = Number(/position (\d+)/.exec(message)?.[1] ?? 0);
+// Python's json module words, by jsonc-parser error code (ParseErrorCode).
+const PYTHON_JSON_ERRORS: Record<number, string> = {
+  3: 'Expecting property name enclosed in double quotes',
+  5: "Expecting ':' delimiter",
+  6: "Expecting ',' delimiter",
+  7: "Expecting ',' delimiter",
+  8: "Expecting ',' delimiter",
+  9: 'Extra data',
+  12: 'Unterminated string',
+};
+
+/**
+ * What FastAPI answers for a body that is not JSON: `loc` holds the offset where Python's parser stopped.
+ * JSON.parse has already failed; jsonc-parser (strict options) tells where and why.
+ */
+export function jsonInvalid(text: string): FastApiValidationError {
+  const errors: ParseError[] = [];
+  parseJsonc(text, errors, { allowTrailingComma: false, disallowComments: true, allowEmptyContent: false });
+  const first = errors[0];
+  const error = first ? (PYTHON_JSON_ERRORS[first.error] ?? 'Expecting value') : 'Expecting value';
   return {
     type: 'json_invalid',
-    loc: ['body', position],
+    loc: ['body', first?.offset ?? 0],
     msg: 'JSON decode error',
     input: {},
-    ctx: { error: message },
+    ctx: { error },
   };
 }

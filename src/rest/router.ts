@@ -64,8 +64,8 @@ async function readBody(request: Request, route: RestRoute): Promise<Parsed<unkn
   }
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
-  } catch (error) {
-    return { ok: false, errors: [jsonInvalid(error)] };
+  } catch {
+    return { ok: false, errors: [jsonInvalid(text)] };
   }
 }
 

@@ -1,8 +1,8 @@
 // Legacy campaign paths (DESIGN.md §5, §10; seed §2.1, §2.2, §4.1, §7):
 // POST /update_campaign, GET /get_campaigns, GET /get_campaign, and the router's 404/405.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { campaignModelData } from '../helpers/campaigns.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { campaignModelData } from '../helpers/campaigns.js';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -229,16 +229,7 @@ describe('POST /update_campaign', () => {
 
     const field = (name: string) => ['body', 'campaignModelData', name];
     expect(details.map((d) => JSON.stringify(d.loc)).sort()).toEqual(
-      [
-        'title',
-        'tone',
-        'totalSpent',
-        'maxCallTimeout',
-        'inactiveCallTimeout',
-        'language',
-        'timeZone',
-        'voice',
-      ]
+      ['title', 'tone', 'totalSpent', 'maxCallTimeout', 'inactiveCallTimeout', 'language', 'timeZone', 'voice']
         .map((name) => JSON.stringify(field(name)))
         .sort(),
     );
@@ -376,6 +367,19 @@ describe('POST /update_campaign', () => {
     expect(entry?.loc[1] as number).toBeGreaterThanOrEqual(0);
     expect(entry?.loc[1] as number).toBeLessThanOrEqual(raw.length);
     await expectNothingStored();
+  });
+
+  it('puts the position where parsing failed in the json_invalid loc, as FastAPI does', async () => {
+    // Python's json.loads fails here at position 37 (the "}" where a value is expected); FastAPI reports that.
+    const raw = '{"campId": "x", "campaignModelData": }';
+    const res = await t.rest('POST', '/update_campaign', {
+      raw,
+      headers: { 'content-type': 'application/json' },
+      token,
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toHaveLength(1);
+    expect(res.body.detail[0]).toMatchObject({ type: 'json_invalid', loc: ['body', 37] });
   });
 
   it('rejects a body that is a JSON array at loc ["body"]', async () => {
