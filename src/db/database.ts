@@ -28,6 +28,10 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
+    // SQLite's built-in lower() folds A–Z only; searches must fold 'É' as PostgreSQL does.
+    sqlite.function('lower', { deterministic: true }, (value: unknown) =>
+      typeof value === 'string' ? value.toLowerCase() : value,
+    );
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log });
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }

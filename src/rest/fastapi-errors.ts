@@ -33,19 +33,25 @@ export function detailResponse(status: number, detail: string, headers: Record<s
   return jsonResponse(status, { detail }, { ...auth, ...headers });
 }
 
-/** One entry per issue, `loc` prefixed with where the value came from ("body", "query", "path"). */
+/**
+ * One entry per issue, `loc` prefixed with where the value came from ("body", "query", "path").
+ * `perField`: the values were validated one by one (query, path and form parameters), so a missing one has no
+ * parent input, as FastAPI reports it.
+ */
 export function toValidationErrors(
   issues: InputIssue[],
   locate: (path: InputIssue['path']) => Loc,
+  perField = false,
 ): FastApiValidationError[] {
   return issues.map((issue) => {
     const loc = locate(issue.path);
-    // FastAPI validates each query or path parameter on its own, so a missing one has no parent input.
-    const input = issue.type === 'missing' && loc[0] !== 'body' ? null : issue.input;
+    const input = issue.type === 'missing' && (perField || loc[0] !== 'body') ? null : issue.input;
+    // pydantic prefixes a validator's message with "Value error, "; its own e-mail check (ctx.reason) does not.
+    const prefixed = issue.type === 'value_error' && !issue.ctx?.reason;
     return {
       type: issue.type,
       loc,
-      msg: issue.type === 'value_error' ? `Value error, ${issue.message}` : issue.message,
+      msg: prefixed ? `Value error, ${issue.message}` : issue.message,
       input: input === undefined ? null : input,
       ...(issue.ctx ? { ctx: issue.ctx } : {}),
     };

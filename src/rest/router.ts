@@ -50,18 +50,18 @@ function match(prepared: PreparedRoute, segments: string[]): Record<string, stri
   return params;
 }
 
-type Parsed<T> = { ok: true; value: T } | { ok: false; errors: FastApiValidationError[] };
+type Parsed<T> = { ok: true; value: T; form?: boolean } | { ok: false; errors: FastApiValidationError[] };
 
 async function readBody(request: Request, route: RestRoute): Promise<Parsed<unknown> | Response> {
   const length = Number(request.headers.get('content-length') ?? 0);
   if (length > MAX_BODY_BYTES) return detailResponse(413, 'Request body too large');
   const text = await request.text();
   if (Buffer.byteLength(text) > MAX_BODY_BYTES) return detailResponse(413, 'Request body too large');
-  if (text.trim() === '') return { ok: true, value: undefined };
   const type = request.headers.get('content-type') ?? '';
   if (route.form && type.includes('application/x-www-form-urlencoded')) {
-    return { ok: true, value: Object.fromEntries(new URLSearchParams(text)) };
+    return { ok: true, value: Object.fromEntries(new URLSearchParams(text)), form: true };
   }
+  if (text.trim() === '') return { ok: true, value: undefined };
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch {
@@ -71,7 +71,7 @@ async function readBody(request: Request, route: RestRoute): Promise<Parsed<unkn
 
 function validateInput(
   route: RestRoute,
-  body: unknown,
+  body: { value: unknown; form?: boolean },
   query: Record<string, string>,
 ): Parsed<{ body: unknown; query: unknown }> {
   const errors: FastApiValidationError[] = [];
@@ -79,11 +79,14 @@ function validateInput(
     if (!schema) return undefined;
     const result = schema.safeParse(value);
     if (result.success) return result.data;
-    errors.push(...toValidationErrors(issuesFromZod(result.error.issues, value), (path) => [source, ...path]));
+    const perField = source === 'query' || body.form === true;
+    errors.push(
+      ...toValidationErrors(issuesFromZod(result.error.issues, value), (path) => [source, ...path], perField),
+    );
     return undefined;
   };
   const parsedQuery = check(route.query, query, 'query');
-  const parsedBody = check(route.body, body, 'body');
+  const parsedBody = check(route.body, body.value, 'body');
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value: { body: parsedBody, query: parsedQuery } };
 }
 
@@ -133,7 +136,7 @@ export function createRestRouter(yoga: Yoga, services: Services, routes: readonl
     if (body instanceof Response) return body;
     if (!body.ok) return validationResponse(body.errors);
     const query = Object.fromEntries(url.searchParams);
-    const input = validateInput(route, body.value, query);
+    const input = validateInput(route, body, query);
     if (!input.ok) return validationResponse(input.errors);
 
     const variableValues = route.variables({

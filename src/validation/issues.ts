@@ -141,11 +141,22 @@ function describe(issue: z.core.$ZodIssue, input: unknown, found: boolean, paren
     case 'invalid_format':
       if (issue.format === 'url') return { type: 'url_parsing', message: 'Input should be a valid URL', input };
       if (issue.format === 'regex' && 'pattern' in issue) {
+        // zod gives the pattern as a regex literal (/…/flags); pydantic shows its source.
+        const pattern = String(issue.pattern).replace(/^\/(.*)\/[a-z]*$/s, '$1');
         return {
           type: 'string_pattern_mismatch',
-          message: `String should match pattern '${issue.pattern}'`,
+          message: `String should match pattern '${pattern}'`,
           input,
-          ctx: { pattern: issue.pattern },
+          ctx: { pattern },
+        };
+      }
+      if (issue.format === 'email') {
+        const reason = 'The email address is not valid.';
+        return {
+          type: 'value_error',
+          message: `value is not a valid email address: ${reason}`,
+          input,
+          ctx: { reason },
         };
       }
       return { type: 'value_error', message: issue.message, input };

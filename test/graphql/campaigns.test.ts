@@ -170,6 +170,31 @@ describe('campaigns over GraphQL', () => {
     });
   });
 
+  describe('concurrency', () => {
+    test('concurrent createCampaign with one campId: exactly one succeeds, the others are CONFLICT', async () => {
+      const replies = await Promise.all(
+        [1, 2, 3, 4, 5].map((i) => t.gql(CREATE, { input: campaignInput({ campId: 'race', title: `T${i}` }) }, token)),
+      );
+      const won = replies.filter((r) => r.body.errors === undefined);
+      expect(won).toHaveLength(1);
+      const lost = replies.filter((r) => r.body.errors !== undefined);
+      for (const reply of lost) expect(reply.body.errors?.[0].extensions.code).toBe('CONFLICT');
+      const stored = (await t.gql(GET, { campId: 'race' }, token)).body.data.campaign;
+      expect(stored.title).toBe(won[0]?.body.data.createCampaign.title);
+    });
+
+    test('concurrent upserts of one campId all succeed and leave one campaign', async () => {
+      const titles = ['U1', 'U2', 'U3', 'U4', 'U5'];
+      const replies = await Promise.all(
+        titles.map((title) => t.gql(UPSERT, { campId: 'race-up', data: campaignInput({ title }) }, token)),
+      );
+      for (const reply of replies) expect(reply.body.errors).toBeUndefined();
+      const list = await t.gql(LIST, {}, token);
+      expect(list.body.data.campaigns.edges).toHaveLength(1);
+      expect(titles).toContain(list.body.data.campaigns.edges[0].node.title);
+    });
+  });
+
   describe('updateCampaign', () => {
     test('changes only the given fields', async () => {
       const original = await create({ campId: 'upd', ...NON_DEFAULTS, postCallAnalysisSchema: { a: 1 } });
@@ -180,12 +205,7 @@ describe('campaigns over GraphQL', () => {
       const { title, maxCallTimeout, updatedAt, ...rest } = updated;
       expect(title).toBe('New title');
       expect(maxCallTimeout).toBe(90);
-      const {
-        title: _oldTitle,
-        maxCallTimeout: _oldTimeout,
-        updatedAt: oldUpdatedAt,
-        ...originalRest
-      } = original;
+      const { title: _oldTitle, maxCallTimeout: _oldTimeout, updatedAt: oldUpdatedAt, ...originalRest } = original;
       expect(rest).toEqual(originalRest);
       expect(Date.parse(updatedAt)).toBeGreaterThan(Date.parse(oldUpdatedAt));
       expect(updated.creationDate).toBe(original.creationDate);
@@ -204,9 +224,22 @@ describe('campaigns over GraphQL', () => {
       expect(updated).toEqual(expected);
     });
 
+    test('null for a field of the patch is BAD_USER_INPUT, not a silent reset', async () => {
+      const original = await create({ campId: 'null-patch', maxCallTimeout: 30 });
+      const reply = await t.gql(UPDATE, { campId: 'null-patch', patch: { title: null, maxCallTimeout: null } }, token);
+      expect(reply.body.errors?.[0].extensions.code).toBe('BAD_USER_INPUT');
+      const fields = new Set(reply.body.errors?.[0].extensions.issues.map((i: { path: string[] }) => i.path.at(-1)));
+      expect(fields).toEqual(new Set(['title', 'maxCallTimeout']));
+      expect((await t.gql(GET, { campId: 'null-patch' }, token)).body.data.campaign).toEqual(original);
+    });
+
     test('a patch can change the voice; Campaign.voice follows', async () => {
       await create({ campId: 'voice-change' });
-      const reply = await t.gql(UPDATE, { campId: 'voice-change', patch: { voice: 'de-DE-katja', language: 'de-DE' } }, token);
+      const reply = await t.gql(
+        UPDATE,
+        { campId: 'voice-change', patch: { voice: 'de-DE-katja', language: 'de-DE' } },
+        token,
+      );
       expect(reply.body.errors).toBeUndefined();
       expect(reply.body.data.updateCampaign).toMatchObject({
         voiceId: 'de-DE-katja',
@@ -421,8 +454,8 @@ describe('campaigns over GraphQL', () => {
       const expectConflict = async (query: string, campId: string, status: string) => {
         const body = await transition(query, campId);
         expect(body.errors).toHaveLength(1);
-        expect(body.errors[0].extensions.code).toBe('CONFLICT');
-        expect(body.errors[0].message).toContain(status);
+        expect(body.errors?.[0].extensions.code).toBe('CONFLICT');
+        expect(body.errors?.[0].message).toContain(status);
         expect((await t.gql(GET, { campId }, token)).body.data.campaign.status).toBe(status.toUpperCase());
       };
       await create({ campId: 'c-active' });
@@ -523,7 +556,12 @@ describe('campaigns over GraphQL', () => {
       const campaign = await create({ campId: 'noded', title: 'Noded' });
       const reply = await t.gql(NODE, { id: campaign.id }, token);
       expect(reply.body.errors).toBeUndefined();
-      expect(reply.body.data.node).toEqual({ id: campaign.id, __typename: 'Campaign', campId: 'noded', title: 'Noded' });
+      expect(reply.body.data.node).toEqual({
+        id: campaign.id,
+        __typename: 'Campaign',
+        campId: 'noded',
+        title: 'Noded',
+      });
 
       const other = await t.account();
       const foreign = await t.gql(NODE, { id: campaign.id }, other.token);
@@ -616,7 +654,9 @@ describe('campaigns over GraphQL', () => {
           expect(typeof voice[field]).toBe('string');
         }
       }
-      expect(voices).toContainEqual(expect.objectContaining({ voiceId: 'en-US-aria', name: 'Aria', language: 'en-US' }));
+      expect(voices).toContainEqual(
+        expect.objectContaining({ voiceId: 'en-US-aria', name: 'Aria', language: 'en-US' }),
+      );
     });
 
     test('voices(language: "en") returns only en-* voices; a whole tag matches exactly', async () => {

@@ -1,7 +1,7 @@
 // The REST door is a table of prepared GraphQL operations: no SQL, no business rules of its own.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kind, parse } from 'graphql';
+import { type DocumentNode, Kind, parse } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { afterEach, describe, expect, test } from 'vitest';
 import { routes } from '../../src/rest/routes.js';
@@ -47,7 +47,7 @@ describe('each REST call runs its GraphQL operation', () => {
     const executed: string[] = [];
     const recorder: Plugin = {
       onExecute({ args }) {
-        const operation = args.document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
+        const operation = (args.document as DocumentNode).definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
         executed.push(operation && 'name' in operation ? (operation.name?.value ?? '') : '');
       },
     };

@@ -16,5 +16,5 @@ test('a failing database gives REST 500 {"detail": "Internal Server Error"} and 
 
   const graphql = await t.gql('{ campaigns(first: 1) { edges { cursor } } }', {}, token);
   expect(graphql.text).not.toMatch(/at .*\.ts|stack|sqlite|pool/i);
-  expect(graphql.body.errors[0].message).toBe('Unexpected error.');
+  expect(graphql.body.errors?.[0].message).toBe('Unexpected error.');
 });
