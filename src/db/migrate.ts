@@ -2,7 +2,7 @@
 import { type Kysely, type Migration, Migrator } from 'kysely';
 import { migrations } from '../../migrations/index.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: migrations are typed against no schema, as Kysely advises
+// Migrations are typed against no schema (Kysely<any>), as Kysely advises.
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const migrator = new Migrator({
     db,

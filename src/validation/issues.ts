@@ -20,6 +20,46 @@ export const INTEGER_EXPECTED = 'Input should be a valid integer';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
+// pydantic's wording of a violated bound: lengths for strings and lists, values for numbers.
+const BOUND_WORDS = {
+  min: {
+    short: 'too_short',
+    least: 'at least',
+    strict: ['greater_than', 'greater than', 'gt'],
+    equal: ['greater_than_equal', 'greater than or equal to', 'ge'],
+    ctx: 'min_length',
+  },
+  max: {
+    short: 'too_long',
+    least: 'at most',
+    strict: ['less_than', 'less than', 'lt'],
+    equal: ['less_than_equal', 'less than or equal to', 'le'],
+    ctx: 'max_length',
+  },
+} as const;
+
+function bound(
+  side: 'min' | 'max',
+  origin: string,
+  limit: number,
+  inclusive: boolean,
+  input: unknown,
+): Omit<InputIssue, 'path'> {
+  const words = BOUND_WORDS[side];
+  if (origin === 'string' || origin === 'array') {
+    const [type, subject, unit] =
+      origin === 'string' ? [`string_${words.short}`, 'String', 'character'] : [words.short, 'List', 'item'];
+    return {
+      type,
+      message: `${subject} should have ${words.least} ${plural(limit, unit)}`,
+      input,
+      ctx: { [words.ctx]: limit },
+    };
+  }
+  const [type, relation, key] = inclusive ? words.equal : words.strict;
+  return { type, message: `Input should be ${relation} ${limit}`, input, ctx: { [key]: limit } };
+}
+
 function describe(issue: z.core.$ZodIssue, input: unknown, found: boolean, parent: unknown): Omit<InputIssue, 'path'> {
   switch (issue.code) {
     case 'invalid_type': {
@@ -75,69 +115,9 @@ function describe(issue: z.core.$ZodIssue, input: unknown, found: boolean, paren
       return { type: `${expected}_type`, message: `Input should be a valid ${expected}`, input };
     }
     case 'too_small':
-      if (issue.origin === 'string') {
-        const n = Number(issue.minimum);
-        return {
-          type: 'string_too_short',
-          message: `String should have at least ${plural(n, 'character')}`,
-          input,
-          ctx: { min_length: n },
-        };
-      }
-      if (issue.origin === 'array') {
-        const n = Number(issue.minimum);
-        return {
-          type: 'too_short',
-          message: `List should have at least ${plural(n, 'item')}`,
-          input,
-          ctx: { min_length: n },
-        };
-      }
-      return issue.inclusive === false
-        ? {
-            type: 'greater_than',
-            message: `Input should be greater than ${issue.minimum}`,
-            input,
-            ctx: { gt: Number(issue.minimum) },
-          }
-        : {
-            type: 'greater_than_equal',
-            message: `Input should be greater than or equal to ${issue.minimum}`,
-            input,
-            ctx: { ge: Number(issue.minimum) },
-          };
+      return bound('min', issue.origin, Number(issue.minimum), issue.inclusive !== false, input);
     case 'too_big':
-      if (issue.origin === 'string') {
-        const n = Number(issue.maximum);
-        return {
-          type: 'string_too_long',
-          message: `String should have at most ${plural(n, 'character')}`,
-          input,
-          ctx: { max_length: n },
-        };
-      }
-      if (issue.origin === 'array') {
-        const n = Number(issue.maximum);
-        return {
-          type: 'too_long',
-          message: `List should have at most ${plural(n, 'item')}`,
-          input,
-          ctx: { max_length: n },
-        };
-      }
-      return issue.inclusive === false
-        ? {
-            type: 'less_than',
-            message: `Input should be less than ${issue.maximum}`,
-            input,
-            ctx: { lt: Number(issue.maximum) },
-          }
-        : {
-            type: 'less_than_equal',
-            message: `Input should be less than or equal to ${issue.maximum}`,
-            input,
-            ctx: { le: Number(issue.maximum) },
-          };
+      return bound('max', issue.origin, Number(issue.maximum), issue.inclusive !== false, input);
     case 'invalid_format':
       if (issue.format === 'url') return { type: 'url_parsing', message: 'Input should be a valid URL', input };
       if (issue.format === 'regex' && 'pattern' in issue) {

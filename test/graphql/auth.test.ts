@@ -12,22 +12,50 @@ const SIGN_UP = /* GraphQL */ `
   mutation SignUp($email: String!, $password: String!) {
     signUp(email: $email, password: $password) {
       apiKey
-      account { id email apiKeyHint createdAt }
+      account {
+        id
+        email
+        apiKeyHint
+        createdAt
+      }
     }
-  }`;
+  }
+`;
 
 const LOGIN = /* GraphQL */ `
   mutation Login($email: String!, $password: String!) {
-    login(email: $email, password: $password) { accessToken tokenType expiresIn }
-  }`;
+    login(email: $email, password: $password) {
+      accessToken
+      tokenType
+      expiresIn
+    }
+  }
+`;
 
 const VIEWER = /* GraphQL */ `
-  query Viewer { viewer { id email apiKeyHint createdAt } }`;
+  query Viewer {
+    viewer {
+      id
+      email
+      apiKeyHint
+      createdAt
+    }
+  }
+`;
 
 const ROTATE = /* GraphQL */ `
   mutation Rotate {
-    rotateApiKey { apiKey account { id email apiKeyHint createdAt } }
-  }`;
+    rotateApiKey {
+      apiKey
+      account {
+        id
+        email
+        apiKeyHint
+        createdAt
+      }
+    }
+  }
+`;
 
 describe('GraphQL accounts', () => {
   let t: TestApp;

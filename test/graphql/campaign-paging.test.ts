@@ -2,23 +2,7 @@
 // when campaigns share a millisecond, status and search filters, page-size and cursor validation, campaignList.
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
-
-/** A minimal valid CreateCampaignInput, with overrides. */
-function campaignInput(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    title: 'T',
-    voice: 'en-US-aria',
-    language: 'en-US',
-    script: 's',
-    purpose: 'p',
-    knowledgeBase: 'kb',
-    calendar: 'cal',
-    firstLine: 'Hi',
-    tone: 'warm',
-    postCallAnalysisSchema: {},
-    ...overrides,
-  };
-}
+import { campaignInput } from '../helpers/campaigns.js';
 
 interface Node {
   campId: string;
@@ -34,23 +18,65 @@ interface Page {
 const CONNECTION = /* GraphQL */ `
   query Page($first: Int, $after: String, $last: Int, $before: String, $status: CampaignStatus, $search: String) {
     campaigns(first: $first, after: $after, last: $last, before: $before, status: $status, search: $search) {
-      edges { cursor node { campId title status creationDate } }
-      pageInfo { startCursor endCursor hasNextPage hasPreviousPage }
+      edges {
+        cursor
+        node {
+          campId
+          title
+          status
+          creationDate
+        }
+      }
+      pageInfo {
+        startCursor
+        endCursor
+        hasNextPage
+        hasPreviousPage
+      }
     }
-  }`;
+  }
+`;
 
 const CREATE = /* GraphQL */ `
-  mutation Create($input: CreateCampaignInput!) { createCampaign(input: $input) { campId creationDate } }`;
+  mutation Create($input: CreateCampaignInput!) {
+    createCampaign(input: $input) {
+      campId
+      creationDate
+    }
+  }
+`;
 const UPSERT = /* GraphQL */ `
-  mutation Upsert($campId: String!, $data: CampaignDataInput!) { upsertCampaign(campId: $campId, data: $data) { campId creationDate } }`;
+  mutation Upsert($campId: String!, $data: CampaignDataInput!) {
+    upsertCampaign(campId: $campId, data: $data) {
+      campId
+      creationDate
+    }
+  }
+`;
 const PAUSE = /* GraphQL */ `
-  mutation Pause($campId: String!) { pauseCampaign(campId: $campId) { campId status } }`;
+  mutation Pause($campId: String!) {
+    pauseCampaign(campId: $campId) {
+      campId
+      status
+    }
+  }
+`;
 const COMPLETE = /* GraphQL */ `
-  mutation Complete($campId: String!) { completeCampaign(campId: $campId) { campId status } }`;
+  mutation Complete($campId: String!) {
+    completeCampaign(campId: $campId) {
+      campId
+      status
+    }
+  }
+`;
 const LIST = /* GraphQL */ `
   query List($limit: Int!, $offset: Int!, $status: CampaignStatus) {
-    campaignList(limit: $limit, offset: $offset, status: $status) { campId creationDate }
-  }`;
+    campaignList(limit: $limit, offset: $offset, status: $status) {
+      campId
+      creationDate
+    }
+  }
+`;
 
 /** Newest first; ties by campId, descending. The campIds used here are plain ASCII, so any collation agrees. */
 function newestFirst(a: { creationDate: string; campId: string }, b: { creationDate: string; campId: string }) {

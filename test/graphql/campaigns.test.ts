@@ -2,55 +2,106 @@
 // node refetch, tenant isolation, voices, authentication.
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
-
-/** A minimal valid CreateCampaignInput / CampaignDataInput, with overrides. */
-function campaignInput(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    title: 'T',
-    voice: 'en-US-aria',
-    language: 'en-US',
-    script: 's',
-    purpose: 'p',
-    knowledgeBase: 'kb',
-    calendar: 'cal',
-    firstLine: 'Hi',
-    tone: 'warm',
-    postCallAnalysisSchema: {},
-    ...overrides,
-  };
-}
+import { campaignInput } from '../helpers/campaigns.js';
 
 const FIELDS = /* GraphQL */ `
   fragment Full on Campaign {
-    id campId status creationDate updatedAt
-    title voiceId language script purpose knowledgeBase calendar firstLine flowName systemPrompt tone
-    maxCallTimeout inactiveCallTimeout postCallAnalysis postCallAnalysisSchema timeZone isFreeflow public sampleSid description
-    voice { voiceId name language }
-    metrics { totalCallTime totalNumCall totalSpent averageCallCost }
-  }`;
+    id
+    campId
+    status
+    creationDate
+    updatedAt
+    title
+    voiceId
+    language
+    script
+    purpose
+    knowledgeBase
+    calendar
+    firstLine
+    flowName
+    systemPrompt
+    tone
+    maxCallTimeout
+    inactiveCallTimeout
+    postCallAnalysis
+    postCallAnalysisSchema
+    timeZone
+    isFreeflow
+    public
+    sampleSid
+    description
+    voice {
+      voiceId
+      name
+      language
+    }
+    metrics {
+      totalCallTime
+      totalNumCall
+      totalSpent
+      averageCallCost
+    }
+  }
+`;
 
 const CREATE = /* GraphQL */ `
-  mutation Create($input: CreateCampaignInput!) { createCampaign(input: $input) { ...Full } }
-  ${FIELDS}`;
+  mutation Create($input: CreateCampaignInput!) {
+    createCampaign(input: $input) {
+      ...Full
+    }
+  }
+  ${FIELDS}
+`;
 const UPDATE = /* GraphQL */ `
-  mutation Update($campId: String!, $patch: UpdateCampaignInput!) { updateCampaign(campId: $campId, patch: $patch) { ...Full } }
-  ${FIELDS}`;
+  mutation Update($campId: String!, $patch: UpdateCampaignInput!) {
+    updateCampaign(campId: $campId, patch: $patch) {
+      ...Full
+    }
+  }
+  ${FIELDS}
+`;
 const UPSERT = /* GraphQL */ `
-  mutation Upsert($campId: String!, $data: CampaignDataInput!) { upsertCampaign(campId: $campId, data: $data) { ...Full } }
-  ${FIELDS}`;
+  mutation Upsert($campId: String!, $data: CampaignDataInput!) {
+    upsertCampaign(campId: $campId, data: $data) {
+      ...Full
+    }
+  }
+  ${FIELDS}
+`;
 const DELETE = /* GraphQL */ `
-  mutation Delete($campId: String!) { deleteCampaign(campId: $campId) { ...Full } }
-  ${FIELDS}`;
+  mutation Delete($campId: String!) {
+    deleteCampaign(campId: $campId) {
+      ...Full
+    }
+  }
+  ${FIELDS}
+`;
 const GET = /* GraphQL */ `
-  query Get($campId: String!) { campaign(campId: $campId) { ...Full } }
-  ${FIELDS}`;
+  query Get($campId: String!) {
+    campaign(campId: $campId) {
+      ...Full
+    }
+  }
+  ${FIELDS}
+`;
 const transitionMutation = (name: 'pauseCampaign' | 'resumeCampaign' | 'completeCampaign') => /* GraphQL */ `
   mutation Transition($campId: String!) { ${name}(campId: $campId) { campId status } }`;
 const PAUSE = transitionMutation('pauseCampaign');
 const RESUME = transitionMutation('resumeCampaign');
 const COMPLETE = transitionMutation('completeCampaign');
 const LIST = /* GraphQL */ `
-  query List { campaigns(first: 100) { edges { node { campId title } } } }`;
+  query List {
+    campaigns(first: 100) {
+      edges {
+        node {
+          campId
+          title
+        }
+      }
+    }
+  }
+`;
 
 const DEFAULTS = {
   flowName: '',
@@ -550,7 +601,17 @@ describe('campaigns over GraphQL', () => {
 
   describe('node(id)', () => {
     const NODE = /* GraphQL */ `
-      query Node($id: ID!) { node(id: $id) { id __typename ... on Campaign { campId title } } }`;
+      query Node($id: ID!) {
+        node(id: $id) {
+          id
+          __typename
+          ... on Campaign {
+            campId
+            title
+          }
+        }
+      }
+    `;
 
     test("a Campaign's global id refetches it; another account's id is null", async () => {
       const campaign = await create({ campId: 'noded', title: 'Noded' });
@@ -640,7 +701,18 @@ describe('campaigns over GraphQL', () => {
 
   describe('voices', () => {
     const VOICES = /* GraphQL */ `
-      query Voices($language: String) { voices(language: $language) { voiceId name language gender accent provider previewUrl } }`;
+      query Voices($language: String) {
+        voices(language: $language) {
+          voiceId
+          name
+          language
+          gender
+          accent
+          provider
+          previewUrl
+        }
+      }
+    `;
 
     test('voices() lists at least 12 voices in several languages', async () => {
       const reply = await t.gql(VOICES, {}, token);

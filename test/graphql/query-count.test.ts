@@ -1,31 +1,36 @@
 // Listing campaigns with their voices and metrics costs the same number of SQL queries for 5 or 50 campaigns.
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { campaignInput } from '../helpers/campaigns.js';
 
 const VOICES = ['en-US-aria', 'en-GB-ryan', 'fr-FR-denise', 'de-DE-conrad', 'es-ES-elvira', 'it-IT-elsa'];
 
 const LIST = /* GraphQL */ `
   query List($first: Int!) {
     campaigns(first: $first) {
-      edges { node { id campId title voice { voiceId name language } metrics { totalNumCall totalSpent } } }
+      edges {
+        node {
+          id
+          campId
+          title
+          voice {
+            voiceId
+            name
+            language
+          }
+          metrics {
+            totalNumCall
+            totalSpent
+          }
+        }
+      }
     }
-  }`;
+  }
+`;
 
 async function createCampaigns(t: TestApp, token: string, count: number, offset = 0) {
   for (let i = offset; i < offset + count; i++) {
-    const input = {
-      campId: `c${i}`,
-      title: `Campaign ${i}`,
-      voice: VOICES[i % VOICES.length],
-      language: 'en-US',
-      script: 's',
-      purpose: 'p',
-      knowledgeBase: 'kb',
-      calendar: 'cal',
-      firstLine: 'Hi',
-      tone: 'warm',
-      postCallAnalysisSchema: {},
-    };
+    const input = campaignInput({ campId: `c${i}`, title: `Campaign ${i}`, voice: VOICES[i % VOICES.length] });
     const reply = await t.gql(
       'mutation($input: CreateCampaignInput!) { createCampaign(input: $input) { campId } }',
       { input },

@@ -18,3 +18,20 @@ export function campaignModelData(overrides: Record<string, unknown> = {}): Reco
     ...overrides,
   };
 }
+
+/** A minimal valid GraphQL CreateCampaignInput / CampaignDataInput, with overrides. */
+export function campaignInput(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    title: 'T',
+    voice: 'en-US-aria',
+    language: 'en-US',
+    script: 's',
+    purpose: 'p',
+    knowledgeBase: 'kb',
+    calendar: 'cal',
+    firstLine: 'Hi',
+    tone: 'warm',
+    postCallAnalysisSchema: {},
+    ...overrides,
+  };
+}

@@ -34,8 +34,15 @@ export const accountRoutes = [
     auth: false,
     document: /* GraphQL */ `
       mutation LegacySignUp($email: String!, $password: String!) {
-        signUp(email: $email, password: $password) { apiKey account { id email } }
-      }`,
+        signUp(email: $email, password: $password) {
+          apiKey
+          account {
+            id
+            email
+          }
+        }
+      }
+    `,
     body: signUpBody,
     variables: ({ body }) => body,
     argLocs: { email: ['body', 'email'], password: ['body', 'password'] },
@@ -54,8 +61,13 @@ export const accountRoutes = [
     form: true,
     document: /* GraphQL */ `
       mutation LegacyLogin($email: String!, $password: String!) {
-        login(email: $email, password: $password) { accessToken tokenType expiresIn }
-      }`,
+        login(email: $email, password: $password) {
+          accessToken
+          tokenType
+          expiresIn
+        }
+      }
+    `,
     body: loginBody,
     variables: ({ body }) => ({ email: body.username, password: body.password }),
     argLocs: { email: ['body', 'username'], password: ['body', 'password'] },

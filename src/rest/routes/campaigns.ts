@@ -6,11 +6,38 @@ import { defineRoute } from '../route.js';
 
 const LEGACY_CAMPAIGN = /* GraphQL */ `
   fragment LegacyCampaign on Campaign {
-    campId status creationDate updatedAt
-    title voiceId language script purpose knowledgeBase calendar firstLine flowName systemPrompt tone
-    maxCallTimeout inactiveCallTimeout postCallAnalysis postCallAnalysisSchema timeZone isFreeflow public sampleSid description
-    metrics { totalCallTime totalNumCall totalSpent averageCallCost }
-  }`;
+    campId
+    status
+    creationDate
+    updatedAt
+    title
+    voiceId
+    language
+    script
+    purpose
+    knowledgeBase
+    calendar
+    firstLine
+    flowName
+    systemPrompt
+    tone
+    maxCallTimeout
+    inactiveCallTimeout
+    postCallAnalysis
+    postCallAnalysisSchema
+    timeZone
+    isFreeflow
+    public
+    sampleSid
+    description
+    metrics {
+      totalCallTime
+      totalNumCall
+      totalSpent
+      averageCallCost
+    }
+  }
+`;
 
 interface CampaignData {
   campId: string;
@@ -39,9 +66,12 @@ export const campaignRoutes = [
     auth: true,
     document: /* GraphQL */ `
       mutation LegacyUpdateCampaign($campId: String!, $data: CampaignDataInput!) {
-        upsertCampaign(campId: $campId, data: $data) { ...LegacyCampaign }
+        upsertCampaign(campId: $campId, data: $data) {
+          ...LegacyCampaign
+        }
       }
-      ${LEGACY_CAMPAIGN}`,
+      ${LEGACY_CAMPAIGN}
+    `,
     body: legacyUpdateCampaignSchema,
     variables: ({ body }) => {
       // The metrics are derived from call logs: accepted for compatibility, never stored.
@@ -71,8 +101,15 @@ export const campaignRoutes = [
     auth: true,
     document: /* GraphQL */ `
       query LegacyCampaigns($limit: Int!, $offset: Int!) {
-        campaignList(limit: $limit, offset: $offset) { campId title status creationDate description }
-      }`,
+        campaignList(limit: $limit, offset: $offset) {
+          campId
+          title
+          status
+          creationDate
+          description
+        }
+      }
+    `,
     query: listQuery,
     variables: ({ query }) => query,
     argLocs: { limit: ['query', 'limit'], offset: ['query', 'offset'] },
@@ -93,9 +130,12 @@ export const campaignRoutes = [
     auth: true,
     document: /* GraphQL */ `
       query LegacyCampaign($campId: String!) {
-        campaign(campId: $campId) { ...LegacyCampaign }
+        campaign(campId: $campId) {
+          ...LegacyCampaign
+        }
       }
-      ${LEGACY_CAMPAIGN}`,
+      ${LEGACY_CAMPAIGN}
+    `,
     query: z.object({ campId: campIdField }),
     variables: ({ query }) => query,
     argLocs: { campId: ['query', 'campId'] },

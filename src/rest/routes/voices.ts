@@ -1,18 +1,9 @@
 // GET /get_supported_voices: the catalogue as a bare array.
+import type { Voice } from '../../domain/voices.js';
 import { defineRoute } from '../route.js';
 
-interface VoiceData {
-  voiceId: string;
-  name: string;
-  language: string;
-  gender: string;
-  accent: string;
-  provider: string;
-  previewUrl: string;
-}
-
 export const voiceRoutes = [
-  defineRoute<undefined, undefined, { voices: VoiceData[] }>({
+  defineRoute<undefined, undefined, { voices: Voice[] }>({
     method: 'GET',
     path: '/get_supported_voices',
     summary: 'The voices a campaign may use',
@@ -20,8 +11,17 @@ export const voiceRoutes = [
     auth: true,
     document: /* GraphQL */ `
       query LegacySupportedVoices {
-        voices { voiceId name language gender accent provider previewUrl }
-      }`,
+        voices {
+          voiceId
+          name
+          language
+          gender
+          accent
+          provider
+          previewUrl
+        }
+      }
+    `,
     variables: () => ({}),
     respond: ({ voices }) => voices,
   }),
