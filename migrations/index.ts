@@ -3,9 +3,15 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001_accounts.js';
 import * as m0002 from './0002_voices.js';
 import * as m0003 from './0003_campaigns.js';
+import * as m0004 from './0004_text_pipelines.js';
+import * as m0005 from './0005_integrations.js';
+import * as m0006 from './0006_call_logs.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
   '0002_voices': m0002,
   '0003_campaigns': m0003,
+  '0004_text_pipelines': m0004,
+  '0005_integrations': m0005,
+  '0006_call_logs': m0006,
 };

@@ -11,6 +11,7 @@ import { createLogger } from './logger.js';
 import { detailResponse } from './rest/fastapi-errors.js';
 import { createRestRouter, REST_PREFIX } from './rest/router.js';
 import { routes } from './rest/routes.js';
+import { createSecretBox } from './security/secrets.js';
 import { createTokenIssuer } from './security/tokens.js';
 
 export interface App {
@@ -34,6 +35,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     db: database.db,
     config,
     tokens: createTokenIssuer(config.JWT_SECRET, config.TOKEN_TTL_SECONDS),
+    secrets: createSecretBox(config.SECRETS_KEY),
     logger: createLogger(config.LOG_LEVEL),
   };
   const yoga = createGraphQLServer(services, options.plugins);

@@ -48,8 +48,54 @@ export interface CampaignsTable {
   updated_at: string;
 }
 
+export interface TextPipelinesTable {
+  account_id: string;
+  camp_id: string;
+  goal: string;
+  message_delay: number;
+  mex_retry: number;
+  retry_delay: number;
+  post_webhook: string | null;
+  post_webhook_delay: number;
+  updated_at: string;
+}
+
+export interface IntegrationsTable {
+  account_id: string;
+  kind: string;
+  /** JSON object of the plain fields. */
+  fields: string;
+  /** AES-256-GCM envelope (src/security/secrets.ts) of a JSON object of the secret fields. */
+  secrets: string;
+  updated_at: string;
+}
+
+export interface CallLogsTable {
+  account_id: string;
+  call_id: string;
+  camp_id: string;
+  direction: string | null;
+  from_number: string | null;
+  to_number: string | null;
+  status: string;
+  status_rank: number;
+  started_at: string;
+  ended_at: string | null;
+  duration_seconds: number | null;
+  cost: number | null;
+  recording_url: string | null;
+  transcript: string | null;
+  summary: string | null;
+  analysis: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   voices: VoicesTable;
   campaigns: CampaignsTable;
+  text_pipelines: TextPipelinesTable;
+  integrations: IntegrationsTable;
+  call_logs: CallLogsTable;
 }

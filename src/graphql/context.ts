@@ -4,12 +4,14 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/types.js';
 import { type Account, findAccountById } from '../domain/accounts.js';
 import type { Logger } from '../logger.js';
+import type { SecretBox } from '../security/secrets.js';
 import type { TokenIssuer } from '../security/tokens.js';
 
 export interface Services {
   db: Kysely<Database>;
   config: Config;
   tokens: TokenIssuer;
+  secrets: SecretBox;
   logger: Logger;
 }
 

@@ -5,6 +5,8 @@ import './types/account.js';
 import './types/voice.js';
 import './types/campaign.js';
 import './types/campaign-mutations.js';
+import './types/integrations.js';
+import './types/pipeline.js';
 
 export const schema = builder.toSchema();
 

@@ -33,7 +33,7 @@ export interface RestRoute<Body = unknown, Query = unknown, Data = unknown> {
   /** The operation's `data` → the legacy response body; null means "not found" (see `missing`). */
   respond(data: Data): unknown;
   /** The 404 detail when `respond` gives null. */
-  missing?: string;
+  missing?: string | ((data: Data) => string);
 }
 
 /** Typed constructor for a route: infers Body and Query from the schemas, and checks the adapters against them. */

@@ -149,7 +149,9 @@ export function createRestRouter(yoga: Yoga, services: Services, routes: readonl
     const result = (await execute({ schema, document, contextValue, variableValues })) as ExecutionResult;
     if (result.errors && result.errors.length > 0) return errorResponse(route, result.errors);
     const legacyBody = route.respond(result.data);
-    if (legacyBody === null && route.missing) return detailResponse(404, route.missing);
+    if (legacyBody === null && route.missing) {
+      return detailResponse(404, typeof route.missing === 'string' ? route.missing : route.missing(result.data));
+    }
     return jsonResponse(200, legacyBody);
   };
 }

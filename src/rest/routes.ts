@@ -2,6 +2,14 @@
 import type { RestRoute } from './route.js';
 import { accountRoutes } from './routes/accounts.js';
 import { campaignRoutes } from './routes/campaigns.js';
+import { integrationRoutes } from './routes/integrations.js';
+import { pipelineRoutes } from './routes/pipelines.js';
 import { voiceRoutes } from './routes/voices.js';
 
-export const routes: readonly RestRoute[] = [...accountRoutes, ...campaignRoutes, ...voiceRoutes];
+export const routes: readonly RestRoute[] = [
+  ...accountRoutes,
+  ...campaignRoutes,
+  ...voiceRoutes,
+  ...pipelineRoutes,
+  ...integrationRoutes,
+];

@@ -1,0 +1,122 @@
+// Per-account integration records of every kind (src/domain/integration-kinds.ts). Secret fields are sealed with
+// AES-256-GCM before they reach the database; readers get them masked, except the one internal reader that
+// needs them whole (signature checks).
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/types.js';
+import { maskSecret, type SecretBox } from '../security/secrets.js';
+import { notFound } from './errors.js';
+import type { IntegrationKind } from './integration-kinds.js';
+
+export type FieldValues = Record<string, string | null>;
+
+/** What any door may show: plain fields as stored, secret fields masked. */
+export interface IntegrationView {
+  kind: string;
+  connected: true;
+  fields: FieldValues;
+  updatedAt: string;
+}
+
+function split(kind: IntegrationKind, input: Record<string, unknown>) {
+  const fields: FieldValues = {};
+  const secrets: FieldValues = {};
+  for (const [name, field] of Object.entries(kind.fields)) {
+    const value = input[name];
+    (field.secret ? secrets : fields)[name] = typeof value === 'string' ? value : null;
+  }
+  return { fields, secrets };
+}
+
+function view(kind: IntegrationKind, row: { fields: string; secrets: string; updated_at: string }, box: SecretBox) {
+  const secrets = JSON.parse(box.open(row.secrets)) as FieldValues;
+  const masked = Object.fromEntries(Object.entries(secrets).map(([name, value]) => [name, value && maskSecret(value)]));
+  return {
+    kind: kind.kind,
+    connected: true as const,
+    fields: { ...(JSON.parse(row.fields) as FieldValues), ...masked },
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Stores (or replaces) the account's integration of this kind; `input` has passed the kind's schema. */
+export async function connectIntegration(
+  db: Kysely<Database>,
+  box: SecretBox,
+  accountId: string,
+  kind: IntegrationKind,
+  input: Record<string, unknown>,
+): Promise<IntegrationView> {
+  const { fields, secrets } = split(kind, input);
+  const row = {
+    account_id: accountId,
+    kind: kind.kind,
+    fields: JSON.stringify(fields),
+    secrets: box.seal(JSON.stringify(secrets)),
+    updated_at: new Date().toISOString(),
+  };
+  await db
+    .insertInto('integrations')
+    .values(row)
+    .onConflict((oc) =>
+      oc
+        .columns(['account_id', 'kind'])
+        .doUpdateSet({ fields: row.fields, secrets: row.secrets, updated_at: row.updated_at }),
+    )
+    .execute();
+  return view(kind, row, box);
+}
+
+/** Every connected integration of the account, by kind, masked. One query. */
+export async function listIntegrations(
+  db: Kysely<Database>,
+  box: SecretBox,
+  accountId: string,
+  kinds: readonly IntegrationKind[],
+): Promise<Map<string, IntegrationView>> {
+  const rows = await db.selectFrom('integrations').selectAll().where('account_id', '=', accountId).execute();
+  const result = new Map<string, IntegrationView>();
+  for (const row of rows) {
+    const kind = kinds.find((k) => k.kind === row.kind);
+    if (kind) result.set(kind.kind, view(kind, row, box));
+  }
+  return result;
+}
+
+export async function getIntegration(
+  db: Kysely<Database>,
+  box: SecretBox,
+  accountId: string,
+  kind: IntegrationKind,
+): Promise<IntegrationView | null> {
+  return (await listIntegrations(db, box, accountId, [kind])).get(kind.kind) ?? null;
+}
+
+/** Deletes the stored record, credentials included; a kind that is not connected is NOT_FOUND. */
+export async function disconnectIntegration(
+  db: Kysely<Database>,
+  accountId: string,
+  kind: IntegrationKind,
+): Promise<void> {
+  const result = await db
+    .deleteFrom('integrations')
+    .where('account_id', '=', accountId)
+    .where('kind', '=', kind.kind)
+    .executeTakeFirst();
+  if (Number(result.numDeletedRows) === 0) throw notFound(kind.notFound);
+}
+
+/** The whole secret values, for verifying provider signatures. Never returned to a client. */
+export async function readIntegrationSecrets(
+  db: Kysely<Database>,
+  box: SecretBox,
+  accountId: string,
+  kind: IntegrationKind,
+): Promise<FieldValues | null> {
+  const row = await db
+    .selectFrom('integrations')
+    .select('secrets')
+    .where('account_id', '=', accountId)
+    .where('kind', '=', kind.kind)
+    .executeTakeFirst();
+  return row ? (JSON.parse(box.open(row.secrets)) as FieldValues) : null;
+}

@@ -1,0 +1,90 @@
+// The text pipeline that follows a campaign: one configuration per campaign (DESIGN.md §6).
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, TextPipelinesTable } from '../db/types.js';
+import { requireCampaign } from './campaigns.js';
+import { notFound } from './errors.js';
+import { TEXT_PIPELINE_DEFAULTS, type TextPipelineInput } from './pipelines.schema.js';
+
+export interface TextPipeline {
+  campId: string;
+  goal: string;
+  messageDelay: number;
+  mexRetry: number;
+  retryDelay: number;
+  postWebhook: string | null;
+  postWebhookDelay: number;
+  updatedAt: string;
+}
+
+const toPipeline = (row: Selectable<TextPipelinesTable>): TextPipeline => ({
+  campId: row.camp_id,
+  goal: row.goal,
+  messageDelay: Number(row.message_delay),
+  mexRetry: Number(row.mex_retry),
+  retryDelay: Number(row.retry_delay),
+  postWebhook: row.post_webhook,
+  postWebhookDelay: Number(row.post_webhook_delay),
+  updatedAt: row.updated_at,
+});
+
+const pipelineNotFound = () => notFound('Text pipeline configuration not found');
+
+/** Sets (replaces) the campaign's configuration; omitted fields take their defaults. */
+export async function setTextPipeline(
+  db: Kysely<Database>,
+  accountId: string,
+  campId: string,
+  input: TextPipelineInput,
+): Promise<TextPipeline> {
+  await requireCampaign(db, accountId, campId);
+  const d = TEXT_PIPELINE_DEFAULTS;
+  const values = {
+    goal: input.goal,
+    message_delay: input.messageDelay ?? d.messageDelay,
+    mex_retry: input.mexRetry ?? d.mexRetry,
+    retry_delay: input.retryDelay ?? d.retryDelay,
+    post_webhook: input.postWebhook ?? d.postWebhook,
+    post_webhook_delay: input.postWebhookDelay ?? d.postWebhookDelay,
+    updated_at: new Date().toISOString(),
+  };
+  const row = await db
+    .insertInto('text_pipelines')
+    .values({ account_id: accountId, camp_id: campId, ...values })
+    .onConflict((oc) => oc.columns(['account_id', 'camp_id']).doUpdateSet(values))
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toPipeline(row);
+}
+
+export async function getTextPipelines(
+  db: Kysely<Database>,
+  accountId: string,
+  campIds: readonly string[],
+): Promise<Array<TextPipeline | null>> {
+  if (campIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('text_pipelines')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('camp_id', 'in', campIds)
+    .execute();
+  const byCampaign = new Map(rows.map((row) => [row.camp_id, toPipeline(row)]));
+  return campIds.map((campId) => byCampaign.get(campId) ?? null);
+}
+
+/** Deletes the configuration and returns it as it was; unknown campaign or none stored → NOT_FOUND. */
+export async function deleteTextPipeline(
+  db: Kysely<Database>,
+  accountId: string,
+  campId: string,
+): Promise<TextPipeline> {
+  await requireCampaign(db, accountId, campId);
+  const row = await db
+    .deleteFrom('text_pipelines')
+    .where('account_id', '=', accountId)
+    .where('camp_id', '=', campId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw pipelineNotFound();
+  return toPipeline(row);
+}

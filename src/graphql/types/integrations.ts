@@ -1,0 +1,104 @@
+// GraphQL for every integration kind, derived from the declarations in src/domain/integration-kinds.ts:
+// `<Label>Integration` (connected + fields, secrets masked), `<Label>IntegrationInput`, the connect and
+// disconnect mutations, and `Account.integrations`.
+import { INTEGRATION_KINDS, type IntegrationKind, integrationInputSchema } from '../../domain/integration-kinds.js';
+import {
+  connectIntegration,
+  disconnectIntegration,
+  type IntegrationView,
+  listIntegrations,
+} from '../../domain/integrations.js';
+import { builder, viewerOf } from '../builder.js';
+import { AccountRef } from './account.js';
+
+/** A kind that is not connected is `{ connected: false }` with every field null. */
+type IntegrationShape = IntegrationView | { connected: false; fields?: undefined; updatedAt?: undefined };
+
+const NOT_CONNECTED: IntegrationShape = { connected: false };
+
+function integrationType(kind: IntegrationKind) {
+  return builder.objectRef<IntegrationShape>(`${kind.label}Integration`).implement({
+    fields: (t) => ({
+      connected: t.exposeBoolean('connected'),
+      updatedAt: t.field({ type: 'DateTime', nullable: true, resolve: (value) => value.updatedAt ?? null }),
+      ...Object.fromEntries(
+        Object.entries(kind.fields).map(([name, field]) => [
+          name,
+          t.string({
+            nullable: true,
+            description: field.secret
+              ? `${field.description} Shown as "****" + its last 4 characters.`
+              : field.description,
+            resolve: (value) => value.fields?.[name] ?? null,
+          }),
+        ]),
+      ),
+    }),
+  });
+}
+
+function integrationInput(kind: IntegrationKind) {
+  return builder
+    .inputType(`${kind.label}IntegrationInput`, {
+      fields: (t) =>
+        Object.fromEntries(
+          Object.entries(kind.fields).map(([name, field]) => [
+            name,
+            t.string({ required: !field.optional, description: field.description }),
+          ]),
+        ),
+    })
+    .validate(integrationInputSchema(kind));
+}
+
+const integrationRefs = new Map(INTEGRATION_KINDS.map((kind) => [kind.kind, integrationType(kind)]));
+const refOf = (kind: IntegrationKind) => integrationRefs.get(kind.kind) ?? integrationType(kind);
+
+const IntegrationsRef = builder.objectRef<Map<string, IntegrationView>>('Integrations');
+
+IntegrationsRef.implement({
+  description: 'Every integration kind of the account; `connected` says whether it is set up.',
+  fields: (t) =>
+    Object.fromEntries(
+      INTEGRATION_KINDS.map((kind) => [
+        kind.kind,
+        t.field({
+          type: refOf(kind),
+          resolve: (integrations) => integrations.get(kind.kind) ?? NOT_CONNECTED,
+        }),
+      ]),
+    ),
+});
+
+builder.objectField(AccountRef, 'integrations', (t) =>
+  t.field({
+    type: IntegrationsRef,
+    resolve: (account, _args, context) => listIntegrations(context.db, context.secrets, account.id, INTEGRATION_KINDS),
+  }),
+);
+
+for (const kind of INTEGRATION_KINDS) {
+  const input = integrationInput(kind);
+  builder.mutationFields((t) => ({
+    [kind.graphql.connect]: t.field({
+      type: refOf(kind),
+      description: `Connects (or replaces) the ${kind.label.toLowerCase()} integration.`,
+      args: { input: t.arg({ type: input, required: true }) },
+      resolve: (_root, args, context) =>
+        connectIntegration(
+          context.db,
+          context.secrets,
+          viewerOf(context).id,
+          kind,
+          args.input as Record<string, unknown>,
+        ),
+    }),
+    [kind.graphql.disconnect]: t.boolean({
+      description: `Deletes the stored ${kind.label.toLowerCase()} credentials; NOT_FOUND when there are none.`,
+      resolve: async (_root, _args, context) => {
+        await disconnectIntegration(context.db, viewerOf(context).id, kind);
+        return true;
+      },
+    }),
+  }));
+}

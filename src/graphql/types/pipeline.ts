@@ -1,0 +1,65 @@
+// The text pipeline of a campaign: Campaign.textPipeline, setTextPipeline, deleteTextPipeline.
+import { TEXT_PIPELINE_DEFAULTS, textPipelineSchema } from '../../domain/pipelines.schema.js';
+import { deleteTextPipeline, getTextPipelines, setTextPipeline, type TextPipeline } from '../../domain/pipelines.js';
+import { campIdField } from '../../domain/campaigns.schema.js';
+import { builder, viewerOf } from '../builder.js';
+import { CampaignRef } from './campaign.js';
+
+const TextPipelineRef = builder.objectRef<TextPipeline>('TextPipeline').implement({
+  description: 'What happens in text after a campaign: goal, pacing and an outbound webhook.',
+  fields: (t) => ({
+    campId: t.exposeString('campId'),
+    goal: t.exposeString('goal'),
+    messageDelay: t.exposeInt('messageDelay', { description: 'Seconds before a message is sent (1–10).' }),
+    mexRetry: t.exposeInt('mexRetry', { description: 'Retries of a failed postWebhook delivery (1–5).' }),
+    retryDelay: t.exposeInt('retryDelay', { description: 'Minutes between those retries (1–5).' }),
+    postWebhook: t.exposeString('postWebhook', {
+      nullable: true,
+      description: 'http(s) URL inbound messages are posted to.',
+    }),
+    postWebhookDelay: t.exposeInt('postWebhookDelay', { description: 'Seconds before posting (0–3600).' }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (pipeline) => pipeline.updatedAt }),
+  }),
+});
+
+const d = TEXT_PIPELINE_DEFAULTS;
+const TextPipelineInput = builder
+  .inputType('TextPipelineInput', {
+    description: 'A whole configuration: omitted fields take their defaults.',
+    fields: (t) => ({
+      goal: t.string({ required: true }),
+      messageDelay: t.int({ required: true, defaultValue: d.messageDelay }),
+      mexRetry: t.int({ required: true, defaultValue: d.mexRetry }),
+      retryDelay: t.int({ required: true, defaultValue: d.retryDelay }),
+      postWebhook: t.string(),
+      postWebhookDelay: t.int({ required: true, defaultValue: d.postWebhookDelay }),
+    }),
+  })
+  .validate(textPipelineSchema);
+
+builder.objectField(CampaignRef, 'textPipeline', (t) =>
+  t.loadable({
+    type: TextPipelineRef,
+    nullable: true,
+    load: (campIds: string[], context) => getTextPipelines(context.db, viewerOf(context).id, campIds),
+    resolve: (campaign) => campaign.campId,
+  }),
+);
+
+builder.mutationFields((t) => ({
+  setTextPipeline: t.field({
+    type: TextPipelineRef,
+    description: "Sets (replaces) the campaign's text pipeline.",
+    args: {
+      campId: t.arg.string({ required: true, validate: campIdField }),
+      input: t.arg({ type: TextPipelineInput, required: true }),
+    },
+    resolve: (_root, args, context) => setTextPipeline(context.db, viewerOf(context).id, args.campId, args.input),
+  }),
+  deleteTextPipeline: t.field({
+    type: TextPipelineRef,
+    description: 'Deletes the text pipeline; returns it as it was.',
+    args: { campId: t.arg.string({ required: true, validate: campIdField }) },
+    resolve: (_root, args, context) => deleteTextPipeline(context.db, viewerOf(context).id, args.campId),
+  }),
+}));

@@ -1,0 +1,70 @@
+// Legacy integration paths, derived from each kind's declaration (src/domain/integration-kinds.ts).
+import { INTEGRATION_KINDS, type IntegrationKind, integrationInputSchema } from '../../domain/integration-kinds.js';
+import { defineRoute, type RestRoute } from '../route.js';
+
+interface IntegrationData {
+  connected: boolean;
+  updatedAt: string | null;
+  [field: string]: unknown;
+}
+
+/** The legacy body: every field (secrets masked), `status: "connected"` and `updatedAt`. */
+function legacyIntegration({ connected, updatedAt, ...fields }: IntegrationData) {
+  return connected ? { ...fields, status: 'connected', updatedAt } : null;
+}
+
+function routesOf(kind: IntegrationKind): RestRoute[] {
+  const selection = `connected updatedAt ${Object.keys(kind.fields).join(' ')}`;
+  const routes: RestRoute[] = [];
+  const inputSchema = integrationInputSchema(kind);
+  if (kind.rest.add) {
+    routes.push(
+      defineRoute<Record<string, unknown>, undefined, Record<string, IntegrationData>>({
+        method: 'POST',
+        path: kind.rest.add,
+        summary: `Connect (or replace) the ${kind.label.toLowerCase()} integration`,
+        tag: 'integrations',
+        auth: true,
+        document: `mutation LegacyConnect${kind.label}($input: ${kind.label}IntegrationInput!) {
+          ${kind.graphql.connect}(input: $input) { ${selection} }
+        }`,
+        body: inputSchema,
+        variables: ({ body }) => ({ input: body }),
+        argLocs: { input: ['body'] },
+        respond: (data) => legacyIntegration(data[kind.graphql.connect] as IntegrationData),
+      }),
+    );
+  }
+  if (kind.rest.get) {
+    routes.push(
+      defineRoute<undefined, undefined, { viewer: { integrations: Record<string, IntegrationData> } }>({
+        method: 'GET',
+        path: kind.rest.get,
+        summary: `The ${kind.label.toLowerCase()} integration, secrets masked`,
+        tag: 'integrations',
+        auth: true,
+        document: `query LegacyGet${kind.label} { viewer { integrations { ${kind.kind} { ${selection} } } } }`,
+        variables: () => ({}),
+        respond: (data) => legacyIntegration(data.viewer.integrations[kind.kind] as IntegrationData),
+        missing: kind.notConnected,
+      }),
+    );
+  }
+  if (kind.rest.remove) {
+    routes.push(
+      defineRoute<undefined, undefined, Record<string, boolean>>({
+        method: 'DELETE',
+        path: kind.rest.remove,
+        summary: `Disconnect the ${kind.label.toLowerCase()} integration and delete its stored credentials`,
+        tag: 'integrations',
+        auth: true,
+        document: `mutation LegacyRemove${kind.label} { ${kind.graphql.disconnect} }`,
+        variables: () => ({}),
+        respond: () => ({ detail: `${kind.label} integration removed` }),
+      }),
+    );
+  }
+  return routes;
+}
+
+export const integrationRoutes = INTEGRATION_KINDS.flatMap(routesOf);

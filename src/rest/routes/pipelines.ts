@@ -1,0 +1,65 @@
+// POST | GET | DELETE /text_pipeline_configuration?campId= (also campaignId or camp_id) — DESIGN.md §6.
+import { z } from 'zod';
+import { campIdField } from '../../domain/campaigns.schema.js';
+import { textPipelineSchema, type TextPipelineInput } from '../../domain/pipelines.schema.js';
+import { defineRoute } from '../route.js';
+
+const PIPELINE_FIELDS = 'campId goal messageDelay mexRetry retryDelay postWebhook postWebhookDelay updatedAt';
+
+/** The campaign is named by `campId`, or by the aliases older clients send. */
+const campaignQuery = z.preprocess(
+  (query) => {
+    const q = (query ?? {}) as Record<string, unknown>;
+    return { ...q, campId: q.campId ?? q.campaignId ?? q.camp_id };
+  },
+  z.object({ campId: campIdField }),
+);
+type CampaignQuery = z.infer<typeof campaignQuery>;
+type Pipeline = Record<string, unknown>;
+
+const path = '/text_pipeline_configuration';
+const common = { path, tag: 'text pipeline', auth: true, query: campaignQuery } as const;
+
+export const pipelineRoutes = [
+  defineRoute<TextPipelineInput, CampaignQuery, { setTextPipeline: Pipeline }>({
+    ...common,
+    method: 'POST',
+    summary: "Set (replace) a campaign's text pipeline configuration",
+    document: /* GraphQL */ `
+      mutation LegacySetTextPipeline($campId: String!, $input: TextPipelineInput!) {
+        setTextPipeline(campId: $campId, input: $input) { ${PIPELINE_FIELDS} }
+      }`,
+    body: textPipelineSchema,
+    variables: ({ body, query }) => ({ campId: query.campId, input: body }),
+    argLocs: { campId: ['query', 'campId'], input: ['body'] },
+    respond: ({ setTextPipeline }) => setTextPipeline,
+  }),
+  defineRoute<undefined, CampaignQuery, { campaign: { textPipeline: Pipeline | null } | null }>({
+    ...common,
+    method: 'GET',
+    summary: "A campaign's text pipeline configuration",
+    document: /* GraphQL */ `
+      query LegacyGetTextPipeline($campId: String!) {
+        campaign(campId: $campId) { textPipeline { ${PIPELINE_FIELDS} } }
+      }`,
+    variables: ({ query }) => query,
+    argLocs: { campId: ['query', 'campId'] },
+    respond: ({ campaign }) => campaign?.textPipeline ?? null,
+    missing: ({ campaign }) => (campaign ? 'Text pipeline configuration not found' : 'Campaign not found'),
+  }),
+  defineRoute<undefined, CampaignQuery, unknown>({
+    ...common,
+    method: 'DELETE',
+    summary: "Delete a campaign's text pipeline configuration",
+    document: /* GraphQL */ `
+      mutation LegacyDeleteTextPipeline($campId: String!) {
+        deleteTextPipeline(campId: $campId) {
+          campId
+        }
+      }
+    `,
+    variables: ({ query }) => query,
+    argLocs: { campId: ['query', 'campId'] },
+    respond: () => ({ detail: 'Text pipeline configuration deleted' }),
+  }),
+];
