@@ -1,11 +1,11 @@
-// Per-account integration records of every kind (src/domain/integration-kinds.ts). Secret fields are sealed with
+// Per-account integration records of every kind (src/domain/integrations.schema.ts). Secret fields are sealed with
 // AES-256-GCM before they reach the database; readers get them masked, except the one internal reader that
 // needs them whole (signature checks).
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
 import { maskSecret, type SecretBox } from '../security/secrets.js';
 import { notFound } from './errors.js';
-import type { IntegrationKind } from './integration-kinds.js';
+import type { IntegrationKind } from './integrations.schema.js';
 
 export type FieldValues = Record<string, string | null>;
 

@@ -1,7 +1,7 @@
-// GraphQL for every integration kind, derived from the declarations in src/domain/integration-kinds.ts:
+// GraphQL for every integration kind, derived from the declarations in src/domain/integrations.schema.ts:
 // `<Label>Integration` (connected + fields, secrets masked), `<Label>IntegrationInput`, the connect and
 // disconnect mutations, and `Account.integrations`.
-import { INTEGRATION_KINDS, type IntegrationKind, integrationInputSchema } from '../../domain/integration-kinds.js';
+import { INTEGRATION_KINDS, type IntegrationKind, integrationInputSchema } from '../../domain/integrations.schema.js';
 import {
   connectIntegration,
   disconnectIntegration,

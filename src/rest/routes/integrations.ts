@@ -1,5 +1,5 @@
-// Legacy integration paths, derived from each kind's declaration (src/domain/integration-kinds.ts).
-import { INTEGRATION_KINDS, type IntegrationKind, integrationInputSchema } from '../../domain/integration-kinds.js';
+// Legacy integration paths, derived from each kind's declaration (src/domain/integrations.schema.ts).
+import { INTEGRATION_KINDS, type IntegrationKind, integrationInputSchema } from '../../domain/integrations.schema.js';
 import { defineRoute, type RestRoute } from '../route.js';
 
 interface IntegrationData {
