@@ -7,6 +7,8 @@ import './types/campaign.js';
 import './types/campaign-mutations.js';
 import './types/integrations.js';
 import './types/pipeline.js';
+import './types/call-log.js';
+import './types/call-mutations.js';
 
 export const schema = builder.toSchema();
 

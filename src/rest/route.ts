@@ -9,6 +9,9 @@ export interface RouteInput<Body, Query> {
   body: Body;
   query: Query;
   path: Record<string, string>;
+  headers: Headers;
+  /** The URL as the caller addressed it: PUBLIC_BASE_URL + path + query string when that is set. */
+  publicUrl: string;
 }
 
 export interface RestRoute<Body = unknown, Query = unknown, Data = unknown> {

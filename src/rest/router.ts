@@ -90,11 +90,25 @@ function validateInput(
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value: { body: parsedBody, query: parsedQuery } };
 }
 
-function errorResponse(route: RestRoute, errors: readonly GraphQLError[]): Response {
+/** The value at `path` in the operation's variables: GraphQL issues do not echo inputs, FastAPI's 422s do. */
+function variableAt(variables: Record<string, unknown>, path: InputIssue['path']): unknown {
+  let value: unknown = variables;
+  for (const key of path)
+    value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  return value;
+}
+
+function errorResponse(
+  route: RestRoute,
+  errors: readonly GraphQLError[],
+  variables: Record<string, unknown>,
+): Response {
   const first = errors[0];
   const code = first?.extensions?.code as ErrorCode | undefined;
   if (code === 'BAD_USER_INPUT') {
-    const issues = errors.flatMap((error) => (error.extensions?.issues as InputIssue[] | undefined) ?? []);
+    const issues = errors
+      .flatMap((error) => (error.extensions?.issues as InputIssue[] | undefined) ?? [])
+      .map((issue) => ({ ...issue, input: issue.type === 'missing' ? undefined : variableAt(variables, issue.path) }));
     const locate = (path: InputIssue['path']): Loc => {
       const [argument, ...rest] = path;
       const prefix = route.argLocs?.[String(argument)];
@@ -139,15 +153,18 @@ export function createRestRouter(yoga: Yoga, services: Services, routes: readonl
     const input = validateInput(route, body, query);
     if (!input.ok) return validationResponse(input.errors);
 
+    const base = services.config.PUBLIC_BASE_URL?.replace(/\/$/, '');
     const variableValues = route.variables({
       body: input.value.body,
       query: input.value.query,
       path: params,
+      headers: request.headers,
+      publicUrl: base ? `${base}${url.pathname}${url.search}` : request.url,
     });
     const { contextFactory, execute, schema } = yoga.getEnveloped({ request, ...auth });
     const contextValue = await contextFactory();
     const result = (await execute({ schema, document, contextValue, variableValues })) as ExecutionResult;
-    if (result.errors && result.errors.length > 0) return errorResponse(route, result.errors);
+    if (result.errors && result.errors.length > 0) return errorResponse(route, result.errors, variableValues);
     const legacyBody = route.respond(result.data);
     if (legacyBody === null && route.missing) {
       return detailResponse(404, typeof route.missing === 'string' ? route.missing : route.missing(result.data));

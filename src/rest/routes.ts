@@ -1,6 +1,7 @@
 // The route table: every legacy /api/v3 path, each a prepared GraphQL operation.
 import type { RestRoute } from './route.js';
 import { accountRoutes } from './routes/accounts.js';
+import { callLogRoutes } from './routes/call-logs.js';
 import { campaignRoutes } from './routes/campaigns.js';
 import { integrationRoutes } from './routes/integrations.js';
 import { pipelineRoutes } from './routes/pipelines.js';
@@ -12,4 +13,5 @@ export const routes: readonly RestRoute[] = [
   ...voiceRoutes,
   ...pipelineRoutes,
   ...integrationRoutes,
+  ...callLogRoutes,
 ];

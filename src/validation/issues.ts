@@ -145,8 +145,12 @@ function describe(issue: z.core.$ZodIssue, input: unknown, found: boolean, paren
       const listed = options.length > 1 ? `${options.slice(0, -1).join(', ')} or ${options.at(-1)}` : options.join('');
       return { type: 'enum', message: `Input should be ${listed}`, input, ctx: { expected: listed } };
     }
-    default:
-      return { type: 'value_error', message: issue.message, input };
+    default: {
+      // A refinement may name its pydantic type: refine(check, { message, params: { type: 'datetime_parsing' } }).
+      const type =
+        issue.code === 'custom' && typeof issue.params?.type === 'string' ? issue.params.type : 'value_error';
+      return { type, message: issue.message, input };
+    }
   }
 }
 

@@ -1,0 +1,48 @@
+// Call-status callbacks from the telephony provider (DESIGN.md §7): identified by the account's API key in the
+// path, verified by the provider's signature with the stored auth token, then applied to the call log.
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/types.js';
+import type { SecretBox } from '../security/secrets.js';
+import { verifyTelephonySignature } from '../security/telephony-signature.js';
+import { issuesFromZod } from '../validation/issues.js';
+import { findAccountByApiKey } from './accounts.js';
+import { applyCallStatus } from './call-logs.js';
+import { callbackParamsSchema } from './call-logs.schema.js';
+import { requireCampaign } from './campaigns.js';
+import { badInput, forbidden } from './errors.js';
+import { readIntegrationSecrets } from './integrations.js';
+import { telephony } from './integrations.schema.js';
+
+export interface CallStatusCallback {
+  apiKey: string;
+  campId: string;
+  /** The URL the provider called, as it saw it (PUBLIC_BASE_URL behind a proxy). */
+  url: string;
+  params: Record<string, string>;
+  signature?: string | null | undefined;
+}
+
+/** Nothing is read or stored before the key and the signature check out. */
+export async function receiveCallStatus(db: Kysely<Database>, box: SecretBox, callback: CallStatusCallback) {
+  const account = await findAccountByApiKey(db, callback.apiKey);
+  if (!account) throw forbidden('Invalid API key');
+  const secrets = await readIntegrationSecrets(db, box, account.id, telephony);
+  const authToken = secrets?.telephonyAuthToken;
+  if (!authToken || !verifyTelephonySignature(authToken, callback.url, callback.params, callback.signature)) {
+    throw forbidden('Invalid signature');
+  }
+  await requireCampaign(db, account.id, callback.campId);
+  const parsed = callbackParamsSchema.safeParse(callback.params);
+  if (!parsed.success) throw badInput(issuesFromZod(parsed.error.issues, callback.params, ['params']));
+  const p = parsed.data;
+  return applyCallStatus(db, account.id, callback.campId, {
+    callId: p.CallSid,
+    status: p.CallStatus,
+    direction: p.Direction,
+    from: p.From,
+    to: p.To,
+    durationSeconds: p.CallDuration,
+    cost: p.Price,
+    recordingUrl: p.RecordingUrl,
+  });
+}

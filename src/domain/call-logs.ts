@@ -1,0 +1,210 @@
+// Call logs: one per (account, CallSid), moved forward by call-status callbacks, listed newest first (DESIGN.md §7).
+import type { Kysely, Selectable } from 'kysely';
+import type { CallLogsTable, Database } from '../db/types.js';
+import { type CallStatus, isTerminal, STATUS_RANK } from './call-logs.schema.js';
+import { requireCampaign } from './campaigns.js';
+import { notFound } from './errors.js';
+
+export interface CallLog {
+  callId: string;
+  campaignId: string;
+  direction: string | null;
+  fromNumber: string | null;
+  toNumber: string | null;
+  status: CallStatus;
+  startedAt: string;
+  endedAt: string | null;
+  durationSeconds: number | null;
+  cost: number | null;
+  recordingUrl: string | null;
+  transcript: string | null;
+  summary: string | null;
+  analysis: unknown;
+  createdAt: string;
+  updatedAt: string;
+}
+
+type Row = Selectable<CallLogsTable>;
+
+const toCallLog = (row: Row): CallLog => ({
+  callId: row.call_id,
+  campaignId: row.camp_id,
+  direction: row.direction,
+  fromNumber: row.from_number,
+  toNumber: row.to_number,
+  status: row.status as CallStatus,
+  startedAt: row.started_at,
+  endedAt: row.ended_at,
+  durationSeconds: row.duration_seconds === null ? null : Number(row.duration_seconds),
+  cost: row.cost === null ? null : Number(row.cost),
+  recordingUrl: row.recording_url,
+  transcript: row.transcript,
+  summary: row.summary,
+  analysis: row.analysis === null ? null : (JSON.parse(row.analysis) as unknown),
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+export interface CallStatusUpdate {
+  callId: string;
+  status: CallStatus;
+  direction?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  durationSeconds?: number | undefined;
+  cost?: number | undefined;
+  recordingUrl?: string | undefined;
+}
+
+/**
+ * Applies one status callback in one statement: creates the log, or moves it forward. A callback whose status does
+ * not rank above the stored one (a repeat, or a late non-terminal one) changes nothing. `ended` is true when this
+ * callback is the one that made the call terminal.
+ */
+export async function applyCallStatus(
+  db: Kysely<Database>,
+  accountId: string,
+  campId: string,
+  update: CallStatusUpdate,
+): Promise<{ log: CallLog; changed: boolean; ended: boolean }> {
+  const now = new Date().toISOString();
+  const terminal = isTerminal(update.status);
+  const row = await db
+    .insertInto('call_logs')
+    .values({
+      account_id: accountId,
+      call_id: update.callId,
+      camp_id: campId,
+      direction: update.direction ?? null,
+      from_number: update.from ?? null,
+      to_number: update.to ?? null,
+      status: update.status,
+      status_rank: STATUS_RANK[update.status],
+      started_at: now,
+      ended_at: terminal ? now : null,
+      duration_seconds: update.durationSeconds ?? null,
+      cost: update.cost ?? null,
+      recording_url: update.recordingUrl ?? null,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['account_id', 'call_id'])
+        .doUpdateSet((eb) => ({
+          status: eb.ref('excluded.status'),
+          status_rank: eb.ref('excluded.status_rank'),
+          ended_at: eb.ref('excluded.ended_at'),
+          direction: eb.fn.coalesce('call_logs.direction', 'excluded.direction'),
+          from_number: eb.fn.coalesce('call_logs.from_number', 'excluded.from_number'),
+          to_number: eb.fn.coalesce('call_logs.to_number', 'excluded.to_number'),
+          duration_seconds: eb.fn.coalesce('excluded.duration_seconds', 'call_logs.duration_seconds'),
+          cost: eb.fn.coalesce('excluded.cost', 'call_logs.cost'),
+          recording_url: eb.fn.coalesce('excluded.recording_url', 'call_logs.recording_url'),
+          updated_at: eb.ref('excluded.updated_at'),
+        }))
+        .where((eb) => eb('excluded.status_rank', '>', eb.ref('call_logs.status_rank'))),
+    )
+    .returningAll()
+    .executeTakeFirst();
+  if (row) return { log: toCallLog(row), changed: true, ended: terminal };
+  const current = await getCallLog(db, accountId, update.callId);
+  if (!current) throw new Error(`call log ${update.callId} vanished during a callback`);
+  return { log: current, changed: false, ended: false };
+}
+
+export async function getCallLog(db: Kysely<Database>, accountId: string, callId: string): Promise<CallLog | null> {
+  const row = await db
+    .selectFrom('call_logs')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('call_id', '=', callId)
+    .executeTakeFirst();
+  return row ? toCallLog(row) : null;
+}
+
+export async function saveCallOutcome(
+  db: Kysely<Database>,
+  accountId: string,
+  callId: string,
+  outcome: { transcript?: string | null; summary?: string | null; analysis?: unknown },
+): Promise<CallLog> {
+  const row = await db
+    .updateTable('call_logs')
+    .set({
+      ...(outcome.transcript !== undefined ? { transcript: outcome.transcript } : {}),
+      ...(outcome.summary !== undefined ? { summary: outcome.summary } : {}),
+      ...(outcome.analysis !== undefined
+        ? { analysis: outcome.analysis === null ? null : JSON.stringify(outcome.analysis) }
+        : {}),
+      updated_at: new Date().toISOString(),
+    })
+    .where('account_id', '=', accountId)
+    .where('call_id', '=', callId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw notFound('Call not found');
+  return toCallLog(row);
+}
+
+export interface CallLogFilter {
+  campId?: string | null | undefined;
+  status?: CallStatus | null | undefined;
+  /** ISO 8601 UTC, inclusive. */
+  since?: string | null | undefined;
+  /** ISO 8601 UTC, inclusive. */
+  until?: string | null | undefined;
+}
+
+export interface CallLogCursor {
+  startedAt: string;
+  callId: string;
+}
+
+async function filtered(db: Kysely<Database>, accountId: string, filter: CallLogFilter) {
+  if (filter.campId) await requireCampaign(db, accountId, filter.campId);
+  let query = db.selectFrom('call_logs').selectAll().where('account_id', '=', accountId);
+  if (filter.campId) query = query.where('camp_id', '=', filter.campId);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.since) query = query.where('started_at', '>=', filter.since);
+  if (filter.until) query = query.where('started_at', '<=', filter.until);
+  return query;
+}
+
+/** Newest first, offset paging (the legacy door). An unknown campaign is NOT_FOUND. */
+export async function listCallLogs(
+  db: Kysely<Database>,
+  accountId: string,
+  filter: CallLogFilter & { limit: number; offset: number },
+): Promise<CallLog[]> {
+  const rows = await (
+    await filtered(db, accountId, filter)
+  )
+    .orderBy('started_at', 'desc')
+    .orderBy('call_id', 'desc')
+    .limit(filter.limit)
+    .offset(filter.offset)
+    .execute();
+  return rows.map(toCallLog);
+}
+
+/** A keyset page in newest-first order, as pageCampaigns. */
+export async function pageCallLogs(
+  db: Kysely<Database>,
+  accountId: string,
+  filter: CallLogFilter,
+  page: { after?: CallLogCursor | undefined; before?: CallLogCursor | undefined; limit: number; inverted: boolean },
+): Promise<CallLog[]> {
+  let query = await filtered(db, accountId, filter);
+  if (page.after) {
+    const { startedAt, callId } = page.after;
+    query = query.where((eb) => eb(eb.refTuple('started_at', 'call_id'), '<', eb.tuple(startedAt, callId)));
+  }
+  if (page.before) {
+    const { startedAt, callId } = page.before;
+    query = query.where((eb) => eb(eb.refTuple('started_at', 'call_id'), '>', eb.tuple(startedAt, callId)));
+  }
+  const direction = page.inverted ? 'asc' : 'desc';
+  const rows = await query.orderBy('started_at', direction).orderBy('call_id', direction).limit(page.limit).execute();
+  return rows.map(toCallLog);
+}

@@ -1,0 +1,125 @@
+// Call logs: the CallLog type, Query.callLogs / Campaign.callLogs connections, callLogList (offset paging).
+import { resolveCursorConnection } from '@pothos/plugin-relay';
+import { z } from 'zod';
+import { type CallLog, type CallLogFilter, listCallLogs, pageCallLogs } from '../../domain/call-logs.js';
+import { CALL_STATUSES, type CallStatus, MAX_CALL_LOG_PAGE } from '../../domain/call-logs.schema.js';
+import { campIdField } from '../../domain/campaigns.schema.js';
+import { builder, viewerOf } from '../builder.js';
+import type { Context } from '../context.js';
+import { checkPageSize, DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, MAX_PAGE_SIZE } from '../pagination.js';
+import { CampaignRef } from './campaign.js';
+
+/** GraphQL names (IN_PROGRESS) for the provider's statuses (in-progress). */
+export const CallStatusEnum = builder.enumType('CallStatus', {
+  values: Object.fromEntries(
+    CALL_STATUSES.map((status) => [status.toUpperCase().replace('-', '_'), { value: status }]),
+  ) as Record<string, { value: CallStatus }>,
+});
+
+export const CallLogRef = builder.objectRef<CallLog>('CallLog').implement({
+  description: 'One call of a campaign, as the telephony provider reported it, with what the AI engine attached.',
+  fields: (t) => ({
+    callId: t.exposeString('callId', { description: "The provider's call id (CallSid)." }),
+    campaignId: t.exposeString('campaignId'),
+    campaign: t.field({ type: CampaignRef, resolve: (call) => call.campaignId }),
+    direction: t.exposeString('direction', { nullable: true }),
+    fromNumber: t.exposeString('fromNumber', { nullable: true }),
+    toNumber: t.exposeString('toNumber', { nullable: true }),
+    status: t.field({ type: CallStatusEnum, resolve: (call) => call.status }),
+    startedAt: t.field({ type: 'DateTime', resolve: (call) => call.startedAt }),
+    endedAt: t.field({ type: 'DateTime', nullable: true, resolve: (call) => call.endedAt }),
+    durationSeconds: t.exposeInt('durationSeconds', { nullable: true }),
+    cost: t.exposeFloat('cost', { nullable: true }),
+    recordingUrl: t.exposeString('recordingUrl', { nullable: true }),
+    transcript: t.exposeString('transcript', { nullable: true }),
+    summary: t.exposeString('summary', { nullable: true }),
+    analysis: t.field({ type: 'JSON', nullable: true, resolve: (call) => call.analysis }),
+    createdAt: t.field({ type: 'DateTime', resolve: (call) => call.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (call) => call.updatedAt }),
+  }),
+});
+
+interface FilterArgs {
+  status?: CallStatus | null;
+  since?: Date | null;
+  until?: Date | null;
+}
+
+const toFilter = (args: FilterArgs, campId?: string | null): CallLogFilter => ({
+  campId,
+  status: args.status,
+  since: args.since?.toISOString(),
+  until: args.until?.toISOString(),
+});
+
+function connection(
+  context: Context,
+  args: FilterArgs & { first?: number | null; last?: number | null; after?: string | null; before?: string | null },
+  filter: CallLogFilter,
+) {
+  checkPageSize(args);
+  const accountId = viewerOf(context).id;
+  const toKey = (parts?: string[]) => (parts ? { startedAt: parts[0] ?? '', callId: parts[1] ?? '' } : undefined);
+  return resolveCursorConnection<Promise<CallLog[]>>(
+    {
+      args,
+      defaultSize: DEFAULT_PAGE_SIZE,
+      maxSize: MAX_PAGE_SIZE,
+      toCursor: (call) => encodeCursor([call.startedAt, call.callId]),
+    },
+    ({ before, after, limit, inverted }) =>
+      pageCallLogs(context.db, accountId, filter, {
+        after: toKey(decodeCursor(after, 2, 'after')),
+        before: toKey(decodeCursor(before, 2, 'before')),
+        limit,
+        inverted,
+      }),
+  );
+}
+
+const DESCRIPTION = 'Newest first; `since` and `until` bound startedAt, both inclusive.';
+
+builder.queryFields((t) => ({
+  callLogs: t.connection({
+    type: CallLogRef,
+    description: `Your call logs. ${DESCRIPTION} An unknown campId is NOT_FOUND.`,
+    args: {
+      campId: t.arg.string({ validate: campIdField.nullish() }),
+      status: t.arg({ type: CallStatusEnum }),
+      since: t.arg({ type: 'DateTime' }),
+      until: t.arg({ type: 'DateTime' }),
+    },
+    resolve: (_root, args, context) => connection(context, args, toFilter(args, args.campId)),
+  }),
+  callLogList: t.field({
+    type: [CallLogRef],
+    description: `Offset paging (what the legacy REST door uses). ${DESCRIPTION}`,
+    args: {
+      campId: t.arg.string({ validate: campIdField.nullish() }),
+      status: t.arg({ type: CallStatusEnum }),
+      since: t.arg({ type: 'DateTime' }),
+      until: t.arg({ type: 'DateTime' }),
+      limit: t.arg.int({ required: true, defaultValue: 100, validate: z.int().min(1).max(MAX_CALL_LOG_PAGE) }),
+      offset: t.arg.int({ required: true, defaultValue: 0, validate: z.int().min(0) }),
+    },
+    resolve: (_root, args, context) =>
+      listCallLogs(context.db, viewerOf(context).id, {
+        ...toFilter(args, args.campId),
+        limit: args.limit,
+        offset: args.offset,
+      }),
+  }),
+}));
+
+builder.objectField(CampaignRef, 'callLogs', (t) =>
+  t.connection({
+    type: CallLogRef,
+    description: `This campaign's call logs. ${DESCRIPTION}`,
+    args: {
+      status: t.arg({ type: CallStatusEnum }),
+      since: t.arg({ type: 'DateTime' }),
+      until: t.arg({ type: 'DateTime' }),
+    },
+    resolve: (campaign, args, context) => connection(context, args, toFilter(args, campaign.campId)),
+  }),
+);

@@ -1,0 +1,87 @@
+// Call logs by the legacy door, and the telephony provider's call-status callbacks (DESIGN.md §7).
+import { z } from 'zod';
+import { callLogListQuerySchema } from '../../domain/call-logs.schema.js';
+import { campIdField } from '../../domain/campaigns.schema.js';
+import { defineRoute } from '../route.js';
+
+const CALL_LOG_FIELDS = `callId campaignId direction fromNumber toNumber status startedAt endedAt durationSeconds cost
+  recordingUrl transcript summary analysis createdAt updatedAt`;
+
+const LIST_DOCUMENT = (name: string) => /* GraphQL */ `
+  query ${name}($campId: String, $status: CallStatus, $since: DateTime, $until: DateTime, $limit: Int!, $offset: Int!) {
+    callLogList(campId: $campId, status: $status, since: $since, until: $until, limit: $limit, offset: $offset) {
+      ${CALL_LOG_FIELDS}
+    }
+  }`;
+
+type ListQuery = z.infer<typeof callLogListQuerySchema>;
+type CallLogData = { status: string } & Record<string, unknown>;
+
+/** Legacy statuses are the provider's words (in-progress); GraphQL's enum names are IN_PROGRESS. */
+const toEnum = (status: string | undefined) => status?.toUpperCase().replace('-', '_');
+const fromEnum = (status: string) => status.toLowerCase().replace('_', '-');
+
+const listVariables = ({ query }: { query: ListQuery }) => ({ ...query, status: toEnum(query.status) });
+const listLocs = Object.fromEntries(
+  ['campId', 'status', 'since', 'until', 'limit', 'offset'].map((name) => [name, ['query', name]]),
+);
+const respondList = ({ callLogList }: { callLogList: CallLogData[] }) =>
+  callLogList.map((call) => ({ ...call, status: fromEnum(call.status) }));
+
+export const callLogRoutes = [
+  defineRoute<undefined, ListQuery & { campId: string }, { callLogList: CallLogData[] }>({
+    method: 'GET',
+    path: '/get_call_logs_for_campaign',
+    summary: "A campaign's call logs, newest first (status, since, until, limit ≤ 1000, offset)",
+    tag: 'call logs',
+    auth: true,
+    document: LIST_DOCUMENT('LegacyCampaignCallLogs'),
+    query: callLogListQuerySchema.extend({ campId: campIdField }),
+    variables: listVariables,
+    argLocs: listLocs,
+    respond: respondList,
+  }),
+  defineRoute<undefined, ListQuery, { callLogList: CallLogData[] }>({
+    method: 'GET',
+    path: '/get_call_logs_for_user',
+    summary: 'All your call logs, newest first (campId, status, since, until, limit ≤ 1000, offset)',
+    tag: 'call logs',
+    auth: true,
+    document: LIST_DOCUMENT('LegacyUserCallLogs'),
+    query: callLogListQuerySchema,
+    variables: listVariables,
+    argLocs: listLocs,
+    respond: respondList,
+  }),
+  defineRoute<Record<string, string>, undefined, unknown>({
+    method: 'POST',
+    path: '/telephony_webhook/{apiKey}/{campId}',
+    summary: "The telephony provider's call-status callback (form-encoded, signed with X-Telephony-Signature)",
+    tag: 'provider webhooks',
+    auth: false,
+    form: true,
+    document: /* GraphQL */ `
+      mutation LegacyTelephonyCallback(
+        $apiKey: String!
+        $campId: String!
+        $url: String!
+        $params: JSONObject!
+        $signature: String
+      ) {
+        receiveCallStatusCallback(apiKey: $apiKey, campId: $campId, url: $url, params: $params, signature: $signature) {
+          callId
+        }
+      }
+    `,
+    body: z.record(z.string(), z.string()).default({}),
+    variables: ({ body, path, headers, publicUrl }) => ({
+      apiKey: path.apiKey,
+      campId: path.campId,
+      url: publicUrl,
+      params: body,
+      signature: headers.get('x-telephony-signature'),
+    }),
+    argLocs: { params: ['body'] },
+    respond: () => ({ received: true }),
+  }),
+];
