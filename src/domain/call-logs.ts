@@ -54,6 +54,8 @@ export interface CallStatusUpdate {
   durationSeconds?: number | undefined;
   cost?: number | undefined;
   recordingUrl?: string | undefined;
+  /** When the callback arrived (ISO 8601 UTC); now unless importing history. */
+  receivedAt?: string | undefined;
 }
 
 /**
@@ -67,7 +69,7 @@ export async function applyCallStatus(
   campId: string,
   update: CallStatusUpdate,
 ): Promise<{ log: CallLog; changed: boolean; ended: boolean }> {
-  const now = new Date().toISOString();
+  const now = update.receivedAt ?? new Date().toISOString();
   const terminal = isTerminal(update.status);
   const row = await db
     .insertInto('call_logs')

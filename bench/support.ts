@@ -1,0 +1,66 @@
+// Shared pieces of the benchmarks: an account, a campaign body, timing and the result table.
+import type { App } from '../src/app.js';
+
+export async function signUpAndLogin(app: App): Promise<{ token: string; accountId: string }> {
+  const email = `bench-${Date.now()}@example.com`;
+  const password = 'bench password 123';
+  const json = { 'content-type': 'application/json' };
+  const signup = await app.fetch(
+    new Request('http://bench/api/v3/signup', { method: 'POST', headers: json, body: JSON.stringify({ email, password }) }),
+  );
+  const { id } = (await signup.json()) as { id: string };
+  const login = await app.fetch(
+    new Request('http://bench/api/v3/login', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ username: email, password }),
+    }),
+  );
+  const { access_token } = (await login.json()) as { access_token: string };
+  return { token: access_token, accountId: id };
+}
+
+export function campaignData(): Record<string, unknown> {
+  return {
+    title: 'Bench campaign',
+    voice: 'en-US-aria',
+    language: 'en-US',
+    script: 'Hello',
+    purpose: 'Benchmark',
+    knowledgeBase: 'https://example.com/kb',
+    calendar: 'cal',
+    firstLine: 'Hi',
+    tone: 'neutral',
+    postCallAnalysisSchema: {},
+    totalCallTime: 0,
+    totalNumCall: 0,
+    totalSpent: 0,
+    averageCallCost: 0,
+  };
+}
+
+/** Runs `work` a few times to warm up, then `iterations` times; returns each run's milliseconds, sorted. */
+export async function timed(iterations: number, work: () => Promise<unknown>): Promise<number[]> {
+  for (let i = 0; i < Math.min(20, iterations); i++) await work();
+  const times: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    const start = performance.now();
+    await work();
+    times.push(performance.now() - start);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+
+export function summary(rows: Array<[name: string, times: number[], baseline: number[]]>): void {
+  console.log('| path | p50 ms | p99 ms | mean ms | p50 vs raw |');
+  console.log('|---|---|---|---|---|');
+  for (const [name, times, baseline] of rows) {
+    const mean = times.reduce((a, b) => a + b, 0) / times.length;
+    const ratio = percentile(times, 0.5) / percentile(baseline, 0.5);
+    console.log(
+      `| ${name} | ${percentile(times, 0.5).toFixed(2)} | ${percentile(times, 0.99).toFixed(2)} | ${mean.toFixed(2)} | ${ratio.toFixed(1)}× |`,
+    );
+  }
+}
