@@ -44,7 +44,7 @@ const now = Date.now();
 await app.database.db.transaction().execute(async (trx) => {
   for (let i = 0; i < CALL_LOGS; i++) {
     const status = CALL_STATUSES[i % CALL_STATUSES.length] ?? 'completed';
-    await applyCallStatus(trx, accountId, i % 5 < 3 ? 'c1' : campaigns[i % 3] ?? 'c2', {
+    await applyCallStatus(trx, accountId, i % 5 < 3 ? 'c1' : (campaigns[i % 3] ?? 'c2'), {
       callId: `CA${String(i).padStart(8, '0')}`,
       status,
       durationSeconds: status === 'completed' ? i % 600 : undefined,
@@ -95,7 +95,9 @@ const graphql = await timed(ITERATIONS, async () => {
   return 100;
 });
 
-console.log(`\n${CALL_LOGS} call logs, page of 100 for one campaign, status + since/until filters, ${ITERATIONS} runs each`);
+console.log(
+  `\n${CALL_LOGS} call logs, page of 100 for one campaign, status + since/until filters, ${ITERATIONS} runs each`,
+);
 summary([
   ['raw SQL (prepared better-sqlite3 + JSON)', baseline, baseline],
   ['REST get_call_logs_for_campaign', rest, baseline],

@@ -6,7 +6,11 @@ export async function signUpAndLogin(app: App): Promise<{ token: string; account
   const password = 'bench password 123';
   const json = { 'content-type': 'application/json' };
   const signup = await app.fetch(
-    new Request('http://bench/api/v3/signup', { method: 'POST', headers: json, body: JSON.stringify({ email, password }) }),
+    new Request('http://bench/api/v3/signup', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ email, password }),
+    }),
   );
   const { id } = (await signup.json()) as { id: string };
   const login = await app.fetch(
@@ -51,7 +55,8 @@ export async function timed(iterations: number, work: () => Promise<unknown>): P
   return times.sort((a, b) => a - b);
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
 
 export function summary(rows: Array<[name: string, times: number[], baseline: number[]]>): void {
   console.log('| path | p50 ms | p99 ms | mean ms | p50 vs raw |');
