@@ -14,8 +14,9 @@ export interface IntegrationField {
 
 export interface IntegrationKind {
   kind: string;
-  /** "Telephony": GraphQL type names (TelephonyIntegration) and the words of its 404s. */
+  /** "Telephony": GraphQL type names (TelephonyIntegration) and, unless `displayName` says otherwise, messages. */
   label: string;
+  displayName?: string;
   fields: Record<string, IntegrationField>;
   /** GET of a kind that is not connected → 404 with this detail. */
   notConnected: string;
@@ -55,7 +56,87 @@ export const telephony: IntegrationKind = {
   rest: { add: '/update_telephony', get: '/get_telephony' },
 };
 
-export const INTEGRATION_KINDS: readonly IntegrationKind[] = [telephony];
+const url = z.url({ protocol: /^https?$/ }).max(2048);
+
+export const board: IntegrationKind = {
+  kind: 'board',
+  label: 'Board',
+  fields: {
+    apiKey: { secret: true, rule: text(512), description: 'API key of the board / work-management tool.' },
+    boardId: { rule: text(128), description: 'The board calls are logged to.' },
+    workspace: { optional: true, rule: text(200), description: 'Workspace or account name at the tool.' },
+  },
+  notConnected: 'Board integration is not connected',
+  notFound: 'Board integration not found',
+  graphql: { connect: 'connectBoard', disconnect: 'disconnectBoard' },
+  rest: { add: '/add_board_info', get: '/get_board_info', remove: '/remove_board_info' },
+};
+
+/** GET /get_calendar_info also lists upcoming meetings, so its route is written out in src/rest/routes/meetings.ts. */
+export const calendar: IntegrationKind = {
+  kind: 'calendar',
+  label: 'Calendar',
+  fields: {
+    apiKey: { secret: true, rule: text(512), description: 'API key of the scheduling tool.' },
+    schedulingUrl: { rule: url, description: 'Public booking page, http(s).' },
+    eventTypeId: { optional: true, rule: text(128), description: 'Event type meetings are booked as.' },
+  },
+  notConnected: 'Calendar integration is not connected',
+  notFound: 'Calendar integration not found',
+  graphql: { connect: 'connectCalendar', disconnect: 'disconnectCalendar' },
+  rest: { add: '/add_calendar_info', remove: '/remove_calendar_info' },
+};
+
+export const erp: IntegrationKind = {
+  kind: 'erp',
+  label: 'Erp',
+  displayName: 'ERP',
+  fields: {
+    erpUrl: { rule: url, description: 'Base URL of the ERP system, http(s).' },
+    apiKey: { secret: true, rule: text(512), description: 'ERP API key.' },
+    secret: { secret: true, rule: text(512), description: 'ERP API secret.' },
+  },
+  notConnected: 'ERP integration is not connected',
+  notFound: 'ERP integration not found',
+  graphql: { connect: 'connectErp', disconnect: 'disconnectErp' },
+  rest: { add: '/add_erp_info', get: '/get_erp_info', remove: '/remove_erp_info' },
+};
+
+export const social: IntegrationKind = {
+  kind: 'social',
+  label: 'Social',
+  fields: {
+    pageId: { rule: text(128), description: 'The page or phone-number id messages arrive for.' },
+    accessToken: { secret: true, rule: text(1024), description: 'Page access token.' },
+    verifyToken: { secret: true, rule: text(256), description: 'Checked in the webhook verification handshake.' },
+    appSecret: {
+      secret: true,
+      optional: true,
+      rule: text(256),
+      description: 'When set, inbound webhooks must carry a valid X-Hub-Signature-256.',
+    },
+  },
+  notConnected: 'Social integration is not connected',
+  notFound: 'Social integration not found',
+  graphql: { connect: 'connectSocial', disconnect: 'disconnectSocial' },
+  rest: { add: '/add_social_info', get: '/get_social_info', remove: '/remove_social_info' },
+};
+
+export const chat: IntegrationKind = {
+  kind: 'chat',
+  label: 'Chat',
+  fields: {
+    botToken: { secret: true, rule: text(512), description: 'Bot token of the chat workspace.' },
+    workspace: { optional: true, rule: text(200), description: 'Workspace name.' },
+    channelId: { rule: text(128), description: 'Channel messages are posted to.' },
+  },
+  notConnected: 'Chat integration is not connected',
+  notFound: 'Chat integration not found',
+  graphql: { connect: 'connectChat', disconnect: 'disconnectChat' },
+  rest: { add: '/add_chat_info', get: '/get_chat_info', remove: '/remove_chat_info' },
+};
+
+export const INTEGRATION_KINDS: readonly IntegrationKind[] = [telephony, board, calendar, erp, social, chat];
 
 /** The zod schema of a kind's input, from its declaration. */
 export function integrationInputSchema(kind: IntegrationKind) {
@@ -68,4 +149,9 @@ export function integrationInputSchema(kind: IntegrationKind) {
       : field.rule;
   }
   return z.object(shape);
+}
+
+/** How messages name a kind: "telephony", "ERP". */
+export function displayName(kind: IntegrationKind): string {
+  return kind.displayName ?? kind.label.toLowerCase();
 }

@@ -1,7 +1,12 @@
 // GraphQL for every integration kind, derived from the declarations in src/domain/integrations.schema.ts:
 // `<Label>Integration` (connected + fields, secrets masked), `<Label>IntegrationInput`, the connect and
 // disconnect mutations, and `Account.integrations`.
-import { INTEGRATION_KINDS, type IntegrationKind, integrationInputSchema } from '../../domain/integrations.schema.js';
+import {
+  displayName,
+  INTEGRATION_KINDS,
+  type IntegrationKind,
+  integrationInputSchema,
+} from '../../domain/integrations.schema.js';
 import {
   connectIntegration,
   disconnectIntegration,
@@ -82,7 +87,7 @@ for (const kind of INTEGRATION_KINDS) {
   builder.mutationFields((t) => ({
     [kind.graphql.connect]: t.field({
       type: refOf(kind),
-      description: `Connects (or replaces) the ${kind.label.toLowerCase()} integration.`,
+      description: `Connects (or replaces) the ${displayName(kind)} integration.`,
       args: { input: t.arg({ type: input, required: true }) },
       resolve: (_root, args, context) =>
         connectIntegration(
@@ -94,7 +99,7 @@ for (const kind of INTEGRATION_KINDS) {
         ),
     }),
     [kind.graphql.disconnect]: t.boolean({
-      description: `Deletes the stored ${kind.label.toLowerCase()} credentials; NOT_FOUND when there are none.`,
+      description: `Deletes the stored ${displayName(kind)} credentials; NOT_FOUND when there are none.`,
       resolve: async (_root, _args, context) => {
         await disconnectIntegration(context.db, viewerOf(context).id, kind);
         return true;

@@ -1,5 +1,10 @@
 // Legacy integration paths, derived from each kind's declaration (src/domain/integrations.schema.ts).
-import { INTEGRATION_KINDS, type IntegrationKind, integrationInputSchema } from '../../domain/integrations.schema.js';
+import {
+  displayName,
+  INTEGRATION_KINDS,
+  type IntegrationKind,
+  integrationInputSchema,
+} from '../../domain/integrations.schema.js';
 import { defineRoute, type RestRoute } from '../route.js';
 
 interface IntegrationData {
@@ -22,7 +27,7 @@ function routesOf(kind: IntegrationKind): RestRoute[] {
       defineRoute<Record<string, unknown>, undefined, Record<string, IntegrationData>>({
         method: 'POST',
         path: kind.rest.add,
-        summary: `Connect (or replace) the ${kind.label.toLowerCase()} integration`,
+        summary: `Connect (or replace) the ${displayName(kind)} integration`,
         tag: 'integrations',
         auth: true,
         document: `mutation LegacyConnect${kind.label}($input: ${kind.label}IntegrationInput!) {
@@ -40,7 +45,7 @@ function routesOf(kind: IntegrationKind): RestRoute[] {
       defineRoute<undefined, undefined, { viewer: { integrations: Record<string, IntegrationData> } }>({
         method: 'GET',
         path: kind.rest.get,
-        summary: `The ${kind.label.toLowerCase()} integration, secrets masked`,
+        summary: `The ${displayName(kind)} integration, secrets masked`,
         tag: 'integrations',
         auth: true,
         document: `query LegacyGet${kind.label} { viewer { integrations { ${kind.kind} { ${selection} } } } }`,
@@ -55,12 +60,12 @@ function routesOf(kind: IntegrationKind): RestRoute[] {
       defineRoute<undefined, undefined, Record<string, boolean>>({
         method: 'DELETE',
         path: kind.rest.remove,
-        summary: `Disconnect the ${kind.label.toLowerCase()} integration and delete its stored credentials`,
+        summary: `Disconnect the ${displayName(kind)} integration and delete its stored credentials`,
         tag: 'integrations',
         auth: true,
         document: `mutation LegacyRemove${kind.label} { ${kind.graphql.disconnect} }`,
         variables: () => ({}),
-        respond: () => ({ detail: `${kind.label} integration removed` }),
+        respond: () => ({ detail: `${kind.displayName ?? kind.label} integration removed` }),
       }),
     );
   }
