@@ -6,6 +6,8 @@ import * as m0003 from './0003_campaigns.js';
 import * as m0004 from './0004_text_pipelines.js';
 import * as m0005 from './0005_integrations.js';
 import * as m0006 from './0006_call_logs.js';
+import * as m0007 from './0007_meetings.js';
+import * as m0008 from './0008_social_messages.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -14,4 +16,6 @@ export const migrations: Record<string, Migration> = {
   '0004_text_pipelines': m0004,
   '0005_integrations': m0005,
   '0006_call_logs': m0006,
+  '0007_meetings': m0007,
+  '0008_social_messages': m0008,
 };

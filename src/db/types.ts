@@ -91,6 +91,31 @@ export interface CallLogsTable {
   updated_at: string;
 }
 
+export interface MeetingsTable {
+  account_id: string;
+  meeting_id: string;
+  camp_id: string;
+  title: string;
+  starts_at: string;
+  ends_at: string;
+  time_zone: string;
+  /** JSON array of {name, email, phone}. */
+  participants: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SocialMessagesTable {
+  account_id: string;
+  message_id: string;
+  camp_id: string;
+  sender: string;
+  text: string | null;
+  received_at: string;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   voices: VoicesTable;
@@ -98,4 +123,6 @@ export interface Database {
   text_pipelines: TextPipelinesTable;
   integrations: IntegrationsTable;
   call_logs: CallLogsTable;
+  meetings: MeetingsTable;
+  social_messages: SocialMessagesTable;
 }

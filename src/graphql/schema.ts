@@ -9,6 +9,8 @@ import './types/integrations.js';
 import './types/pipeline.js';
 import './types/call-log.js';
 import './types/call-mutations.js';
+import './types/meeting.js';
+import './types/social.js';
 
 export const schema = builder.toSchema();
 

@@ -30,6 +30,10 @@ export interface RestRoute<Body = unknown, Query = unknown, Data = unknown> {
   query?: z.ZodType<Query>;
   /** Accept `application/x-www-form-urlencoded` bodies (OAuth2 password flow) as well as JSON. */
   form?: boolean;
+  /** Hand the body over as the exact text received (for signatures over the raw bytes); `body` then sees a string. */
+  rawBody?: boolean;
+  /** Answer `respond`'s string as text/plain instead of JSON. */
+  plainText?: boolean;
   variables(input: RouteInput<Body, Query>): Record<string, unknown>;
   /** Where each GraphQL argument came from, so BAD_USER_INPUT issues get the legacy `loc`. */
   argLocs?: Record<string, Loc>;

@@ -57,6 +57,7 @@ async function readBody(request: Request, route: RestRoute): Promise<Parsed<unkn
   if (length > MAX_BODY_BYTES) return detailResponse(413, 'Request body too large');
   const text = await request.text();
   if (Buffer.byteLength(text) > MAX_BODY_BYTES) return detailResponse(413, 'Request body too large');
+  if (route.rawBody) return { ok: true, value: text };
   const type = request.headers.get('content-type') ?? '';
   if (route.form && type.includes('application/x-www-form-urlencoded')) {
     return { ok: true, value: Object.fromEntries(new URLSearchParams(text)), form: true };
@@ -168,6 +169,11 @@ export function createRestRouter(yoga: Yoga, services: Services, routes: readonl
     const legacyBody = route.respond(result.data);
     if (legacyBody === null && route.missing) {
       return detailResponse(404, typeof route.missing === 'string' ? route.missing : route.missing(result.data));
+    }
+    if (route.plainText) {
+      return new Response(String(legacyBody), {
+        headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' },
+      });
     }
     return jsonResponse(200, legacyBody);
   };

@@ -4,7 +4,9 @@ import { accountRoutes } from './routes/accounts.js';
 import { callLogRoutes } from './routes/call-logs.js';
 import { campaignRoutes } from './routes/campaigns.js';
 import { integrationRoutes } from './routes/integrations.js';
+import { meetingRoutes } from './routes/meetings.js';
 import { pipelineRoutes } from './routes/pipelines.js';
+import { socialRoutes } from './routes/social.js';
 import { voiceRoutes } from './routes/voices.js';
 
 export const routes: readonly RestRoute[] = [
@@ -14,4 +16,6 @@ export const routes: readonly RestRoute[] = [
   ...pipelineRoutes,
   ...integrationRoutes,
   ...callLogRoutes,
+  ...meetingRoutes,
+  ...socialRoutes,
 ];

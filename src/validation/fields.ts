@@ -69,14 +69,20 @@ export const timeZoneField = z
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
-/** An ISO 8601 date or date-time; a time without offset is UTC. Normalised to `Date#toISOString()`. */
-export const dateTimeField = z
-  .string()
-  .refine((value) => ISO_8601.test(value) && !Number.isNaN(Date.parse(toUtc(value))), {
-    message: 'Input should be a valid datetime, as ISO 8601 (2026-01-31T09:00:00Z)',
-    params: { type: 'datetime_parsing' },
-  })
-  .transform((value) => new Date(Date.parse(toUtc(value))).toISOString());
+/**
+ * An ISO 8601 date or date-time; a time without offset is UTC. Normalised to `Date#toISOString()`.
+ * GraphQL DateTime arguments arrive already parsed, as Dates.
+ */
+export const dateTimeField = z.preprocess(
+  (value) => (value instanceof Date && !Number.isNaN(value.getTime()) ? value.toISOString() : value),
+  z
+    .string()
+    .refine((value) => ISO_8601.test(value) && !Number.isNaN(Date.parse(toUtc(value))), {
+      message: 'Input should be a valid datetime, as ISO 8601 (2026-01-31T09:00:00Z)',
+      params: { type: 'datetime_parsing' },
+    })
+    .transform((value) => new Date(Date.parse(toUtc(value))).toISOString()),
+);
 
 function toUtc(value: string): string {
   const normalized = value.replace(' ', 'T');

@@ -7,14 +7,14 @@ import {
 } from '../../domain/integrations.schema.js';
 import { defineRoute, type RestRoute } from '../route.js';
 
-interface IntegrationData {
+export interface IntegrationData {
   connected: boolean;
   updatedAt: string | null;
   [field: string]: unknown;
 }
 
 /** The legacy body: every field (secrets masked), `status: "connected"` and `updatedAt`. */
-function legacyIntegration({ connected, updatedAt, ...fields }: IntegrationData) {
+export function legacyIntegration({ connected, updatedAt, ...fields }: IntegrationData) {
   return connected ? { ...fields, status: 'connected', updatedAt } : null;
 }
 

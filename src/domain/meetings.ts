@@ -1,0 +1,145 @@
+// Meetings booked through the calendar integration (DESIGN.md §8). The account's scheduled meetings never overlap.
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, MeetingsTable } from '../db/types.js';
+import { newId } from '../security/api-keys.js';
+import { requireCampaign } from './campaigns.js';
+import { conflict, notFound } from './errors.js';
+import { calendar } from './integrations.schema.js';
+import type { BookMeetingInput, Participant } from './meetings.schema.js';
+
+export type MeetingStatus = 'scheduled' | 'canceled';
+
+export interface Meeting {
+  meetingId: string;
+  campaignId: string;
+  title: string;
+  startsAt: string;
+  endsAt: string;
+  timeZone: string;
+  participants: Array<{ name: string; email: string | null; phone: string | null }>;
+  status: MeetingStatus;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const toMeeting = (row: Selectable<MeetingsTable>): Meeting => ({
+  meetingId: row.meeting_id,
+  campaignId: row.camp_id,
+  title: row.title,
+  startsAt: row.starts_at,
+  endsAt: row.ends_at,
+  timeZone: row.time_zone,
+  participants: JSON.parse(row.participants) as Meeting['participants'],
+  status: row.status as MeetingStatus,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const normalize = (p: Participant) => ({ name: p.name, email: p.email?.toLowerCase() ?? null, phone: p.phone ?? null });
+
+/**
+ * Books a meeting. The calendar must be connected, and no other scheduled meeting of the account may overlap
+ * [startsAt, endsAt). The check and the insert share a transaction that first writes the account row, so two
+ * bookings of one account are serialised on PostgreSQL too.
+ */
+export async function bookMeeting(db: Kysely<Database>, accountId: string, input: BookMeetingInput): Promise<Meeting> {
+  return db.transaction().execute(async (trx) => {
+    await trx.updateTable('accounts').set({ id: accountId }).where('id', '=', accountId).execute();
+    const connected = await trx
+      .selectFrom('integrations')
+      .select('kind')
+      .where('account_id', '=', accountId)
+      .where('kind', '=', calendar.kind)
+      .executeTakeFirst();
+    if (!connected) throw conflict('Connect the calendar integration before booking meetings');
+    await requireCampaign(trx, accountId, input.campId);
+    const overlapping = await trx
+      .selectFrom('meetings')
+      .select(['meeting_id', 'starts_at', 'ends_at'])
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'scheduled')
+      .where('starts_at', '<', input.endsAt)
+      .where('ends_at', '>', input.startsAt)
+      .executeTakeFirst();
+    if (overlapping) {
+      throw conflict(`Overlaps meeting ${overlapping.meeting_id} (${overlapping.starts_at} – ${overlapping.ends_at})`);
+    }
+    const now = new Date().toISOString();
+    const row = await trx
+      .insertInto('meetings')
+      .values({
+        account_id: accountId,
+        meeting_id: newId('mtg'),
+        camp_id: input.campId,
+        title: input.title,
+        starts_at: input.startsAt,
+        ends_at: input.endsAt,
+        time_zone: input.timeZone ?? 'UTC',
+        participants: JSON.stringify(input.participants.map(normalize)),
+        status: 'scheduled',
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toMeeting(row);
+  });
+}
+
+export async function cancelMeeting(db: Kysely<Database>, accountId: string, meetingId: string): Promise<Meeting> {
+  const row = await db
+    .updateTable('meetings')
+    .set({ status: 'canceled', updated_at: new Date().toISOString() })
+    .where('account_id', '=', accountId)
+    .where('meeting_id', '=', meetingId)
+    .where('status', '=', 'scheduled')
+    .returningAll()
+    .executeTakeFirst();
+  if (row) return toMeeting(row);
+  const current = await getMeeting(db, accountId, meetingId);
+  if (!current) throw notFound('Meeting not found');
+  throw conflict('Meeting is already canceled');
+}
+
+export async function getMeeting(db: Kysely<Database>, accountId: string, meetingId: string): Promise<Meeting | null> {
+  const row = await db
+    .selectFrom('meetings')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('meeting_id', '=', meetingId)
+    .executeTakeFirst();
+  return row ? toMeeting(row) : null;
+}
+
+/** Scheduled meetings that have not ended, in time order (at most `limit`). */
+export async function upcomingMeetings(db: Kysely<Database>, accountId: string, limit: number): Promise<Meeting[]> {
+  const rows = await db
+    .selectFrom('meetings')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'scheduled')
+    .where('ends_at', '>', new Date().toISOString())
+    .orderBy('starts_at')
+    .orderBy('meeting_id')
+    .limit(limit)
+    .execute();
+  return rows.map(toMeeting);
+}
+
+/** Meetings of several campaigns (any status), each list in time order: one query for a page of campaigns. */
+export async function meetingsOfCampaigns(
+  db: Kysely<Database>,
+  accountId: string,
+  campIds: readonly string[],
+): Promise<Meeting[][]> {
+  if (campIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('meetings')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('camp_id', 'in', campIds)
+    .orderBy('starts_at')
+    .orderBy('meeting_id')
+    .execute();
+  return campIds.map((campId) => rows.filter((row) => row.camp_id === campId).map(toMeeting));
+}

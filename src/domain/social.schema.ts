@@ -1,0 +1,90 @@
+// The two Meta-style envelopes the social channel posts (DESIGN.md §8):
+//   entry[].changes[].value.messages[]  (id, from, timestamp, text.body)
+//   entry[].messaging[]                 (sender.id, timestamp, message.mid, message.text)
+import { z } from 'zod';
+
+const timestamp = z.union([z.number(), z.string().regex(/^\d+$/)]).transform(Number);
+
+const changeMessage = z
+  .object({
+    id: z.string().min(1).max(256),
+    from: z.string().min(1).max(256),
+    timestamp: timestamp.optional(),
+    text: z
+      .object({ body: z.string().max(65_536) })
+      .loose()
+      .optional(),
+  })
+  .loose();
+
+const messagingEvent = z
+  .object({
+    sender: z.object({ id: z.string().min(1).max(256) }).loose(),
+    timestamp: timestamp.optional(),
+    message: z
+      .object({ mid: z.string().min(1).max(256), text: z.string().max(65_536).optional() })
+      .loose()
+      .optional(),
+  })
+  .loose();
+
+export const socialEnvelopeSchema = z
+  .object({
+    object: z.string().optional(),
+    entry: z
+      .array(
+        z
+          .object({
+            changes: z
+              .array(z.object({ value: z.object({ messages: z.array(changeMessage).optional() }).loose() }).loose())
+              .optional(),
+            messaging: z.array(messagingEvent).optional(),
+          })
+          .loose(),
+      )
+      .max(1000),
+  })
+  .loose();
+
+export type SocialEnvelope = z.infer<typeof socialEnvelopeSchema>;
+
+export interface InboundMessage {
+  messageId: string;
+  sender: string;
+  text: string | null;
+  receivedAt: string;
+}
+
+/** Seconds or milliseconds since the epoch → ISO 8601; missing → now. */
+function toIso(value: number | undefined, now: Date): string {
+  if (value === undefined) return now.toISOString();
+  const ms = value < 1e12 ? value * 1000 : value;
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? now.toISOString() : date.toISOString();
+}
+
+/** Every message of an envelope, in order; delivery receipts and other events without a message are skipped. */
+export function messagesOf(envelope: SocialEnvelope, now = new Date()): InboundMessage[] {
+  return envelope.entry.flatMap((entry) => [
+    ...(entry.changes ?? []).flatMap((change) =>
+      (change.value.messages ?? []).map((m) => ({
+        messageId: m.id,
+        sender: m.from,
+        text: m.text?.body ?? null,
+        receivedAt: toIso(m.timestamp, now),
+      })),
+    ),
+    ...(entry.messaging ?? []).flatMap((event) =>
+      event.message
+        ? [
+            {
+              messageId: event.message.mid,
+              sender: event.sender.id,
+              text: event.message.text ?? null,
+              receivedAt: toIso(event.timestamp, now),
+            },
+          ]
+        : [],
+    ),
+  ]);
+}

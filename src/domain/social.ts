@@ -1,0 +1,140 @@
+// The social channel's webhook (DESIGN.md §8): the verification handshake, and inbound messages stored once per
+// message id. No bearer token: the account's API key is in the path; the app secret, when stored, signs the body.
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, SocialMessagesTable } from '../db/types.js';
+import type { SecretBox } from '../security/secrets.js';
+import { secretsEqual, verifyHubSignature } from '../security/hub-signature.js';
+import { issuesFromZod } from '../validation/issues.js';
+import { findAccountByApiKey } from './accounts.js';
+import { getCampaign, requireCampaign } from './campaigns.js';
+import { badInput, forbidden } from './errors.js';
+import { readIntegrationSecrets } from './integrations.js';
+import { social } from './integrations.schema.js';
+import { type InboundMessage, messagesOf, socialEnvelopeSchema } from './social.schema.js';
+
+export interface SocialMessage extends InboundMessage {
+  campaignId: string;
+}
+
+const toMessage = (row: Selectable<SocialMessagesTable>): SocialMessage => ({
+  messageId: row.message_id,
+  campaignId: row.camp_id,
+  sender: row.sender,
+  text: row.text,
+  receivedAt: row.received_at,
+});
+
+const verificationFailed = () => forbidden('Verification failed');
+
+/** GET handshake: the challenge back when the key, the campaign and the verify token all match. */
+export async function verifySocialSubscription(
+  db: Kysely<Database>,
+  box: SecretBox,
+  request: {
+    apiKey: string;
+    campId: string;
+    mode?: string | null;
+    verifyToken?: string | null;
+    challenge?: string | null;
+  },
+): Promise<string> {
+  if (request.mode !== 'subscribe' || !request.verifyToken || !request.challenge) throw verificationFailed();
+  const account = await findAccountByApiKey(db, request.apiKey);
+  if (!account) throw verificationFailed();
+  const [secrets, campaign] = await Promise.all([
+    readIntegrationSecrets(db, box, account.id, social),
+    getCampaign(db, account.id, request.campId),
+  ]);
+  const stored = secrets?.verifyToken;
+  if (!campaign || !stored || !secretsEqual(stored, request.verifyToken)) throw verificationFailed();
+  return request.challenge;
+}
+
+/**
+ * POST receiver: verifies the signature over the raw body (when an app secret is stored), then stores each message
+ * of the envelope once. Returns the messages that were new.
+ */
+export async function receiveSocialMessages(
+  db: Kysely<Database>,
+  box: SecretBox,
+  request: { apiKey: string; campId: string; rawBody: string; signature?: string | null },
+): Promise<SocialMessage[]> {
+  const account = await findAccountByApiKey(db, request.apiKey);
+  if (!account) throw forbidden('Invalid API key');
+  const secrets = await readIntegrationSecrets(db, box, account.id, social);
+  if (!secrets) throw forbidden('Social integration is not connected');
+  if (secrets.appSecret && !verifyHubSignature(secrets.appSecret, request.rawBody, request.signature)) {
+    throw forbidden('Invalid signature');
+  }
+  await requireCampaign(db, account.id, request.campId);
+
+  let body: unknown;
+  try {
+    body = JSON.parse(request.rawBody);
+  } catch {
+    throw badInput([{ path: ['body'], type: 'json_invalid', message: 'The body is not valid JSON' }]);
+  }
+  const envelope = socialEnvelopeSchema.safeParse(body);
+  if (!envelope.success) throw badInput(issuesFromZod(envelope.error.issues, body, ['body']));
+  const byId = new Map(messagesOf(envelope.data).map((m) => [m.messageId, m]));
+  const messages = [...byId.values()];
+  if (messages.length === 0) return [];
+
+  const now = new Date().toISOString();
+  const inserted = await db
+    .insertInto('social_messages')
+    .values(
+      messages.map((m) => ({
+        account_id: account.id,
+        message_id: m.messageId,
+        camp_id: request.campId,
+        sender: m.sender,
+        text: m.text,
+        received_at: m.receivedAt,
+        created_at: now,
+      })),
+    )
+    .onConflict((oc) => oc.columns(['account_id', 'message_id']).doNothing())
+    .returningAll()
+    .execute();
+  return inserted.map(toMessage);
+}
+
+export interface SocialMessageCursor {
+  receivedAt: string;
+  messageId: string;
+}
+
+/** A keyset page of a campaign's messages, newest first (as pageCampaigns). */
+export async function pageSocialMessages(
+  db: Kysely<Database>,
+  accountId: string,
+  campId: string,
+  page: {
+    after?: SocialMessageCursor | undefined;
+    before?: SocialMessageCursor | undefined;
+    limit: number;
+    inverted: boolean;
+  },
+): Promise<SocialMessage[]> {
+  let query = db
+    .selectFrom('social_messages')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('camp_id', '=', campId);
+  if (page.after) {
+    const { receivedAt, messageId } = page.after;
+    query = query.where((eb) => eb(eb.refTuple('received_at', 'message_id'), '<', eb.tuple(receivedAt, messageId)));
+  }
+  if (page.before) {
+    const { receivedAt, messageId } = page.before;
+    query = query.where((eb) => eb(eb.refTuple('received_at', 'message_id'), '>', eb.tuple(receivedAt, messageId)));
+  }
+  const direction = page.inverted ? 'asc' : 'desc';
+  const rows = await query
+    .orderBy('received_at', direction)
+    .orderBy('message_id', direction)
+    .limit(page.limit)
+    .execute();
+  return rows.map(toMessage);
+}

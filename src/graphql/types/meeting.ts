@@ -1,0 +1,99 @@
+// Meetings: bookMeeting, cancelMeeting, Query.meeting, Query.upcomingMeetings, Campaign.meetings.
+import { z } from 'zod';
+import { bookMeetingSchema } from '../../domain/meetings.schema.js';
+import {
+  bookMeeting,
+  cancelMeeting,
+  getMeeting,
+  type Meeting,
+  meetingsOfCampaigns,
+  upcomingMeetings,
+} from '../../domain/meetings.js';
+import { builder, viewerOf } from '../builder.js';
+import { CampaignRef } from './campaign.js';
+
+const ParticipantRef = builder.objectRef<Meeting['participants'][number]>('Participant').implement({
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    email: t.exposeString('email', { nullable: true }),
+    phone: t.exposeString('phone', { nullable: true, description: 'E.164.' }),
+  }),
+});
+
+const MeetingStatusEnum = builder.enumType('MeetingStatus', {
+  values: { SCHEDULED: { value: 'scheduled' }, CANCELED: { value: 'canceled' } } as const,
+});
+
+export const MeetingRef = builder.objectRef<Meeting>('Meeting').implement({
+  fields: (t) => ({
+    meetingId: t.exposeString('meetingId'),
+    campaignId: t.exposeString('campaignId'),
+    campaign: t.field({ type: CampaignRef, resolve: (meeting) => meeting.campaignId }),
+    title: t.exposeString('title'),
+    startsAt: t.field({ type: 'DateTime', resolve: (meeting) => meeting.startsAt }),
+    endsAt: t.field({ type: 'DateTime', resolve: (meeting) => meeting.endsAt }),
+    timeZone: t.exposeString('timeZone', { description: 'The zone the meeting is shown in; times are UTC.' }),
+    participants: t.field({ type: [ParticipantRef], resolve: (meeting) => meeting.participants }),
+    status: t.field({ type: MeetingStatusEnum, resolve: (meeting) => meeting.status }),
+    createdAt: t.field({ type: 'DateTime', resolve: (meeting) => meeting.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (meeting) => meeting.updatedAt }),
+  }),
+});
+
+const ParticipantInput = builder.inputType('ParticipantInput', {
+  description: 'A name, and an e-mail or an E.164 phone number (or both).',
+  fields: (t) => ({ name: t.string({ required: true }), email: t.string(), phone: t.string() }),
+});
+
+const BookMeetingInput = builder
+  .inputType('BookMeetingInput', {
+    fields: (t) => ({
+      campId: t.string({ required: true }),
+      title: t.string({ required: true }),
+      startsAt: t.field({ type: 'DateTime', required: true }),
+      endsAt: t.field({ type: 'DateTime', required: true }),
+      timeZone: t.string({ description: 'IANA zone; UTC when omitted.' }),
+      participants: t.field({ type: [ParticipantInput], required: true }),
+    }),
+  })
+  .validate(bookMeetingSchema);
+
+builder.objectField(CampaignRef, 'meetings', (t) =>
+  t.loadableList({
+    type: MeetingRef,
+    description: "The campaign's meetings, in time order.",
+    load: (campIds: string[], context) => meetingsOfCampaigns(context.db, viewerOf(context).id, campIds),
+    resolve: (campaign) => campaign.campId,
+  }),
+);
+
+builder.queryFields((t) => ({
+  meeting: t.field({
+    type: MeetingRef,
+    nullable: true,
+    args: { meetingId: t.arg.string({ required: true, validate: z.string().max(64) }) },
+    resolve: (_root, args, context) => getMeeting(context.db, viewerOf(context).id, args.meetingId),
+  }),
+  upcomingMeetings: t.field({
+    type: [MeetingRef],
+    description: 'Scheduled meetings that have not ended, in time order.',
+    args: { limit: t.arg.int({ required: true, defaultValue: 50, validate: z.int().min(1).max(200) }) },
+    resolve: (_root, args, context) => upcomingMeetings(context.db, viewerOf(context).id, args.limit),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  bookMeeting: t.field({
+    type: MeetingRef,
+    description:
+      'Books a meeting for a campaign. The calendar integration must be connected, and a meeting overlapping ' +
+      'another scheduled meeting of the account is CONFLICT.',
+    args: { input: t.arg({ type: BookMeetingInput, required: true }) },
+    resolve: (_root, args, context) => bookMeeting(context.db, viewerOf(context).id, args.input),
+  }),
+  cancelMeeting: t.field({
+    type: MeetingRef,
+    args: { meetingId: t.arg.string({ required: true, validate: z.string().max(64) }) },
+    resolve: (_root, args, context) => cancelMeeting(context.db, viewerOf(context).id, args.meetingId),
+  }),
+}));

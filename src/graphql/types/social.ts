@@ -1,0 +1,85 @@
+// The social channel: Campaign.socialMessages, and the provider's webhook (handshake and receiver) that the
+// REST door runs at /api/v3/social_webhook/{apiKey}/{campId}.
+import { resolveCursorConnection } from '@pothos/plugin-relay';
+import {
+  pageSocialMessages,
+  receiveSocialMessages,
+  type SocialMessage,
+  verifySocialSubscription,
+} from '../../domain/social.js';
+import { builder, viewerOf } from '../builder.js';
+import { checkPageSize, DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, MAX_PAGE_SIZE } from '../pagination.js';
+import { CampaignRef } from './campaign.js';
+
+const SocialMessageRef = builder.objectRef<SocialMessage>('SocialMessage').implement({
+  description: 'An inbound message of the social channel.',
+  fields: (t) => ({
+    messageId: t.exposeString('messageId'),
+    campaignId: t.exposeString('campaignId'),
+    sender: t.exposeString('sender'),
+    text: t.exposeString('text', { nullable: true }),
+    receivedAt: t.field({ type: 'DateTime', resolve: (message) => message.receivedAt }),
+  }),
+});
+
+builder.objectField(CampaignRef, 'socialMessages', (t) =>
+  t.connection({
+    type: SocialMessageRef,
+    description: 'Inbound social messages for this campaign, newest first.',
+    resolve: (campaign, args, context) => {
+      checkPageSize(args);
+      const accountId = viewerOf(context).id;
+      const toKey = (parts?: string[]) =>
+        parts ? { receivedAt: parts[0] ?? '', messageId: parts[1] ?? '' } : undefined;
+      return resolveCursorConnection<Promise<SocialMessage[]>>(
+        {
+          args,
+          defaultSize: DEFAULT_PAGE_SIZE,
+          maxSize: MAX_PAGE_SIZE,
+          toCursor: (message) => encodeCursor([message.receivedAt, message.messageId]),
+        },
+        ({ before, after, limit, inverted }) =>
+          pageSocialMessages(context.db, accountId, campaign.campId, {
+            after: toKey(decodeCursor(after, 2, 'after')),
+            before: toKey(decodeCursor(before, 2, 'before')),
+            limit,
+            inverted,
+          }),
+      );
+    },
+  }),
+);
+
+builder.queryField('verifySocialWebhook', (t) =>
+  t.string({
+    skipTypeScopes: true,
+    description:
+      "The social channel's verification handshake (GET /api/v3/social_webhook/{apiKey}/{campId} runs this): " +
+      'returns `challenge` when the key, the campaign and the stored verify token match; FORBIDDEN otherwise.',
+    args: {
+      apiKey: t.arg.string({ required: true }),
+      campId: t.arg.string({ required: true }),
+      mode: t.arg.string(),
+      verifyToken: t.arg.string(),
+      challenge: t.arg.string(),
+    },
+    resolve: (_root, args, context) => verifySocialSubscription(context.db, context.secrets, args),
+  }),
+);
+
+builder.mutationField('receiveSocialWebhook', (t) =>
+  t.int({
+    skipTypeScopes: true,
+    description:
+      'Inbound social messages (POST /api/v3/social_webhook/{apiKey}/{campId} runs this). `rawBody` is the body as ' +
+      'received; with an app secret stored, `signature` must be its X-Hub-Signature-256. Returns how many messages ' +
+      'were new (each message id is stored once).',
+    args: {
+      apiKey: t.arg.string({ required: true }),
+      campId: t.arg.string({ required: true }),
+      rawBody: t.arg.string({ required: true }),
+      signature: t.arg.string(),
+    },
+    resolve: async (_root, args, context) => (await receiveSocialMessages(context.db, context.secrets, args)).length,
+  }),
+);

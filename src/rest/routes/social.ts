@@ -1,0 +1,63 @@
+// The social channel's webhook, without bearer token (DESIGN.md §8): GET handshake, POST receiver.
+import { z } from 'zod';
+import { defineRoute } from '../route.js';
+
+const path = '/social_webhook/{apiKey}/{campId}';
+
+export const socialRoutes = [
+  defineRoute<undefined, Record<string, string | undefined>, { verifySocialWebhook: string }>({
+    method: 'GET',
+    path,
+    summary: 'Verification handshake: hub.mode=subscribe, hub.verify_token, hub.challenge → the challenge as text',
+    tag: 'provider webhooks',
+    auth: false,
+    plainText: true,
+    document: /* GraphQL */ `
+      query LegacySocialHandshake(
+        $apiKey: String!
+        $campId: String!
+        $mode: String
+        $token: String
+        $challenge: String
+      ) {
+        verifySocialWebhook(apiKey: $apiKey, campId: $campId, mode: $mode, verifyToken: $token, challenge: $challenge)
+      }
+    `,
+    query: z.object({
+      'hub.mode': z.string().max(64).optional(),
+      'hub.verify_token': z.string().max(512).optional(),
+      'hub.challenge': z.string().max(512).optional(),
+    }),
+    variables: ({ path: params, query }) => ({
+      apiKey: params.apiKey,
+      campId: params.campId,
+      mode: query['hub.mode'],
+      token: query['hub.verify_token'],
+      challenge: query['hub.challenge'],
+    }),
+    respond: ({ verifySocialWebhook }) => verifySocialWebhook,
+  }),
+  defineRoute<string, undefined, { receiveSocialWebhook: number }>({
+    method: 'POST',
+    path,
+    summary: 'Inbound messages (signed with X-Hub-Signature-256 when an app secret is stored)',
+    tag: 'provider webhooks',
+    auth: false,
+    rawBody: true,
+    document: /* GraphQL */ `
+      mutation LegacySocialMessages($apiKey: String!, $campId: String!, $rawBody: String!, $signature: String) {
+        receiveSocialWebhook(apiKey: $apiKey, campId: $campId, rawBody: $rawBody, signature: $signature)
+      }
+    `,
+    body: z.string(),
+    variables: ({ body, path: params, headers }) => ({
+      apiKey: params.apiKey,
+      campId: params.campId,
+      rawBody: body,
+      signature: headers.get('x-hub-signature-256'),
+    }),
+    // Envelope problems are reported at their place in the body.
+    argLocs: { body: ['body'] },
+    respond: ({ receiveSocialWebhook }) => ({ received: receiveSocialWebhook }),
+  }),
+];
