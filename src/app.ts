@@ -29,7 +29,7 @@ export interface AppOptions {
 
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const database = openDatabase(config.DATABASE_URL, { onQuery: options.onQuery });
-  await migrateToLatest(database.db);
+  await migrateToLatest(database.db, database.dialect);
   await loadVoiceCatalogue(database.db);
   const services: Services = {
     db: database.db,

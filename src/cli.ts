@@ -18,9 +18,9 @@ async function run(command: string | undefined, args: string[]): Promise<void> {
       return;
     }
     case 'migrate': {
-      const { db, close } = openDatabase(loadConfig().DATABASE_URL);
+      const { db, dialect, close } = openDatabase(loadConfig().DATABASE_URL);
       try {
-        const applied = await migrateToLatest(db);
+        const applied = await migrateToLatest(db, dialect);
         console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
       } finally {
         await close();
@@ -35,9 +35,9 @@ async function run(command: string | undefined, args: string[]): Promise<void> {
       const input = signUpSchema.safeParse(values);
       if (!input.success)
         throw new Error(input.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n'));
-      const { db, close } = openDatabase(loadConfig().DATABASE_URL);
+      const { db, dialect, close } = openDatabase(loadConfig().DATABASE_URL);
       try {
-        await migrateToLatest(db);
+        await migrateToLatest(db, dialect);
         const { account, apiKey } = await signUp(db, input.data, { allowSignup: true });
         console.log(`created ${account.email} (${account.id})\nAPI key (shown once): ${apiKey}`);
       } finally {

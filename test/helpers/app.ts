@@ -70,7 +70,13 @@ export async function startApp(env: Record<string, string> = {}, plugins: Plugin
     ...env,
   });
   const queries: string[] = [];
-  const app = await createApp(config, { plugins, onQuery: (sql) => queries.push(sql) });
+  let app: App;
+  try {
+    app = await createApp(config, { plugins, onQuery: (sql) => queries.push(sql) });
+  } catch (error) {
+    await pgSchema?.drop();
+    throw error;
+  }
 
   const request: TestApp['request'] = async (method, path, init = {}) => {
     const headers: Record<string, string> = { ...init.headers };
