@@ -1,6 +1,7 @@
 // Error bodies exactly as the legacy FastAPI service sent them (DESIGN.md §10).
 import { type ParseError, parse as parseJsonc } from 'jsonc-parser';
 import type { ErrorCode, InputIssue } from '../domain/errors.js';
+import { redactSecrets, SECRET_FIELD_NAMES } from '../security/redact.js';
 
 export type Loc = Array<string | number>;
 
@@ -45,7 +46,9 @@ export function toValidationErrors(
 ): FastApiValidationError[] {
   return issues.map((issue) => {
     const loc = locate(issue.path);
-    const input = issue.type === 'missing' && (perField || loc[0] !== 'body') ? null : issue.input;
+    const given = issue.type === 'missing' && (perField || loc[0] !== 'body') ? null : issue.input;
+    // FastAPI echoes inputs; secrets (passwords, tokens, keys) are echoed masked.
+    const input = redactSecrets(given, issue.type !== 'missing' && SECRET_FIELD_NAMES.has(String(loc.at(-1))));
     // pydantic prefixes a validator's message with "Value error, "; its own e-mail check (ctx.reason) does not.
     const prefixed = issue.type === 'value_error' && !issue.ctx?.reason;
     return {

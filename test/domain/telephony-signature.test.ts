@@ -23,7 +23,13 @@ describe('telephonySignature', () => {
     const reversed = Object.fromEntries(Object.entries(PARAMS).reverse());
     expect(Object.keys(reversed)).not.toEqual(Object.keys(PARAMS));
     expect(telephonySignature(AUTH_TOKEN, URL, reversed)).toBe(EXPECTED);
-    const shuffled = { To: PARAMS.To, CallSid: PARAMS.CallSid, From: PARAMS.From, Digits: PARAMS.Digits, Caller: PARAMS.Caller };
+    const shuffled = {
+      To: PARAMS.To,
+      CallSid: PARAMS.CallSid,
+      From: PARAMS.From,
+      Digits: PARAMS.Digits,
+      Caller: PARAMS.Caller,
+    };
     expect(telephonySignature(AUTH_TOKEN, URL, shuffled as Record<string, string>)).toBe(EXPECTED);
   });
 

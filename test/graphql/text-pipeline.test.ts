@@ -200,7 +200,7 @@ describe('setTextPipeline', () => {
   ])('%s %j alone is BAD_USER_INPUT at ["input", %s]', async (field, value) => {
     const issues = issuesOf(await set('spring', { goal: 'g', [field]: value }));
     expect(issues).toHaveLength(1);
-    expect(issues[0].path).toEqual(['input', field]);
+    expect(issues[0]?.path).toEqual(['input', field]);
   });
 
   test('a bad campId is BAD_USER_INPUT', async () => {
@@ -328,6 +328,8 @@ describe('tenancy', () => {
     expect((await t.gql(GET, { campId: 'shared' }, token)).body.data.campaign.textPipeline.goal).toBe('first');
     expect((await t.gql(GET, { campId: 'shared' }, other.token)).body.data.campaign.textPipeline.goal).toBe('second');
     const list = await t.gql(LIST, {}, other.token);
-    expect(list.body.data.campaigns.edges).toEqual([{ node: { campId: 'shared', textPipeline: { goal: 'second', mexRetry: 1 } } }]);
+    expect(list.body.data.campaigns.edges).toEqual([
+      { node: { campId: 'shared', textPipeline: { goal: 'second', mexRetry: 1 } } },
+    ]);
   });
 });

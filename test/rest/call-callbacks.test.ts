@@ -20,7 +20,10 @@ let t: TestApp;
 let a: Account;
 
 async function createCampaign(app: TestApp, token: string, campId = CAMP) {
-  const res = await app.rest('POST', '/update_campaign', { token, body: { campId, campaignModelData: campaignModelData() } });
+  const res = await app.rest('POST', '/update_campaign', {
+    token,
+    body: { campId, campaignModelData: campaignModelData() },
+  });
   expect(res.status, res.text).toBe(200);
 }
 
@@ -69,6 +72,15 @@ afterEach(async () => {
   await t.close();
 });
 
+/** Replaces this test's app by one started with `env`: one app (and one database) alive at a time. */
+async function restart(env: Record<string, string>) {
+  await t.close();
+  t = await startApp(env);
+  a = await t.account();
+  await connectTelephony(t, a.token);
+  await createCampaign(t, a.token);
+}
+
 describe('a signed sequence of callbacks', () => {
   it('ringing → in-progress → completed, then a late ringing, leaves one completed log', async () => {
     await expectReceived(await sendCallback(t, a.apiKey, CAMP, params('ringing')));
@@ -116,9 +128,7 @@ describe('a signed sequence of callbacks', () => {
   it('a second terminal status does not replace the first one, nor its duration and price', async () => {
     await expectReceived(await sendCallback(t, a.apiKey, CAMP, COMPLETED));
     const [completed] = await logsOf(t, a.token);
-    await expectReceived(
-      await sendCallback(t, a.apiKey, CAMP, params('failed', { CallDuration: '7', Price: '-0.5' })),
-    );
+    await expectReceived(await sendCallback(t, a.apiKey, CAMP, params('failed', { CallDuration: '7', Price: '-0.5' })));
     expect(await logsOf(t, a.token)).toEqual([completed]);
   });
 
@@ -136,6 +146,17 @@ describe('a signed sequence of callbacks', () => {
       cost: 0.0125,
       endedAt: expect.stringMatching(ISO_UTC),
     });
+    expect(await storedRows(t)).toHaveLength(1);
+  });
+
+  it('callbacks of one call delivered concurrently still leave one completed log', async () => {
+    const batch = [params('ringing'), COMPLETED, params('in-progress'), COMPLETED, params('queued'), COMPLETED];
+    const replies = await Promise.all(batch.map((body) => sendCallback(t, a.apiKey, CAMP, body)));
+    for (const reply of replies) await expectReceived(reply);
+    const logs = await logsOf(t, a.token);
+    expect(logs).toHaveLength(1);
+    expect(logs[0]).toMatchObject({ callId: SID, status: 'completed', durationSeconds: 42, cost: 0.0125 });
+    expect(logs[0].endedAt).toMatch(ISO_UTC);
     expect(await storedRows(t)).toHaveLength(1);
   });
 
@@ -206,6 +227,15 @@ describe('refused callbacks store nothing', () => {
     expectForbidden(await sendCallback(t, a.apiKey, 'no-such-campaign', COMPLETED, { signature: 'bogus' }));
   });
 
+  it('a signature made with the auth token that was replaced → 403', async () => {
+    await connectTelephony(t, a.token, 'the-new-auth-token-0123456789');
+    expectForbidden(await sendCallback(t, a.apiKey, CAMP, COMPLETED));
+    expect(await storedRows(t)).toEqual([]);
+    await expectReceived(
+      await sendCallback(t, a.apiKey, CAMP, COMPLETED, { authToken: 'the-new-auth-token-0123456789' }),
+    );
+  });
+
   it('an account without telephony configured → 403', async () => {
     const other = await t.account();
     await createCampaign(t, other.token);
@@ -246,7 +276,11 @@ describe('invalid parameters, validly signed → 422', () => {
     expect(reply.status, reply.text).toBe(422);
     const locs = (reply.body as { detail: any[] }).detail.map((d) => JSON.stringify(d.loc)).sort();
     expect(locs).toEqual(
-      [['body', 'CallDuration'], ['body', 'CallSid'], ['body', 'CallStatus']].map((loc) => JSON.stringify(loc)),
+      [
+        ['body', 'CallDuration'],
+        ['body', 'CallSid'],
+        ['body', 'CallStatus'],
+      ].map((loc) => JSON.stringify(loc)),
     );
     expect(await storedRows(t)).toEqual([]);
   });
@@ -254,38 +288,24 @@ describe('invalid parameters, validly signed → 422', () => {
 
 describe('PUBLIC_BASE_URL', () => {
   it('the signature covers the public URL the provider called, not the internal one', async () => {
-    const pub = await startApp({ PUBLIC_BASE_URL: 'https://gateway.example.com' });
-    try {
-      const b = await pub.account();
-      await connectTelephony(pub, b.token);
-      await createCampaign(pub, b.token);
-      const path = webhookPath(b.apiKey, CAMP);
+    await restart({ PUBLIC_BASE_URL: 'https://gateway.example.com' });
+    const path = webhookPath(a.apiKey, CAMP);
 
-      const internal = await sendCallback(pub, b.apiKey, CAMP, params('ringing'));
-      expectForbidden(internal);
-      expect(await storedRows(pub)).toEqual([]);
+    expectForbidden(await sendCallback(t, a.apiKey, CAMP, params('ringing')));
+    expect(await storedRows(t)).toEqual([]);
 
-      const signature = sign(AUTH_TOKEN, `https://gateway.example.com${path}`, COMPLETED);
-      await expectReceived(await sendCallback(pub, b.apiKey, CAMP, COMPLETED, { signature }));
-      const logs = await logsOf(pub, b.token);
-      expect(logs).toHaveLength(1);
-      expect(logs[0]).toMatchObject({ callId: SID, status: 'completed', durationSeconds: 42, cost: 0.0125 });
-    } finally {
-      await pub.close();
-    }
+    const signature = sign(AUTH_TOKEN, `https://gateway.example.com${path}`, COMPLETED);
+    await expectReceived(await sendCallback(t, a.apiKey, CAMP, COMPLETED, { signature }));
+    const logs = await logsOf(t, a.token);
+    expect(logs).toHaveLength(1);
+    expect(logs[0]).toMatchObject({ callId: SID, status: 'completed', durationSeconds: 42, cost: 0.0125 });
   });
 
   it('a trailing slash on PUBLIC_BASE_URL makes no difference', async () => {
-    const pub = await startApp({ PUBLIC_BASE_URL: 'https://gateway.example.com/' });
-    try {
-      const b = await pub.account();
-      await connectTelephony(pub, b.token);
-      await createCampaign(pub, b.token);
-      const signature = sign(AUTH_TOKEN, `https://gateway.example.com${webhookPath(b.apiKey, CAMP)}`, COMPLETED);
-      await expectReceived(await sendCallback(pub, b.apiKey, CAMP, COMPLETED, { signature }));
-    } finally {
-      await pub.close();
-    }
+    await restart({ PUBLIC_BASE_URL: 'https://gateway.example.com/' });
+    const signature = sign(AUTH_TOKEN, `https://gateway.example.com${webhookPath(a.apiKey, CAMP)}`, COMPLETED);
+    await expectReceived(await sendCallback(t, a.apiKey, CAMP, COMPLETED, { signature }));
+    expect(await storedRows(t)).toHaveLength(1);
   });
 });
 

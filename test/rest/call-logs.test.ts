@@ -40,6 +40,8 @@ interface Log {
   campaignId: string;
   status: string;
   startedAt: string;
+  updatedAt: string;
+  endedAt: string | null;
   [key: string]: unknown;
 }
 
@@ -170,10 +172,11 @@ async function seedTwoAccounts() {
   return b;
 }
 
-const forCampaign = (query: string, token: string | undefined = a.token) =>
-  t.rest('GET', `/get_call_logs_for_campaign?${query}`, token ? { token } : {});
-const forUser = (query = '', token: string | undefined = a.token) =>
-  t.rest('GET', `/get_call_logs_for_user${query ? `?${query}` : ''}`, token ? { token } : {});
+/** `token` null: no Authorization header at all. */
+const forCampaign = (query: string, token: string | null = a.token) =>
+  t.rest('GET', `/get_call_logs_for_campaign?${query}`, token === null ? {} : { token });
+const forUser = (query = '', token: string | null = a.token) =>
+  t.rest('GET', `/get_call_logs_for_user${query ? `?${query}` : ''}`, token === null ? {} : { token });
 
 async function idsOf(reply: Promise<{ status: number; body: Log[]; text: string }>) {
   const r = await reply;
@@ -193,7 +196,8 @@ async function expect422(reply: Promise<{ status: number; body: any; text: strin
   const r = await reply;
   expect(r.status, r.text).toBe(422);
   expect(Array.isArray(r.body.detail)).toBe(true);
-  for (const d of r.body.detail) expect(Object.keys(d).sort()).toEqual(expect.arrayContaining(['input', 'loc', 'msg', 'type']));
+  for (const d of r.body.detail)
+    expect(Object.keys(d).sort()).toEqual(expect.arrayContaining(['input', 'loc', 'msg', 'type']));
   return entryAt(r.body.detail, loc);
 }
 
@@ -321,7 +325,12 @@ describe('GET /get_call_logs_for_campaign', () => {
     // an empty window
     expect(await q({ since: iso(T0 + DAY), until: iso(T0) })).toEqual([]);
     // combined with status
-    expect(await q({ status: 'completed', since: iso(T0), until: iso(T0 + DAY) })).toEqual(['CA10', 'CA05', 'CA04', 'CA01']);
+    expect(await q({ status: 'completed', since: iso(T0), until: iso(T0 + DAY) })).toEqual([
+      'CA10',
+      'CA05',
+      'CA04',
+      'CA01',
+    ]);
   });
 
   it('pages with limit and offset over the same order', async () => {
@@ -447,7 +456,7 @@ describe('GET /get_call_logs_for_campaign', () => {
 
   it('answers 401 Not authenticated without a token, and 401 with a bad one', async () => {
     await createCampaign('alpha');
-    const reply = await forCampaign('campId=alpha', undefined);
+    const reply = await forCampaign('campId=alpha', null);
     expect(reply.status).toBe(401);
     expect(reply.body).toEqual({ detail: 'Not authenticated' });
     expect(reply.headers.get('www-authenticate')).toBe('Bearer');
@@ -525,7 +534,7 @@ describe('GET /get_call_logs_for_user', () => {
   });
 
   it('answers 401 without a token', async () => {
-    const reply = await forUser('', undefined);
+    const reply = await forUser('', null);
     expect(reply.status).toBe(401);
     expect(reply.body).toEqual({ detail: 'Not authenticated' });
     expect(reply.headers.get('www-authenticate')).toBe('Bearer');

@@ -35,7 +35,10 @@ const deletePipeline = (campId: string, as = token, name = 'campId') =>
   t.rest('DELETE', url(campId, name), { token: as });
 
 async function createCampaign(campId: string, as = token) {
-  const reply = await t.rest('POST', '/update_campaign', { body: { campId, campaignModelData: campaignModelData() }, token: as });
+  const reply = await t.rest('POST', '/update_campaign', {
+    body: { campId, campaignModelData: campaignModelData() },
+    token: as,
+  });
   expect(reply.status, reply.text).toBe(200);
 }
 
@@ -77,7 +80,16 @@ describe('POST /text_pipeline_configuration', () => {
       updatedAt: expect.stringMatching(ISO_UTC),
     });
     expect(Object.keys(reply.body).sort()).toEqual(
-      ['campId', 'goal', 'messageDelay', 'mexRetry', 'postWebhook', 'postWebhookDelay', 'retryDelay', 'updatedAt'].sort(),
+      [
+        'campId',
+        'goal',
+        'messageDelay',
+        'mexRetry',
+        'postWebhook',
+        'postWebhookDelay',
+        'retryDelay',
+        'updatedAt',
+      ].sort(),
     );
   });
 
@@ -182,7 +194,7 @@ describe('POST /text_pipeline_configuration', () => {
 
     it('messageDelay 0 names the bound in pydantic words', async () => {
       const details = expect422(await setPipeline('spring', { goal: 'g', messageDelay: 0 }));
-      expect(details[0].msg).toBe('Input should be greater than or equal to 1');
+      expect(details[0]?.msg).toBe('Input should be greater than or equal to 1');
     });
 
     it.each(['ftp://x', 'not a url'])('postWebhook %j is url_parsing', async (value) => {
@@ -239,7 +251,7 @@ describe.each(['POST', 'GET', 'DELETE'] as const)('%s /text_pipeline_configurati
     const reply = await t.rest(method, url('a b'), { body, token });
     const details = expect422(reply);
     expect(details).toHaveLength(1);
-    expect(details[0].loc).toEqual(['query', 'campId']);
+    expect(details[0]?.loc).toEqual(['query', 'campId']);
   });
 
   it('an unknown campaign is 404 Campaign not found', async () => {
