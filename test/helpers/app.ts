@@ -115,8 +115,11 @@ export async function startApp(env: Record<string, string> = {}, plugins: Plugin
       return { token: login.body.access_token, apiKey: signup.body.apiKey, id: signup.body.id, email };
     },
     async close() {
-      await app.close();
-      await pgSchema?.drop();
+      try {
+        await app.close();
+      } finally {
+        await pgSchema?.drop();
+      }
     },
   };
   return testApp;
