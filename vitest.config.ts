@@ -5,6 +5,9 @@ export default defineConfig({
   resolve: { alias: { graphql: 'graphql/index.js' } },
   test: {
     include: ['test/**/*.test.ts'],
+    // Test files share a worker's modules (the schema is built once per worker); every test still gets its own
+    // app on a fresh database, so nothing else is shared.
+    isolate: false,
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },

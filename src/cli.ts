@@ -35,10 +35,14 @@ async function run(command: string | undefined, args: string[]): Promise<void> {
       const input = signUpSchema.safeParse(values);
       if (!input.success)
         throw new Error(input.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n'));
-      const { db, dialect, close } = openDatabase(loadConfig().DATABASE_URL);
+      const config = loadConfig();
+      const { db, dialect, close } = openDatabase(config.DATABASE_URL);
       try {
         await migrateToLatest(db, dialect);
-        const { account, apiKey } = await signUp(db, input.data, { allowSignup: true });
+        const { account, apiKey } = await signUp(db, input.data, {
+          allowSignup: true,
+          passwordCost: config.PASSWORD_HASH_COST,
+        });
         console.log(`created ${account.email} (${account.id})\nAPI key (shown once): ${apiKey}`);
       } finally {
         await close();

@@ -29,6 +29,8 @@ const envSchema = z.object({
     .default('5,300,1800,7200,18000,36000')
     .transform((value) => value.split(',').map(Number)),
   REDIS_URL: z.string().optional(),
+  /** log2 of scrypt's N for new password hashes (14 = 16384, ~50 ms here); tests lower it to stay fast. */
+  PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(20).default(14),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SECRETS_FILE: z.string().default('./data/secrets.json'),
 });

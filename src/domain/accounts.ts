@@ -3,7 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { isUniqueViolation } from '../db/errors.js';
 import type { AccountsTable, Database } from '../db/types.js';
 import { apiKeyHint, hashApiKey, newApiKey, newId } from '../security/api-keys.js';
-import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../security/passwords.js';
+import { dummyPasswordHash, hashPassword, verifyPassword } from '../security/passwords.js';
 import type { TokenIssuer } from '../security/tokens.js';
 import { conflict, forbidden, unauthenticated } from './errors.js';
 
@@ -24,14 +24,14 @@ const toAccount = (row: Selectable<AccountsTable>): Account => ({
 export async function signUp(
   db: Kysely<Database>,
   input: { email: string; password: string },
-  options: { allowSignup: boolean },
+  options: { allowSignup: boolean; passwordCost?: number },
 ): Promise<{ account: Account; apiKey: string }> {
   if (!options.allowSignup) throw forbidden('Sign-up is disabled');
   const apiKey = newApiKey();
   const row = {
     id: newId('acc'),
     email: input.email.toLowerCase(),
-    password_hash: await hashPassword(input.password),
+    password_hash: await hashPassword(input.password, options.passwordCost),
     api_key_hash: hashApiKey(apiKey),
     api_key_hint: apiKeyHint(apiKey),
     created_at: new Date().toISOString(),
@@ -46,13 +46,18 @@ export async function signUp(
 }
 
 /** The account whose e-mail and password match, or null. Takes the same time whether or not the e-mail exists. */
-export async function authenticate(db: Kysely<Database>, email: string, password: string): Promise<Account | null> {
+export async function authenticate(
+  db: Kysely<Database>,
+  email: string,
+  password: string,
+  passwordCost?: number,
+): Promise<Account | null> {
   const row = await db
     .selectFrom('accounts')
     .selectAll()
     .where('email', '=', email.trim().toLowerCase())
     .executeTakeFirst();
-  const ok = await verifyPassword(password, row?.password_hash ?? DUMMY_PASSWORD_HASH);
+  const ok = await verifyPassword(password, row?.password_hash ?? (await dummyPasswordHash(passwordCost)));
   return row && ok ? toAccount(row) : null;
 }
 
@@ -62,8 +67,9 @@ export async function login(
   tokens: TokenIssuer,
   email: string,
   password: string,
+  passwordCost?: number,
 ): Promise<{ accessToken: string; tokenType: 'bearer'; expiresIn: number }> {
-  const account = await authenticate(db, email, password);
+  const account = await authenticate(db, email, password, passwordCost);
   if (!account) throw unauthenticated('Incorrect username or password');
   const { token, expiresIn } = tokens.issue(account.id);
   return { accessToken: token, tokenType: 'bearer', expiresIn };

@@ -8,14 +8,17 @@ const scryptAsync = promisify(scrypt) as (
   keylen: number,
   options: object,
 ) => Promise<Buffer>;
-const PARAMS = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+/** scrypt's CPU/memory cost N; PASSWORD_HASH_COST (log2 N) changes it for new hashes. */
+export const DEFAULT_COST = 14;
+const PARAMS = { r: 8, p: 1, maxmem: 256 * 1024 * 1024 };
 const KEY_LENGTH = 64;
 
-/** Returns `scrypt$N$r$p$salt$hash` so parameters can be raised later without breaking old hashes. */
-export async function hashPassword(password: string): Promise<string> {
+/** Returns `scrypt$N$r$p$salt$hash`: each hash carries its parameters, so the cost can change without breaking old ones. */
+export async function hashPassword(password: string, cost = DEFAULT_COST): Promise<string> {
   const salt = randomBytes(16);
-  const hash = await scryptAsync(password, salt, KEY_LENGTH, PARAMS);
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64'), hash.toString('base64')].join('$');
+  const N = 2 ** cost;
+  const hash = await scryptAsync(password, salt, KEY_LENGTH, { ...PARAMS, N });
+  return ['scrypt', N, PARAMS.r, PARAMS.p, salt.toString('base64'), hash.toString('base64')].join('$');
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
@@ -31,5 +34,14 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(actual, expected);
 }
 
-/** A hash of a random password, verified against when the account does not exist, so timing does not reveal it. */
-export const DUMMY_PASSWORD_HASH = await hashPassword(randomBytes(16).toString('hex'));
+const dummyHashes = new Map<number, Promise<string>>();
+
+/** A hash of a random password at `cost`, verified against when an account does not exist, so timing does not tell. */
+export function dummyPasswordHash(cost = DEFAULT_COST): Promise<string> {
+  let hash = dummyHashes.get(cost);
+  if (!hash) {
+    hash = hashPassword(randomBytes(16).toString('hex'), cost);
+    dummyHashes.set(cost, hash);
+  }
+  return hash;
+}

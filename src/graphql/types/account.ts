@@ -50,14 +50,19 @@ builder.mutationFields((t) => ({
     skipTypeScopes: true,
     args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
     validate: signUpSchema,
-    resolve: (_root, args, context) => signUp(context.db, args, { allowSignup: context.config.ALLOW_SIGNUP }),
+    resolve: (_root, args, context) =>
+      signUp(context.db, args, {
+        allowSignup: context.config.ALLOW_SIGNUP,
+        passwordCost: context.config.PASSWORD_HASH_COST,
+      }),
   }),
   login: t.field({
     type: AuthToken,
     skipTypeScopes: true,
     args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
     validate: loginSchema,
-    resolve: (_root, args, context) => login(context.db, context.tokens, args.email, args.password),
+    resolve: (_root, args, context) =>
+      login(context.db, context.tokens, args.email, args.password, context.config.PASSWORD_HASH_COST),
   }),
   rotateApiKey: t.field({
     type: NewApiKey,
