@@ -5,6 +5,7 @@ export default defineConfig({
   resolve: { alias: { graphql: 'graphql/index.js' } },
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
     // Test files share a worker's modules (the schema is built once per worker); every test still gets its own
     // app on a fresh database, so nothing else is shared.
     isolate: false,

@@ -1,5 +1,6 @@
 // Call logs: one per (account, CallSid), moved forward by call-status callbacks, listed newest first (DESIGN.md §7).
 import type { Kysely, Selectable } from 'kysely';
+import { type KeysetPage, keysetPage } from '../db/keyset.js';
 import type { CallLogsTable, Database } from '../db/types.js';
 import { type CallStatus, isTerminal, STATUS_RANK } from './call-logs.schema.js';
 import { requireCampaign } from './campaigns.js';
@@ -158,11 +159,6 @@ export interface CallLogFilter {
   until?: string | null | undefined;
 }
 
-export interface CallLogCursor {
-  startedAt: string;
-  callId: string;
-}
-
 async function filtered(db: Kysely<Database>, accountId: string, filter: CallLogFilter) {
   if (filter.campId) await requireCampaign(db, accountId, filter.campId);
   let query = db.selectFrom('call_logs').selectAll().where('account_id', '=', accountId);
@@ -190,23 +186,13 @@ export async function listCallLogs(
   return rows.map(toCallLog);
 }
 
-/** A keyset page in newest-first order, as pageCampaigns. */
+/** A keyset page (newest first by startedAt, then callId) for Relay connections. */
 export async function pageCallLogs(
   db: Kysely<Database>,
   accountId: string,
   filter: CallLogFilter,
-  page: { after?: CallLogCursor | undefined; before?: CallLogCursor | undefined; limit: number; inverted: boolean },
+  page: KeysetPage,
 ): Promise<CallLog[]> {
-  let query = await filtered(db, accountId, filter);
-  if (page.after) {
-    const { startedAt, callId } = page.after;
-    query = query.where((eb) => eb(eb.refTuple('started_at', 'call_id'), '<', eb.tuple(startedAt, callId)));
-  }
-  if (page.before) {
-    const { startedAt, callId } = page.before;
-    query = query.where((eb) => eb(eb.refTuple('started_at', 'call_id'), '>', eb.tuple(startedAt, callId)));
-  }
-  const direction = page.inverted ? 'asc' : 'desc';
-  const rows = await query.orderBy('started_at', direction).orderBy('call_id', direction).limit(page.limit).execute();
+  const rows = await keysetPage(await filtered(db, accountId, filter), ['started_at', 'call_id'], page).execute();
   return rows.map(toCallLog);
 }

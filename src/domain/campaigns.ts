@@ -1,6 +1,7 @@
 // Campaigns: create, upsert (full replacement), partial update, delete, status transitions, listing (DESIGN.md §5).
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { isUniqueViolation } from '../db/errors.js';
+import { type KeysetPage, keysetPage } from '../db/keyset.js';
 import type { CampaignsTable, Database } from '../db/types.js';
 import { newId } from '../security/api-keys.js';
 import { type CampaignData, type CampaignDataInput, type CampaignPatch, withDefaults } from './campaigns.schema.js';
@@ -232,12 +233,6 @@ export interface CampaignFilter {
   search?: string | null | undefined;
 }
 
-/** Newest first; ties (same millisecond) broken by campId. */
-export interface CampaignCursor {
-  createdAt: string;
-  campId: string;
-}
-
 function filtered(db: Kysely<Database>, accountId: string, filter: CampaignFilter) {
   let query = db.selectFrom('campaigns').selectAll().where('account_id', '=', accountId);
   if (filter.status) query = query.where('status', '=', filter.status);
@@ -268,31 +263,13 @@ export async function listCampaigns(
   return rows.map(toCampaign);
 }
 
-/**
- * A keyset page for Relay connections: `after`/`before` are cursors in newest-first order; `inverted` walks
- * from the oldest end (for `last`), and the caller reverses. Returns up to `limit` rows.
- */
+/** A keyset page (newest first by createdAt, then campId) for Relay connections. */
 export async function pageCampaigns(
   db: Kysely<Database>,
   accountId: string,
   filter: CampaignFilter,
-  page: {
-    after?: CampaignCursor | undefined;
-    before?: CampaignCursor | undefined;
-    limit: number;
-    inverted: boolean;
-  },
+  page: KeysetPage,
 ): Promise<Campaign[]> {
-  let query = filtered(db, accountId, filter);
-  if (page.after) {
-    const { createdAt, campId } = page.after;
-    query = query.where((eb) => eb(eb.refTuple('created_at', 'camp_id'), '<', eb.tuple(createdAt, campId)));
-  }
-  if (page.before) {
-    const { createdAt, campId } = page.before;
-    query = query.where((eb) => eb(eb.refTuple('created_at', 'camp_id'), '>', eb.tuple(createdAt, campId)));
-  }
-  const direction = page.inverted ? 'asc' : 'desc';
-  const rows = await query.orderBy('created_at', direction).orderBy('camp_id', direction).limit(page.limit).execute();
+  const rows = await keysetPage(filtered(db, accountId, filter), ['created_at', 'camp_id'], page).execute();
   return rows.map(toCampaign);
 }

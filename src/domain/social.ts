@@ -1,6 +1,7 @@
 // The social channel's webhook (DESIGN.md §8): the verification handshake, and inbound messages stored once per
 // message id. No bearer token: the account's API key is in the path; the app secret, when stored, signs the body.
 import type { Kysely, Selectable } from 'kysely';
+import { type KeysetPage, keysetPage } from '../db/keyset.js';
 import type { Database, SocialMessagesTable } from '../db/types.js';
 import type { SecretBox } from '../security/secrets.js';
 import { secretsEqual, verifyHubSignature } from '../security/hub-signature.js';
@@ -100,41 +101,18 @@ export async function receiveSocialMessages(
   return inserted.map(toMessage);
 }
 
-export interface SocialMessageCursor {
-  receivedAt: string;
-  messageId: string;
-}
-
-/** A keyset page of a campaign's messages, newest first (as pageCampaigns). */
+/** A keyset page of a campaign's messages (newest first by receivedAt, then messageId). */
 export async function pageSocialMessages(
   db: Kysely<Database>,
   accountId: string,
   campId: string,
-  page: {
-    after?: SocialMessageCursor | undefined;
-    before?: SocialMessageCursor | undefined;
-    limit: number;
-    inverted: boolean;
-  },
+  page: KeysetPage,
 ): Promise<SocialMessage[]> {
-  let query = db
+  const query = db
     .selectFrom('social_messages')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('camp_id', '=', campId);
-  if (page.after) {
-    const { receivedAt, messageId } = page.after;
-    query = query.where((eb) => eb(eb.refTuple('received_at', 'message_id'), '<', eb.tuple(receivedAt, messageId)));
-  }
-  if (page.before) {
-    const { receivedAt, messageId } = page.before;
-    query = query.where((eb) => eb(eb.refTuple('received_at', 'message_id'), '>', eb.tuple(receivedAt, messageId)));
-  }
-  const direction = page.inverted ? 'asc' : 'desc';
-  const rows = await query
-    .orderBy('received_at', direction)
-    .orderBy('message_id', direction)
-    .limit(page.limit)
-    .execute();
+  const rows = await keysetPage(query, ['received_at', 'message_id'], page).execute();
   return rows.map(toMessage);
 }

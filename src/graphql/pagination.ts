@@ -1,4 +1,6 @@
 // Relay connection helpers: page-size cap and opaque keyset cursors.
+import { resolveCursorConnection } from '@pothos/plugin-relay';
+import type { Keyset, KeysetPage } from '../db/keyset.js';
 import { badInput } from '../domain/errors.js';
 
 export const MAX_PAGE_SIZE = 100;
@@ -7,6 +9,8 @@ export const DEFAULT_PAGE_SIZE = 20;
 interface ConnectionArgs {
   first?: number | null | undefined;
   last?: number | null | undefined;
+  after?: string | null | undefined;
+  before?: string | null | undefined;
 }
 
 /** A page larger than MAX_PAGE_SIZE (or negative) is refused rather than silently cut. */
@@ -27,6 +31,27 @@ export function checkPageSize(args: ConnectionArgs): void {
       ]);
     }
   }
+}
+
+/**
+ * A Relay connection over a keyset-paged list: `keyOf` gives a node's (sort value, id), `load` fetches one page.
+ * Page sizes above MAX_PAGE_SIZE and cursors this connection did not make are BAD_USER_INPUT.
+ */
+export function keysetConnection<T>(
+  args: ConnectionArgs,
+  keyOf: (node: T) => Keyset,
+  load: (page: KeysetPage) => Promise<T[]>,
+) {
+  checkPageSize(args);
+  const toKey = (cursor: string | undefined, name: string): Keyset | undefined => {
+    const parts = decodeCursor(cursor, 2, name);
+    return parts ? [parts[0] ?? '', parts[1] ?? ''] : undefined;
+  };
+  return resolveCursorConnection<Promise<T[]>>(
+    { args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE, toCursor: (node) => encodeCursor(keyOf(node)) },
+    ({ before, after, limit, inverted }) =>
+      load({ after: toKey(after, 'after'), before: toKey(before, 'before'), limit, inverted }),
+  );
 }
 
 export function encodeCursor(values: readonly string[]): string {

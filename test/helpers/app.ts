@@ -41,30 +41,29 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-async function freshPostgresSchema(base: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const schema = `t_${randomBytes(6).toString('hex')}`;
+/** A database of its own for one test app, copied from the run's migrated template (test/global-setup.ts). */
+async function freshPostgresDatabase(base: string): Promise<string> {
+  const run = process.env.TEST_RUN_ID;
+  if (!run) throw new Error('TEST_RUN_ID is not set: run the tests through vitest (test/global-setup.ts)');
+  const name = `t_${run}_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
+  try {
+    await admin.query(`create database ${name} template tmpl_${run}`);
+  } finally {
+    await admin.end();
+  }
   const url = new URL(base);
-  // Test data need not survive a crash: commits skip the WAL flush, which is most of a migration's time.
-  url.searchParams.set('options', `-c search_path=${schema} -c synchronous_commit=off`);
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: base });
-      await client.connect();
-      await client.query(`drop schema ${schema} cascade`);
-      await client.end();
-    },
-  };
+  url.pathname = `/${name}`;
+  // Test data need not survive a crash: commits skip the WAL flush.
+  url.searchParams.set('options', '-c synchronous_commit=off');
+  return url.toString();
 }
 
 export async function startApp(env: Record<string, string> = {}, plugins: Plugin[] = []): Promise<TestApp> {
-  const pgSchema = TEST_DATABASE_URL ? await freshPostgresSchema(TEST_DATABASE_URL) : null;
+  const pgUrl = TEST_DATABASE_URL ? await freshPostgresDatabase(TEST_DATABASE_URL) : null;
   const config = loadConfig({
-    DATABASE_URL: pgSchema?.url ?? 'sqlite::memory:',
+    DATABASE_URL: pgUrl ?? 'sqlite::memory:',
     JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
     SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
     LOG_LEVEL: 'silent',
@@ -73,13 +72,7 @@ export async function startApp(env: Record<string, string> = {}, plugins: Plugin
     ...env,
   });
   const queries: string[] = [];
-  let app: App;
-  try {
-    app = await createApp(config, { plugins, onQuery: (sql) => queries.push(sql) });
-  } catch (error) {
-    await pgSchema?.drop();
-    throw error;
-  }
+  const app = await createApp(config, { plugins, onQuery: (sql) => queries.push(sql) });
 
   const request: TestApp['request'] = async (method, path, init = {}) => {
     const headers: Record<string, string> = { ...init.headers };
@@ -117,13 +110,7 @@ export async function startApp(env: Record<string, string> = {}, plugins: Plugin
       if (login.status !== 200) throw new Error(`login failed: ${login.text}`);
       return { token: login.body.access_token, apiKey: signup.body.apiKey, id: signup.body.id, email };
     },
-    async close() {
-      try {
-        await app.close();
-      } finally {
-        await pgSchema?.drop();
-      }
-    },
+    close: () => app.close(),
   };
   return testApp;
 }

@@ -1,12 +1,11 @@
 // Call logs: the CallLog type, Query.callLogs / Campaign.callLogs connections, callLogList (offset paging).
-import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { z } from 'zod';
 import { type CallLog, type CallLogFilter, listCallLogs, pageCallLogs } from '../../domain/call-logs.js';
 import { CALL_STATUSES, type CallStatus, MAX_CALL_LOG_PAGE } from '../../domain/call-logs.schema.js';
 import { campIdField } from '../../domain/campaigns.schema.js';
 import { builder, viewerOf } from '../builder.js';
 import type { Context } from '../context.js';
-import { checkPageSize, DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, MAX_PAGE_SIZE } from '../pagination.js';
+import { keysetConnection } from '../pagination.js';
 import { CampaignRef } from './campaign.js';
 
 /** GraphQL names (IN_PROGRESS) for the provider's statuses (in-progress). */
@@ -52,28 +51,12 @@ const toFilter = (args: FilterArgs, campId?: string | null): CallLogFilter => ({
   until: args.until?.toISOString(),
 });
 
-function connection(
-  context: Context,
-  args: FilterArgs & { first?: number | null; last?: number | null; after?: string | null; before?: string | null },
-  filter: CallLogFilter,
-) {
-  checkPageSize(args);
+function connection(context: Context, args: Parameters<typeof keysetConnection>[0], filter: CallLogFilter) {
   const accountId = viewerOf(context).id;
-  const toKey = (parts?: string[]) => (parts ? { startedAt: parts[0] ?? '', callId: parts[1] ?? '' } : undefined);
-  return resolveCursorConnection<Promise<CallLog[]>>(
-    {
-      args,
-      defaultSize: DEFAULT_PAGE_SIZE,
-      maxSize: MAX_PAGE_SIZE,
-      toCursor: (call) => encodeCursor([call.startedAt, call.callId]),
-    },
-    ({ before, after, limit, inverted }) =>
-      pageCallLogs(context.db, accountId, filter, {
-        after: toKey(decodeCursor(after, 2, 'after')),
-        before: toKey(decodeCursor(before, 2, 'before')),
-        limit,
-        inverted,
-      }),
+  return keysetConnection(
+    args,
+    (call: CallLog) => [call.startedAt, call.callId],
+    (page) => pageCallLogs(context.db, accountId, filter, page),
   );
 }
 

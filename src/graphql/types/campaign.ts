@@ -1,11 +1,10 @@
 // The Campaign type, its metrics and voice, and the campaign queries.
-import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { z } from 'zod';
 import { type CampaignMetrics, loadCampaignMetrics } from '../../domain/campaign-metrics.js';
 import { type Campaign, getCampaign, getCampaignsByIds, listCampaigns, pageCampaigns } from '../../domain/campaigns.js';
 import { campIdField } from '../../domain/campaigns.schema.js';
 import { builder, viewerOf } from '../builder.js';
-import { checkPageSize, DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, MAX_PAGE_SIZE } from '../pagination.js';
+import { keysetConnection, MAX_PAGE_SIZE } from '../pagination.js';
 import { VoiceRef } from './voice.js';
 
 export const CampaignStatusEnum = builder.enumType('CampaignStatus', {
@@ -96,27 +95,11 @@ builder.queryFields((t) => ({
         validate: z.string().max(200).nullish(),
       }),
     },
-    resolve: (_root, args, context) => {
-      checkPageSize(args);
-      const accountId = viewerOf(context).id;
-      return resolveCursorConnection<Promise<Campaign[]>>(
-        {
-          args,
-          defaultSize: DEFAULT_PAGE_SIZE,
-          maxSize: MAX_PAGE_SIZE,
-          toCursor: (campaign: Campaign) => encodeCursor([campaign.createdAt, campaign.campId]),
-        },
-        ({ before, after, limit, inverted }) => {
-          const toKey = (parts?: string[]) =>
-            parts ? { createdAt: parts[0] ?? '', campId: parts[1] ?? '' } : undefined;
-          return pageCampaigns(context.db, accountId, args, {
-            after: toKey(decodeCursor(after, 2, 'after')),
-            before: toKey(decodeCursor(before, 2, 'before')),
-            limit,
-            inverted,
-          });
-        },
-      );
-    },
+    resolve: (_root, args, context) =>
+      keysetConnection(
+        args,
+        (campaign: Campaign) => [campaign.createdAt, campaign.campId],
+        (page) => pageCampaigns(context.db, viewerOf(context).id, args, page),
+      ),
   }),
 }));

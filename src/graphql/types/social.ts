@@ -1,6 +1,5 @@
 // The social channel: Campaign.socialMessages, and the provider's webhook (handshake and receiver) that the
 // REST door runs at /api/v3/social_webhook/{apiKey}/{campId}.
-import { resolveCursorConnection } from '@pothos/plugin-relay';
 import {
   pageSocialMessages,
   receiveSocialMessages,
@@ -8,7 +7,7 @@ import {
   verifySocialSubscription,
 } from '../../domain/social.js';
 import { builder, viewerOf } from '../builder.js';
-import { checkPageSize, DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, MAX_PAGE_SIZE } from '../pagination.js';
+import { keysetConnection } from '../pagination.js';
 import { CampaignRef } from './campaign.js';
 
 const SocialMessageRef = builder.objectRef<SocialMessage>('SocialMessage').implement({
@@ -26,27 +25,12 @@ builder.objectField(CampaignRef, 'socialMessages', (t) =>
   t.connection({
     type: SocialMessageRef,
     description: 'Inbound social messages for this campaign, newest first.',
-    resolve: (campaign, args, context) => {
-      checkPageSize(args);
-      const accountId = viewerOf(context).id;
-      const toKey = (parts?: string[]) =>
-        parts ? { receivedAt: parts[0] ?? '', messageId: parts[1] ?? '' } : undefined;
-      return resolveCursorConnection<Promise<SocialMessage[]>>(
-        {
-          args,
-          defaultSize: DEFAULT_PAGE_SIZE,
-          maxSize: MAX_PAGE_SIZE,
-          toCursor: (message) => encodeCursor([message.receivedAt, message.messageId]),
-        },
-        ({ before, after, limit, inverted }) =>
-          pageSocialMessages(context.db, accountId, campaign.campId, {
-            after: toKey(decodeCursor(after, 2, 'after')),
-            before: toKey(decodeCursor(before, 2, 'before')),
-            limit,
-            inverted,
-          }),
-      );
-    },
+    resolve: (campaign, args, context) =>
+      keysetConnection(
+        args,
+        (message: SocialMessage) => [message.receivedAt, message.messageId],
+        (page) => pageSocialMessages(context.db, viewerOf(context).id, campaign.campId, page),
+      ),
   }),
 );
 

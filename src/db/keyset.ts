@@ -1,0 +1,33 @@
+// Keyset paging shared by every list that is newest first by (a time, an id): campaigns, call logs, messages.
+import { type SelectQueryBuilder, sql } from 'kysely';
+import type { Database } from './types.js';
+
+/** A position in the list: the row's sort value and its id (the tiebreak). */
+export type Keyset = readonly [sortValue: string, id: string];
+
+export interface KeysetPage {
+  /** Rows after this key in newest-first order. */
+  after?: Keyset | undefined;
+  /** Rows before this key in newest-first order. */
+  before?: Keyset | undefined;
+  limit: number;
+  /** Walk from the oldest end (Relay `last`); the caller reverses. */
+  inverted: boolean;
+}
+
+/** Adds the keyset bounds, order and limit to `query` over the columns (sort, id); both are indexed with the filters. */
+export function keysetPage<QB extends SelectQueryBuilder<Database, keyof Database, object>>(
+  query: QB,
+  [sortColumn, idColumn]: readonly [string, string],
+  page: KeysetPage,
+): QB {
+  const columns = sql`(${sql.ref(sortColumn)}, ${sql.ref(idColumn)})`;
+  let bounded = query as SelectQueryBuilder<Database, keyof Database, object>;
+  if (page.after) bounded = bounded.where(sql<boolean>`${columns} < (${page.after[0]}, ${page.after[1]})`);
+  if (page.before) bounded = bounded.where(sql<boolean>`${columns} > (${page.before[0]}, ${page.before[1]})`);
+  const direction = page.inverted ? sql`asc` : sql`desc`;
+  return bounded
+    .orderBy(sql`${sql.ref(sortColumn)} ${direction}`)
+    .orderBy(sql`${sql.ref(idColumn)} ${direction}`)
+    .limit(page.limit) as QB;
+}

@@ -1,0 +1,51 @@
+// Once per `npm test` run. On PostgreSQL, a template database is migrated once; every test app then gets a database
+// of its own copied from it (CREATE DATABASE … TEMPLATE, a file copy), so tests never see each other's catalogues.
+// All of the run's databases are dropped at the end.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDatabase } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+
+const RUN = (process.env.TEST_RUN_ID ??= randomBytes(4).toString('hex'));
+export const templateName = (run: string) => `tmpl_${run}`;
+
+function databaseUrl(base: string, name: string): string {
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function admin<T>(base: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: base });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function setup(): Promise<void> {
+  const base = process.env.TEST_DATABASE_URL;
+  if (!base) return;
+  const template = templateName(RUN);
+  await admin(base, (client) => client.query(`create database ${template}`));
+  const { db, dialect, close } = openDatabase(databaseUrl(base, template));
+  try {
+    await migrateToLatest(db, dialect);
+  } finally {
+    await close();
+  }
+}
+
+export async function teardown(): Promise<void> {
+  const base = process.env.TEST_DATABASE_URL;
+  if (!base) return;
+  await admin(base, async (client) => {
+    const { rows } = await client.query<{ name: string }>(
+      'select datname as name from pg_database where datname like $1 or datname = $2',
+      [`t\\_${RUN}\\_%`, templateName(RUN)],
+    );
+    for (const { name } of rows) await client.query(`drop database if exists ${name} with (force)`);
+  });
+}
