@@ -55,12 +55,14 @@ export interface InboundMessage {
   receivedAt: string;
 }
 
-/** Seconds or milliseconds since the epoch → ISO 8601; missing → now. */
+// Timestamps outside years 1970–9999 are not a time the provider meant (and would not sort as ISO text).
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** Seconds or milliseconds since the epoch → ISO 8601; missing or implausible → now. */
 function toIso(value: number | undefined, now: Date): string {
   if (value === undefined) return now.toISOString();
   const ms = value < 1e12 ? value * 1000 : value;
-  const date = new Date(ms);
-  return Number.isNaN(date.getTime()) ? now.toISOString() : date.toISOString();
+  return ms >= 0 && ms <= LATEST ? new Date(ms).toISOString() : now.toISOString();
 }
 
 /** Every message of an envelope, in order; delivery receipts and other events without a message are skipped. */

@@ -25,6 +25,8 @@ const toMessage = (row: Selectable<SocialMessagesTable>): SocialMessage => ({
   receivedAt: row.received_at,
 });
 
+const INSERT_CHUNK = 500;
+
 const verificationFailed = () => forbidden('Verification failed');
 
 /** GET handshake: the challenge back when the key, the campaign and the verify token all match. */
@@ -82,22 +84,30 @@ export async function receiveSocialMessages(
   if (messages.length === 0) return [];
 
   const now = new Date().toISOString();
-  const inserted = await db
-    .insertInto('social_messages')
-    .values(
-      messages.map((m) => ({
-        account_id: account.id,
-        message_id: m.messageId,
-        camp_id: request.campId,
-        sender: m.sender,
-        text: m.text,
-        received_at: m.receivedAt,
-        created_at: now,
-      })),
-    )
-    .onConflict((oc) => oc.columns(['account_id', 'message_id']).doNothing())
-    .returningAll()
-    .execute();
+  const rows = messages.map((m) => ({
+    account_id: account.id,
+    message_id: m.messageId,
+    camp_id: request.campId,
+    sender: m.sender,
+    text: m.text,
+    received_at: m.receivedAt,
+    created_at: now,
+  }));
+  // In chunks: one statement may bind only so many values (SQLite 32 766, PostgreSQL 65 535); one transaction.
+  const inserted = await db.transaction().execute(async (trx) => {
+    const stored: Array<Selectable<SocialMessagesTable>> = [];
+    for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+      stored.push(
+        ...(await trx
+          .insertInto('social_messages')
+          .values(rows.slice(start, start + INSERT_CHUNK))
+          .onConflict((oc) => oc.columns(['account_id', 'message_id']).doNothing())
+          .returningAll()
+          .execute()),
+      );
+    }
+    return stored;
+  });
   return inserted.map(toMessage);
 }
 
