@@ -7,7 +7,7 @@ import { createYoga, maskError, type Plugin, type YogaServerInstance } from 'gra
 import { badInput, DomainError } from '../domain/errors.js';
 import { authenticateRequest, type Context, type Services } from './context.js';
 import { GRAPHIQL_DEFAULT_QUERY } from './default-query.js';
-import { redactSecretsInErrors } from './redact-plugin.js';
+import { variableErrors } from './variable-errors.js';
 import { schema } from './schema.js';
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, Context>;
@@ -46,7 +46,7 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
     renderGraphiQL,
     maskedErrors: { maskError: (error, message, isDev) => maskDomainErrors(services, error, message, isDev) },
     logging: services.logger,
-    plugins: [redactSecretsInErrors(), ...plugins],
+    plugins: [variableErrors(), ...plugins],
     // The REST door authenticates before validating (as FastAPI does) and passes the result in.
     context: async (initial) =>
       'viewer' in initial

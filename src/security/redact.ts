@@ -36,9 +36,18 @@ export function secretValues(value: unknown, secret = false, found: string[] = [
   return found;
 }
 
-/** `text` with each secret replaced by its mask (longest first, so no secret survives inside another). */
+/**
+ * `text` with each secret replaced by its mask, as written and as a JSON string escapes it (graphql-js quotes
+ * values that way); longest first, so no secret survives inside another.
+ */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
-  return [...secrets]
-    .sort((a, b) => b.length - a.length)
-    .reduce((scrubbed, secret) => scrubbed.split(secret).join(maskSecret(secret)), text);
+  const forms = secrets.flatMap((secret) =>
+    [secret, JSON.stringify(secret).slice(1, -1)].map((form) => [form, secret]),
+  );
+  return forms
+    .sort(([a], [b]) => (b?.length ?? 0) - (a?.length ?? 0))
+    .reduce(
+      (scrubbed, [form = '', secret = '']) => (form ? scrubbed.split(form).join(maskSecret(secret)) : scrubbed),
+      text,
+    );
 }

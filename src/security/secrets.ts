@@ -29,7 +29,7 @@ export function createSecretBox(key: Buffer): SecretBox {
   };
 }
 
-/** How a secret is ever shown: "****" and its last 4 characters. */
+/** How a secret is ever shown: "****" and its last 4 characters — or "****" alone when it is shorter than 8. */
 export function maskSecret(secret: string): string {
-  return `****${secret.slice(-4)}`;
+  return secret.length >= 8 ? `****${secret.slice(-4)}` : '****';
 }

@@ -118,9 +118,8 @@ describe('maskSecret', () => {
     expect(maskSecret('test-auth-token-0123456789abcdef')).toBe('****cdef');
   });
 
-  it('never shows the whole of a secret longer than 4 characters', () => {
-    const secret = 'abcde';
-    expect(maskSecret(secret)).toBe('****bcde');
-    expect(maskSecret(secret)).not.toContain(secret);
+  it('shows nothing of a secret shorter than 8 characters, so a short one is never shown whole', () => {
+    for (const secret of ['', 'a', 'abcd', 'abcde', 'abcdefg']) expect(maskSecret(secret)).toBe('****');
+    expect(maskSecret('abcdefgh')).toBe('****efgh');
   });
 });
