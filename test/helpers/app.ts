@@ -41,18 +41,20 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** A database of its own for one test app, copied from the run's migrated template (test/global-setup.ts). */
-async function freshPostgresDatabase(base: string): Promise<string> {
-  const run = process.env.TEST_RUN_ID;
-  if (!run) throw new Error('TEST_RUN_ID is not set: run the tests through vitest (test/global-setup.ts)');
-  const name = `t_${run}_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
+/** Databases this worker made that no open test app uses; emptied before they are handed out again. */
+const idleDatabases: string[] = [];
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
   try {
-    await admin.query(`create database ${name} template tmpl_${run}`);
+    return await work(client);
   } finally {
-    await admin.end();
+    await client.end();
   }
+}
+
+function databaseUrl(base: string, name: string): string {
   const url = new URL(base);
   url.pathname = `/${name}`;
   // Test data need not survive a crash: commits skip the WAL flush.
@@ -60,10 +62,31 @@ async function freshPostgresDatabase(base: string): Promise<string> {
   return url.toString();
 }
 
+/**
+ * A database of its own for one test app: an idle one of this worker, emptied, or a new copy of the run's migrated
+ * template (test/global-setup.ts). Either way the app starts on empty tables.
+ */
+async function acquirePostgresDatabase(base: string): Promise<{ url: string; release(): void }> {
+  const run = process.env.TEST_RUN_ID;
+  if (!run) throw new Error('TEST_RUN_ID is not set: run the tests through vitest (test/global-setup.ts)');
+  let name = idleDatabases.pop();
+  if (name) {
+    // Everything but the reference data belongs to an account and goes with it (foreign keys cascade); a few rows
+    // are quicker to delete than to truncate.
+    await withClient(databaseUrl(base, name), (client) => client.query('delete from accounts'));
+  } else {
+    name = `t_${run}_${randomBytes(6).toString('hex')}`;
+    const created = name;
+    await withClient(base, (client) => client.query(`create database ${created} template tmpl_${run}`));
+  }
+  const acquired = name;
+  return { url: databaseUrl(base, acquired), release: () => idleDatabases.push(acquired) };
+}
+
 export async function startApp(env: Record<string, string> = {}, plugins: Plugin[] = []): Promise<TestApp> {
-  const pgUrl = TEST_DATABASE_URL ? await freshPostgresDatabase(TEST_DATABASE_URL) : null;
+  const database = TEST_DATABASE_URL ? await acquirePostgresDatabase(TEST_DATABASE_URL) : null;
   const config = loadConfig({
-    DATABASE_URL: pgUrl ?? 'sqlite::memory:',
+    DATABASE_URL: database?.url ?? 'sqlite::memory:',
     JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
     SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
     LOG_LEVEL: 'silent',
@@ -110,7 +133,10 @@ export async function startApp(env: Record<string, string> = {}, plugins: Plugin
       if (login.status !== 200) throw new Error(`login failed: ${login.text}`);
       return { token: login.body.access_token, apiKey: signup.body.apiKey, id: signup.body.id, email };
     },
-    close: () => app.close(),
+    async close() {
+      await app.close();
+      database?.release();
+    },
   };
   return testApp;
 }
