@@ -105,6 +105,20 @@ export async function disconnectIntegration(
   if (Number(result.numDeletedRows) === 0) throw notFound(kind.notFound);
 }
 
+export async function isIntegrationConnected(
+  db: Kysely<Database>,
+  accountId: string,
+  kind: IntegrationKind,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('integrations')
+    .select('kind')
+    .where('account_id', '=', accountId)
+    .where('kind', '=', kind.kind)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The whole secret values, for verifying provider signatures. Never returned to a client. */
 export async function readIntegrationSecrets(
   db: Kysely<Database>,

@@ -4,6 +4,7 @@ import type { Database, MeetingsTable } from '../db/types.js';
 import { newId } from '../security/api-keys.js';
 import { requireCampaign } from './campaigns.js';
 import { conflict, notFound } from './errors.js';
+import { isIntegrationConnected } from './integrations.js';
 import { calendar } from './integrations.schema.js';
 import type { BookMeetingInput, Participant } from './meetings.schema.js';
 
@@ -45,13 +46,8 @@ const normalize = (p: Participant) => ({ name: p.name, email: p.email?.toLowerCa
 export async function bookMeeting(db: Kysely<Database>, accountId: string, input: BookMeetingInput): Promise<Meeting> {
   return db.transaction().execute(async (trx) => {
     await trx.updateTable('accounts').set({ id: accountId }).where('id', '=', accountId).execute();
-    const connected = await trx
-      .selectFrom('integrations')
-      .select('kind')
-      .where('account_id', '=', accountId)
-      .where('kind', '=', calendar.kind)
-      .executeTakeFirst();
-    if (!connected) throw conflict('Connect the calendar integration before booking meetings');
+    if (!(await isIntegrationConnected(trx, accountId, calendar)))
+      throw conflict('Connect the calendar integration before booking meetings');
     await requireCampaign(trx, accountId, input.campId);
     const overlapping = await trx
       .selectFrom('meetings')
