@@ -13,7 +13,7 @@ export interface CampaignMetrics {
   averageCallCost: number;
 }
 
-export const NO_CALLS: CampaignMetrics = { totalCallTime: 0, totalNumCall: 0, totalSpent: 0, averageCallCost: 0 };
+const NO_CALLS: CampaignMetrics = { totalCallTime: 0, totalNumCall: 0, totalSpent: 0, averageCallCost: 0 };
 
 /** Metrics of several campaigns of one account, in the order of `campIds`. */
 export async function loadCampaignMetrics(

@@ -82,15 +82,6 @@ export async function listIntegrations(
   return result;
 }
 
-export async function getIntegration(
-  db: Kysely<Database>,
-  box: SecretBox,
-  accountId: string,
-  kind: IntegrationKind,
-): Promise<IntegrationView | null> {
-  return (await listIntegrations(db, box, accountId, [kind])).get(kind.kind) ?? null;
-}
-
 /** Deletes the stored record, credentials included; a kind that is not connected is NOT_FOUND. */
 export async function disconnectIntegration(
   db: Kysely<Database>,

@@ -4,7 +4,7 @@ import type { Keyset, KeysetPage } from '../db/keyset.js';
 import { badInput } from '../domain/errors.js';
 
 export const MAX_PAGE_SIZE = 100;
-export const DEFAULT_PAGE_SIZE = 20;
+const DEFAULT_PAGE_SIZE = 20;
 
 interface ConnectionArgs {
   first?: number | null | undefined;
@@ -14,7 +14,7 @@ interface ConnectionArgs {
 }
 
 /** A page larger than MAX_PAGE_SIZE (or negative) is refused rather than silently cut. */
-export function checkPageSize(args: ConnectionArgs): void {
+function checkPageSize(args: ConnectionArgs): void {
   for (const name of ['first', 'last'] as const) {
     const value = args[name];
     if (value != null && (value < 0 || value > MAX_PAGE_SIZE)) {
@@ -54,12 +54,12 @@ export function keysetConnection<T>(
   );
 }
 
-export function encodeCursor(values: readonly string[]): string {
+function encodeCursor(values: readonly string[]): string {
   return Buffer.from(JSON.stringify(values)).toString('base64url');
 }
 
 /** Decodes a cursor made by encodeCursor with `size` parts; anything else is BAD_USER_INPUT at `argName`. */
-export function decodeCursor(cursor: string | undefined, size: number, argName: string): string[] | undefined {
+function decodeCursor(cursor: string | undefined, size: number, argName: string): string[] | undefined {
   if (cursor === undefined) return undefined;
   try {
     const values: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

@@ -32,7 +32,7 @@ function integrationType(kind: IntegrationKind) {
           t.string({
             nullable: true,
             description: field.secret
-              ? `${field.description} Shown as "****" + its last 4 characters.`
+              ? `${field.description} Shown masked: "****" + its last 4 characters ("****" alone when short).`
               : field.description,
             resolve: (value) => value.fields?.[name] ?? null,
           }),
@@ -56,8 +56,8 @@ function integrationInput(kind: IntegrationKind) {
     .validate(integrationInputSchema(kind));
 }
 
-const integrationRefs = new Map(INTEGRATION_KINDS.map((kind) => [kind.kind, integrationType(kind)]));
-const refOf = (kind: IntegrationKind) => integrationRefs.get(kind.kind) ?? integrationType(kind);
+/** Each kind with its GraphQL object type, built once. */
+const KINDS = INTEGRATION_KINDS.map((kind) => ({ kind, ref: integrationType(kind) }));
 
 const IntegrationsRef = builder.objectRef<Map<string, IntegrationView>>('Integrations');
 
@@ -65,10 +65,10 @@ IntegrationsRef.implement({
   description: 'Every integration kind of the account; `connected` says whether it is set up.',
   fields: (t) =>
     Object.fromEntries(
-      INTEGRATION_KINDS.map((kind) => [
+      KINDS.map(({ kind, ref }) => [
         kind.kind,
         t.field({
-          type: refOf(kind),
+          type: ref,
           resolve: (integrations) => integrations.get(kind.kind) ?? NOT_CONNECTED,
         }),
       ]),
@@ -82,11 +82,11 @@ builder.objectField(AccountRef, 'integrations', (t) =>
   }),
 );
 
-for (const kind of INTEGRATION_KINDS) {
+for (const { kind, ref } of KINDS) {
   const input = integrationInput(kind);
   builder.mutationFields((t) => ({
     [kind.graphql.connect]: t.field({
-      type: refOf(kind),
+      type: ref,
       description: `Connects (or replaces) the ${displayName(kind)} integration.`,
       args: { input: t.arg({ type: input, required: true }) },
       resolve: (_root, args, context) =>
