@@ -8,6 +8,7 @@ import * as m0005 from './0005_integrations.js';
 import * as m0006 from './0006_call_logs.js';
 import * as m0007 from './0007_meetings.js';
 import * as m0008 from './0008_social_messages.js';
+import * as m0009 from './0009_webhooks.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006_call_logs': m0006,
   '0007_meetings': m0007,
   '0008_social_messages': m0008,
+  '0009_webhooks': m0009,
 };

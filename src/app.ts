@@ -4,7 +4,10 @@ import type { Plugin } from 'graphql-yoga';
 import type { Config } from './config.js';
 import { type DatabaseHandle, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { onEventsCommitted } from './domain/events.js';
 import { loadVoiceCatalogue } from './domain/voices.js';
+import { createCampaignEventBus } from './events/pubsub.js';
+import { type DeliveryWorkerOptions, startDeliveryWorker } from './events/worker.js';
 import type { Services } from './graphql/context.js';
 import { createGraphQLServer, type Yoga } from './graphql/yoga.js';
 import { createLogger } from './logger.js';
@@ -25,21 +28,43 @@ export interface AppOptions {
   /** Extra envelop plugins (tests use one to see which operations ran). */
   plugins?: Plugin[];
   onQuery?: (sql: string) => void;
+  /** The webhook delivery worker: on unless `false`; tests may set its clock and polling interval. */
+  worker?: false | Pick<DeliveryWorkerOptions, 'clock' | 'pollMs'>;
 }
 
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const database = openDatabase(config.DATABASE_URL, { onQuery: options.onQuery });
   await migrateToLatest(database.db, database.dialect);
   await loadVoiceCatalogue(database.db);
+  const logger = createLogger(config.LOG_LEVEL);
   const services: Services = {
     db: database.db,
     config,
     tokens: createTokenIssuer(config.JWT_SECRET, config.TOKEN_TTL_SECONDS),
     secrets: createSecretBox(config.SECRETS_KEY),
-    logger: createLogger(config.LOG_LEVEL),
+    logger,
+    events: createCampaignEventBus(config.REDIS_URL, logger),
   };
   const yoga = createGraphQLServer(services, options.plugins);
   const rest = createRestRouter(yoga, services, routes);
+  const worker =
+    options.worker === false
+      ? null
+      : startDeliveryWorker({
+          db: database.db,
+          dialect: database.dialect,
+          secrets: services.secrets,
+          logger,
+          retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
+          timeoutMs: config.WEBHOOK_TIMEOUT_SECONDS * 1000,
+          allowPrivate: config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
+          ...options.worker,
+        });
+  // After a commit that raised events: live subscribers hear of them, and the worker looks for deliveries at once.
+  const stopListening = onEventsCommitted(database.db, (events) => {
+    for (const event of events) services.events.publish(event);
+    worker?.wake();
+  });
 
   return {
     yoga,
@@ -59,6 +84,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       }
       return yoga.fetch(request);
     },
-    close: () => database.close(),
+    async close() {
+      stopListening();
+      await worker?.stop();
+      await services.events.close();
+      await database.close();
+    },
   };
 }

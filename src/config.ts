@@ -25,10 +25,15 @@ const envSchema = z.object({
   ALLOW_PRIVATE_WEBHOOK_TARGETS: booleanFlag.default(false),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
-    .regex(/^\d+(,\d+)*$/, 'must be a comma-separated list of seconds')
+    .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be a comma-separated list of seconds')
     .default('5,300,1800,7200,18000,36000')
     .transform((value) => value.split(',').map(Number)),
-  REDIS_URL: z.string().optional(),
+  /** How long a receiver has to answer one delivery attempt (DESIGN.md §9: 10 s). */
+  WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().positive().max(60).default(10),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\/.+/, 'must be redis://... or rediss://...')
+    .optional(),
   /** log2 of scrypt's N for new password hashes (14 = 16384, ~50 ms here); tests lower it to stay fast. */
   PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(20).default(14),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

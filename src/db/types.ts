@@ -116,6 +116,57 @@ export interface SocialMessagesTable {
   created_at: string;
 }
 
+export interface WebhooksTable {
+  webhook_id: string;
+  account_id: string;
+  url: string;
+  /** JSON array of event types; empty means all. */
+  events: string;
+  description: string | null;
+  enabled: number;
+  disabled_reason: string | null;
+  secret_sealed: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookCampaignsTable {
+  webhook_id: string;
+  account_id: string;
+  camp_id: string;
+  created_at: string;
+}
+
+export interface EventsTable {
+  event_id: string;
+  account_id: string;
+  camp_id: string;
+  type: string;
+  /** The JSON body sent to receivers, byte for byte. */
+  payload: string;
+  created_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  delivery_id: string;
+  account_id: string;
+  camp_id: string;
+  event_id: string;
+  webhook_id: string | null;
+  target_url: string | null;
+  /** JSON array of seconds, or null for WEBHOOK_RETRY_SCHEDULE. */
+  retry_delays: string | null;
+  status: string;
+  attempts: number;
+  retries: number;
+  next_attempt_at: string | null;
+  lease_owner: string | null;
+  last_response_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   voices: VoicesTable;
@@ -125,4 +176,8 @@ export interface Database {
   call_logs: CallLogsTable;
   meetings: MeetingsTable;
   social_messages: SocialMessagesTable;
+  webhooks: WebhooksTable;
+  webhook_campaigns: WebhookCampaignsTable;
+  events: EventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

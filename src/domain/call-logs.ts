@@ -5,6 +5,7 @@ import type { CallLogsTable, Database } from '../db/types.js';
 import { type CallStatus, isTerminal, STATUS_RANK } from './call-logs.schema.js';
 import { requireCampaign } from './campaigns.js';
 import { notFound } from './errors.js';
+import { withEvents } from './events.js';
 
 export interface CallLog {
   callId: string;
@@ -62,7 +63,7 @@ export interface CallStatusUpdate {
 /**
  * Applies one status callback in one statement: creates the log, or moves it forward. A callback whose status does
  * not rank above the stored one (a repeat, or a late non-terminal one) changes nothing. `ended` is true when this
- * callback is the one that made the call terminal.
+ * callback is the one that made the call terminal; that one also raises `call.ended`.
  */
 export async function applyCallStatus(
   db: Kysely<Database>,
@@ -72,48 +73,54 @@ export async function applyCallStatus(
 ): Promise<{ log: CallLog; changed: boolean; ended: boolean }> {
   const now = update.receivedAt ?? new Date().toISOString();
   const terminal = isTerminal(update.status);
-  const row = await db
-    .insertInto('call_logs')
-    .values({
-      account_id: accountId,
-      call_id: update.callId,
-      camp_id: campId,
-      direction: update.direction ?? null,
-      from_number: update.from ?? null,
-      to_number: update.to ?? null,
-      status: update.status,
-      status_rank: STATUS_RANK[update.status],
-      started_at: now,
-      ended_at: terminal ? now : null,
-      duration_seconds: update.durationSeconds ?? null,
-      cost: update.cost ?? null,
-      recording_url: update.recordingUrl ?? null,
-      created_at: now,
-      updated_at: now,
-    })
-    .onConflict((oc) =>
-      oc
-        .columns(['account_id', 'call_id'])
-        .doUpdateSet((eb) => ({
-          status: eb.ref('excluded.status'),
-          status_rank: eb.ref('excluded.status_rank'),
-          ended_at: eb.ref('excluded.ended_at'),
-          direction: eb.fn.coalesce('call_logs.direction', 'excluded.direction'),
-          from_number: eb.fn.coalesce('call_logs.from_number', 'excluded.from_number'),
-          to_number: eb.fn.coalesce('call_logs.to_number', 'excluded.to_number'),
-          duration_seconds: eb.fn.coalesce('excluded.duration_seconds', 'call_logs.duration_seconds'),
-          cost: eb.fn.coalesce('excluded.cost', 'call_logs.cost'),
-          recording_url: eb.fn.coalesce('excluded.recording_url', 'call_logs.recording_url'),
-          updated_at: eb.ref('excluded.updated_at'),
-        }))
-        .where((eb) => eb('excluded.status_rank', '>', eb.ref('call_logs.status_rank'))),
-    )
-    .returningAll()
-    .executeTakeFirst();
-  if (row) return { log: toCallLog(row), changed: true, ended: terminal };
-  const current = await getCallLog(db, accountId, update.callId);
-  if (!current) throw new Error(`call log ${update.callId} vanished during a callback`);
-  return { log: current, changed: false, ended: false };
+  return withEvents(db, accountId, async (trx, raise) => {
+    const row = await trx
+      .insertInto('call_logs')
+      .values({
+        account_id: accountId,
+        call_id: update.callId,
+        camp_id: campId,
+        direction: update.direction ?? null,
+        from_number: update.from ?? null,
+        to_number: update.to ?? null,
+        status: update.status,
+        status_rank: STATUS_RANK[update.status],
+        started_at: now,
+        ended_at: terminal ? now : null,
+        duration_seconds: update.durationSeconds ?? null,
+        cost: update.cost ?? null,
+        recording_url: update.recordingUrl ?? null,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(['account_id', 'call_id'])
+          .doUpdateSet((eb) => ({
+            status: eb.ref('excluded.status'),
+            status_rank: eb.ref('excluded.status_rank'),
+            ended_at: eb.ref('excluded.ended_at'),
+            direction: eb.fn.coalesce('call_logs.direction', 'excluded.direction'),
+            from_number: eb.fn.coalesce('call_logs.from_number', 'excluded.from_number'),
+            to_number: eb.fn.coalesce('call_logs.to_number', 'excluded.to_number'),
+            duration_seconds: eb.fn.coalesce('excluded.duration_seconds', 'call_logs.duration_seconds'),
+            cost: eb.fn.coalesce('excluded.cost', 'call_logs.cost'),
+            recording_url: eb.fn.coalesce('excluded.recording_url', 'call_logs.recording_url'),
+            updated_at: eb.ref('excluded.updated_at'),
+          }))
+          .where((eb) => eb('excluded.status_rank', '>', eb.ref('call_logs.status_rank'))),
+      )
+      .returningAll()
+      .executeTakeFirst();
+    if (row) {
+      const log = toCallLog(row);
+      if (terminal) await raise(campId, 'call.ended', log);
+      return { log, changed: true, ended: terminal };
+    }
+    const current = await getCallLog(trx, accountId, update.callId);
+    if (!current) throw new Error(`call log ${update.callId} vanished during a callback`);
+    return { log: current, changed: false, ended: false };
+  });
 }
 
 export async function getCallLog(db: Kysely<Database>, accountId: string, callId: string): Promise<CallLog | null> {

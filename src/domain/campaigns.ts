@@ -6,6 +6,7 @@ import type { CampaignsTable, Database } from '../db/types.js';
 import { newId } from '../security/api-keys.js';
 import { type CampaignData, type CampaignDataInput, type CampaignPatch, withDefaults } from './campaigns.schema.js';
 import { conflict, notFound } from './errors.js';
+import { withEvents } from './events.js';
 
 export const CAMPAIGN_STATUSES = ['active', 'paused', 'completed'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
@@ -146,26 +147,30 @@ export async function upsertCampaign(
 ): Promise<Campaign> {
   const columns = toColumns(withDefaults(input)) as Required<ReturnType<typeof toColumns>>;
   const now = new Date().toISOString();
-  const row = await db
-    .insertInto('campaigns')
-    .values({
-      account_id: accountId,
-      camp_id: campId,
-      ...columns,
-      status: 'active',
-      created_at: now,
-      updated_at: now,
-    })
-    .onConflict((oc) =>
-      oc
-        .columns(['account_id', 'camp_id'])
-        .doUpdateSet({ ...columns, updated_at: now })
-        .where('campaigns.status', '!=', 'completed'),
-    )
-    .returningAll()
-    .executeTakeFirst();
-  if (!row) throw completedConflict();
-  return toCampaign(row);
+  return withEvents(db, accountId, async (trx, raise) => {
+    const row = await trx
+      .insertInto('campaigns')
+      .values({
+        account_id: accountId,
+        camp_id: campId,
+        ...columns,
+        status: 'active',
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(['account_id', 'camp_id'])
+          .doUpdateSet({ ...columns, updated_at: now })
+          .where('campaigns.status', '!=', 'completed'),
+      )
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw completedConflict();
+    const campaign = toCampaign(row);
+    await raise(campId, 'campaign.updated', campaign);
+    return campaign;
+  });
 }
 
 export async function updateCampaign(
@@ -174,18 +179,23 @@ export async function updateCampaign(
   campId: string,
   patch: CampaignPatch,
 ): Promise<Campaign> {
-  const current = await requireCampaign(db, accountId, campId);
-  if (current.status === 'completed') throw completedConflict();
-  const row = await db
-    .updateTable('campaigns')
-    .set({ ...toColumns(patch), updated_at: new Date().toISOString() })
-    .where('account_id', '=', accountId)
-    .where('camp_id', '=', campId)
-    .where('status', '!=', 'completed')
-    .returningAll()
-    .executeTakeFirst();
-  if (!row) throw completedConflict();
-  return toCampaign(row);
+  return withEvents(db, accountId, async (trx, raise) => {
+    const row = await trx
+      .updateTable('campaigns')
+      .set({ ...toColumns(patch), updated_at: new Date().toISOString() })
+      .where('account_id', '=', accountId)
+      .where('camp_id', '=', campId)
+      .where('status', '!=', 'completed')
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) {
+      await requireCampaign(trx, accountId, campId);
+      throw completedConflict();
+    }
+    const campaign = toCampaign(row);
+    await raise(campId, 'campaign.updated', campaign);
+    return campaign;
+  });
 }
 
 export async function deleteCampaign(db: Kysely<Database>, accountId: string, campId: string): Promise<Campaign> {
@@ -207,7 +217,10 @@ const TRANSITIONS: Record<CampaignAction, { from: CampaignStatus[]; to: Campaign
   complete: { from: ['active', 'paused'], to: 'completed' },
 };
 
-/** Moves a campaign along active ⇄ paused → completed; anything else is a CONFLICT naming the current status. */
+/**
+ * Moves a campaign along active ⇄ paused → completed; anything else is a CONFLICT naming the current status.
+ * Raises `campaign.status_changed` with the campaign and its `previousStatus`.
+ */
 export async function transitionCampaign(
   db: Kysely<Database>,
   accountId: string,
@@ -215,17 +228,25 @@ export async function transitionCampaign(
   action: CampaignAction,
 ): Promise<Campaign> {
   const { from, to } = TRANSITIONS[action];
-  const row = await db
-    .updateTable('campaigns')
-    .set({ status: to, updated_at: new Date().toISOString() })
-    .where('account_id', '=', accountId)
-    .where('camp_id', '=', campId)
-    .where('status', 'in', from)
-    .returningAll()
-    .executeTakeFirst();
-  if (row) return toCampaign(row);
-  const current = await requireCampaign(db, accountId, campId);
-  throw conflict(`Cannot ${action} a campaign that is ${current.status}`);
+  return withEvents(db, accountId, async (trx, raise) => {
+    const current = await requireCampaign(trx, accountId, campId);
+    const row = await trx
+      .updateTable('campaigns')
+      .set({ status: to, updated_at: new Date().toISOString() })
+      .where('account_id', '=', accountId)
+      .where('camp_id', '=', campId)
+      .where('status', '=', current.status)
+      .where('status', 'in', from)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) {
+      const now = await requireCampaign(trx, accountId, campId);
+      throw conflict(`Cannot ${action} a campaign that is ${now.status}`);
+    }
+    const campaign = toCampaign(row);
+    await raise(campId, 'campaign.status_changed', { ...campaign, previousStatus: current.status });
+    return campaign;
+  });
 }
 
 export interface CampaignFilter {

@@ -4,6 +4,7 @@ import type { Database, MeetingsTable } from '../db/types.js';
 import { newId } from '../security/api-keys.js';
 import { requireCampaign } from './campaigns.js';
 import { conflict, notFound } from './errors.js';
+import { withEvents } from './events.js';
 import { isIntegrationConnected } from './integrations.js';
 import { calendar } from './integrations.schema.js';
 import type { BookMeetingInput, Participant } from './meetings.schema.js';
@@ -41,10 +42,10 @@ const normalize = (p: Participant) => ({ name: p.name, email: p.email?.toLowerCa
 /**
  * Books a meeting. The calendar must be connected, and no other scheduled meeting of the account may overlap
  * [startsAt, endsAt). The check and the insert share a transaction that first writes the account row, so two
- * bookings of one account are serialised on PostgreSQL too.
+ * bookings of one account are serialised on PostgreSQL too. Raises `meeting.booked`.
  */
 export async function bookMeeting(db: Kysely<Database>, accountId: string, input: BookMeetingInput): Promise<Meeting> {
-  return db.transaction().execute(async (trx) => {
+  return withEvents(db, accountId, async (trx, raise) => {
     await trx.updateTable('accounts').set({ id: accountId }).where('id', '=', accountId).execute();
     if (!(await isIntegrationConnected(trx, accountId, calendar)))
       throw conflict('Connect the calendar integration before booking meetings');
@@ -78,7 +79,9 @@ export async function bookMeeting(db: Kysely<Database>, accountId: string, input
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    return toMeeting(row);
+    const meeting = toMeeting(row);
+    await raise(input.campId, 'meeting.booked', meeting);
+    return meeting;
   });
 }
 

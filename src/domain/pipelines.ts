@@ -3,6 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Database, TextPipelinesTable } from '../db/types.js';
 import { requireCampaign } from './campaigns.js';
 import { notFound } from './errors.js';
+import { checkWebhookTarget } from './webhooks.js';
 import { TEXT_PIPELINE_DEFAULTS, type TextPipelineInput } from './pipelines.schema.js';
 
 export interface TextPipeline {
@@ -29,13 +30,18 @@ const toPipeline = (row: Selectable<TextPipelinesTable>): TextPipeline => ({
 
 const pipelineNotFound = () => notFound('Text pipeline configuration not found');
 
-/** Sets (replaces) the campaign's configuration; omitted fields take their defaults. */
+/**
+ * Sets (replaces) the campaign's configuration; omitted fields take their defaults. The postWebhook passes the
+ * same target check as a webhook's URL.
+ */
 export async function setTextPipeline(
   db: Kysely<Database>,
   accountId: string,
   campId: string,
   input: TextPipelineInput,
+  options: { allowPrivate: boolean },
 ): Promise<TextPipeline> {
+  if (input.postWebhook) checkWebhookTarget(input.postWebhook, options.allowPrivate, ['input', 'postWebhook']);
   await requireCampaign(db, accountId, campId);
   const d = TEXT_PIPELINE_DEFAULTS;
   const values = {

@@ -9,6 +9,7 @@ import { issuesFromZod } from '../validation/issues.js';
 import { findAccountByApiKey } from './accounts.js';
 import { getCampaign, requireCampaign } from './campaigns.js';
 import { badInput, forbidden } from './errors.js';
+import { withEvents } from './events.js';
 import { readIntegrationSecrets } from './integrations.js';
 import { social } from './integrations.schema.js';
 import { type InboundMessage, messagesOf, socialEnvelopeSchema } from './social.schema.js';
@@ -55,7 +56,7 @@ export async function verifySocialSubscription(
 
 /**
  * POST receiver: verifies the signature over the raw body (when an app secret is stored), then stores each message
- * of the envelope once. Returns the messages that were new.
+ * of the envelope once. Returns the messages that were new; each raises `social.message.received`.
  */
 export async function receiveSocialMessages(
   db: Kysely<Database>,
@@ -94,7 +95,7 @@ export async function receiveSocialMessages(
     created_at: now,
   }));
   // In chunks: one statement may bind only so many values (SQLite 32 766, PostgreSQL 65 535); one transaction.
-  const inserted = await db.transaction().execute(async (trx) => {
+  return withEvents(db, account.id, async (trx, raise) => {
     const stored: Array<Selectable<SocialMessagesTable>> = [];
     for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
       stored.push(
@@ -106,9 +107,10 @@ export async function receiveSocialMessages(
           .execute()),
       );
     }
-    return stored;
+    const received = stored.map(toMessage);
+    await raise(request.campId, 'social.message.received', ...received);
+    return received;
   });
-  return inserted.map(toMessage);
 }
 
 /** A keyset page of a campaign's messages (newest first by receivedAt, then messageId). */

@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from '../db/types.js';
+import type { CampaignEventBus } from '../events/pubsub.js';
 import { type Account, findAccountById } from '../domain/accounts.js';
 import type { Logger } from '../logger.js';
 import type { SecretBox } from '../security/secrets.js';
@@ -13,6 +14,8 @@ export interface Services {
   tokens: TokenIssuer;
   secrets: SecretBox;
   logger: Logger;
+  /** Live campaign events for subscriptions. */
+  events: CampaignEventBus;
 }
 
 /** Why a request has no viewer: no usable Authorization header, or a token that does not check out. */

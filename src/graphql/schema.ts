@@ -11,6 +11,8 @@ import './types/call-log.js';
 import './types/call-mutations.js';
 import './types/meeting.js';
 import './types/social.js';
+import './types/webhook.js';
+import './types/campaign-events.js';
 
 export const schema = builder.toSchema();
 

@@ -37,8 +37,8 @@ export interface RestRoute<Body = unknown, Query = unknown, Data = unknown> {
   variables(input: RouteInput<Body, Query>): Record<string, unknown>;
   /** Where each GraphQL argument came from, so BAD_USER_INPUT issues get the legacy `loc`. */
   argLocs?: Record<string, Loc>;
-  /** The operation's `data` → the legacy response body; null means "not found" (see `missing`). */
-  respond(data: Data): unknown;
+  /** The operation's `data` (and the variables it ran with) → the legacy response body; null means "not found". */
+  respond(data: Data, variables: Record<string, unknown>): unknown;
   /** The 404 detail when `respond` gives null. */
   missing?: string | ((data: Data) => string);
 }

@@ -166,7 +166,7 @@ export function createRestRouter(yoga: Yoga, services: Services, routes: readonl
     const contextValue = await contextFactory();
     const result = (await execute({ schema, document, contextValue, variableValues })) as ExecutionResult;
     if (result.errors && result.errors.length > 0) return errorResponse(route, result.errors, variableValues);
-    const legacyBody = route.respond(result.data);
+    const legacyBody = route.respond(result.data, variableValues);
     if (legacyBody === null && route.missing) {
       return detailResponse(404, typeof route.missing === 'string' ? route.missing : route.missing(result.data));
     }

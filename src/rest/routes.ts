@@ -8,6 +8,7 @@ import { meetingRoutes } from './routes/meetings.js';
 import { pipelineRoutes } from './routes/pipelines.js';
 import { socialRoutes } from './routes/social.js';
 import { voiceRoutes } from './routes/voices.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 export const routes: readonly RestRoute[] = [
   ...accountRoutes,
@@ -18,4 +19,5 @@ export const routes: readonly RestRoute[] = [
   ...callLogRoutes,
   ...meetingRoutes,
   ...socialRoutes,
+  ...webhookRoutes,
 ];

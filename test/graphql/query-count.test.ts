@@ -43,7 +43,7 @@ async function createCampaigns(t: TestApp, token: string, count: number, offset 
 describe('listing campaigns with their voices', () => {
   let t: TestApp;
   beforeEach(async () => {
-    t = await startApp();
+    t = await startApp({}, [], { worker: false });
   });
   afterEach(() => t.close());
 

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import pg from 'pg';
-import { type App, createApp } from '../../src/app.js';
+import { type App, type AppOptions, createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
@@ -18,6 +18,8 @@ export interface Reply<T = unknown> {
 
 export interface TestApp {
   app: App;
+  /** The database it runs on (for a second instance on the same one). */
+  databaseUrl: string;
   /** SQL statements run since the last `resetQueries()`. */
   queries: string[];
   resetQueries(): void;
@@ -83,10 +85,21 @@ async function acquirePostgresDatabase(base: string): Promise<{ url: string; rel
   return { url: databaseUrl(base, acquired), release: () => idleDatabases.push(acquired) };
 }
 
-export async function startApp(env: Record<string, string> = {}, plugins: Plugin[] = []): Promise<TestApp> {
-  const database = TEST_DATABASE_URL ? await acquirePostgresDatabase(TEST_DATABASE_URL) : null;
+export interface StartOptions {
+  /** The delivery worker's options, or false to run without it (query counts then see only the request's SQL). */
+  worker?: AppOptions['worker'];
+  /** Run on this database instead of a fresh one (a second instance on another app's database). */
+  databaseUrl?: string;
+}
+
+export async function startApp(
+  env: Record<string, string> = {},
+  plugins: Plugin[] = [],
+  options: StartOptions = {},
+): Promise<TestApp> {
+  const database = TEST_DATABASE_URL && !options.databaseUrl ? await acquirePostgresDatabase(TEST_DATABASE_URL) : null;
   const config = loadConfig({
-    DATABASE_URL: database?.url ?? 'sqlite::memory:',
+    DATABASE_URL: options.databaseUrl ?? database?.url ?? 'sqlite::memory:',
     JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
     SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
     LOG_LEVEL: 'silent',
@@ -95,7 +108,11 @@ export async function startApp(env: Record<string, string> = {}, plugins: Plugin
     ...env,
   });
   const queries: string[] = [];
-  const app = await createApp(config, { plugins, onQuery: (sql) => queries.push(sql) });
+  const app = await createApp(config, {
+    plugins,
+    onQuery: (sql) => queries.push(sql),
+    ...(options.worker !== undefined ? { worker: options.worker } : {}),
+  });
 
   const request: TestApp['request'] = async (method, path, init = {}) => {
     const headers: Record<string, string> = { ...init.headers };
@@ -118,6 +135,7 @@ export async function startApp(env: Record<string, string> = {}, plugins: Plugin
 
   const testApp: TestApp = {
     app,
+    databaseUrl: config.DATABASE_URL,
     queries,
     resetQueries: () => {
       queries.length = 0;

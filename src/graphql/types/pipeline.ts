@@ -2,7 +2,10 @@
 import { TEXT_PIPELINE_DEFAULTS, textPipelineSchema } from '../../domain/pipelines.schema.js';
 import { deleteTextPipeline, getTextPipelines, setTextPipeline, type TextPipeline } from '../../domain/pipelines.js';
 import { campIdField } from '../../domain/campaigns.schema.js';
+import { type Delivery, pagePipelineDeliveries } from '../../domain/deliveries.js';
 import { builder, viewerOf } from '../builder.js';
+import { keysetConnection } from '../pagination.js';
+import { WebhookDeliveryRef } from './webhook.js';
 import { CampaignRef } from './campaign.js';
 
 const TextPipelineRef = builder.objectRef<TextPipeline>('TextPipeline').implement({
@@ -19,6 +22,16 @@ const TextPipelineRef = builder.objectRef<TextPipeline>('TextPipeline').implemen
     }),
     postWebhookDelay: t.exposeInt('postWebhookDelay', { description: 'Seconds before posting (0–3600).' }),
     updatedAt: t.field({ type: 'DateTime', resolve: (pipeline) => pipeline.updatedAt }),
+    deliveries: t.connection({
+      type: WebhookDeliveryRef,
+      description: 'Inbound messages posted (or being posted) to postWebhook, newest first.',
+      resolve: (pipeline, args, context) =>
+        keysetConnection(
+          args,
+          (delivery: Delivery) => [delivery.createdAt, delivery.deliveryId],
+          (page) => pagePipelineDeliveries(context.db, viewerOf(context).id, pipeline.campId, page),
+        ),
+    }),
   }),
 });
 
@@ -54,7 +67,10 @@ builder.mutationFields((t) => ({
       campId: t.arg.string({ required: true, validate: campIdField }),
       input: t.arg({ type: TextPipelineInput, required: true }),
     },
-    resolve: (_root, args, context) => setTextPipeline(context.db, viewerOf(context).id, args.campId, args.input),
+    resolve: (_root, args, context) =>
+      setTextPipeline(context.db, viewerOf(context).id, args.campId, args.input, {
+        allowPrivate: context.config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
+      }),
   }),
   deleteTextPipeline: t.field({
     type: TextPipelineRef,

@@ -1,0 +1,269 @@
+// Delivery rows of the outbox (DESIGN.md §9): what the worker claims and records, and what owners see and redeliver.
+// A claim is a lease: `next_attempt_at` moves to the lease's end and `lease_owner` names the worker, so a worker
+// that dies mid-attempt only delays the delivery until the lease runs out, and another worker takes it then.
+import type { Kysely, Selectable } from 'kysely';
+import type { Dialect } from '../db/database.js';
+import { type KeysetPage, keysetPage } from '../db/keyset.js';
+import type { Database, WebhookDeliveriesTable } from '../db/types.js';
+import { conflict, notFound } from './errors.js';
+import { requireWebhook } from './webhooks.js';
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface Delivery {
+  deliveryId: string;
+  webhookId: string | null;
+  campId: string;
+  eventId: string;
+  event: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastResponseCode: number | null;
+  lastError: string | null;
+  /** When the next attempt is due (pending deliveries only). */
+  nextAttemptAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+type Row = Selectable<WebhookDeliveriesTable> & { type: string };
+
+const toDelivery = (row: Row): Delivery => ({
+  deliveryId: row.delivery_id,
+  webhookId: row.webhook_id,
+  campId: row.camp_id,
+  eventId: row.event_id,
+  event: row.type,
+  status: row.status as DeliveryStatus,
+  attempts: Number(row.attempts),
+  lastResponseCode: row.last_response_code === null ? null : Number(row.last_response_code),
+  lastError: row.last_error,
+  nextAttemptAt: row.status === 'pending' ? row.next_attempt_at : null,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const withEventType = (db: Kysely<Database>) =>
+  db
+    .selectFrom('webhook_deliveries')
+    .innerJoin('events', 'events.event_id', 'webhook_deliveries.event_id')
+    .selectAll('webhook_deliveries')
+    .select('events.type');
+
+/** A keyset page of a webhook's deliveries, newest first. */
+export async function pageWebhookDeliveries(
+  db: Kysely<Database>,
+  accountId: string,
+  webhookId: string,
+  page: KeysetPage,
+): Promise<Delivery[]> {
+  const query = withEventType(db)
+    .where('webhook_deliveries.account_id', '=', accountId)
+    .where('webhook_deliveries.webhook_id', '=', webhookId);
+  const rows = await keysetPage(
+    query,
+    ['webhook_deliveries.created_at', 'webhook_deliveries.delivery_id'],
+    page,
+  ).execute();
+  return rows.map(toDelivery);
+}
+
+/** A keyset page of the deliveries to a campaign's text pipeline postWebhook, newest first. */
+export async function pagePipelineDeliveries(
+  db: Kysely<Database>,
+  accountId: string,
+  campId: string,
+  page: KeysetPage,
+): Promise<Delivery[]> {
+  const query = withEventType(db)
+    .where('webhook_deliveries.account_id', '=', accountId)
+    .where('webhook_deliveries.camp_id', '=', campId)
+    .where('webhook_deliveries.webhook_id', 'is', null);
+  const rows = await keysetPage(
+    query,
+    ['webhook_deliveries.created_at', 'webhook_deliveries.delivery_id'],
+    page,
+  ).execute();
+  return rows.map(toDelivery);
+}
+
+export async function getDelivery(
+  db: Kysely<Database>,
+  accountId: string,
+  deliveryId: string,
+): Promise<Delivery | null> {
+  const row = await withEventType(db)
+    .where('webhook_deliveries.account_id', '=', accountId)
+    .where('webhook_deliveries.delivery_id', '=', deliveryId)
+    .executeTakeFirst();
+  return row ? toDelivery(row) : null;
+}
+
+/**
+ * Queues a finished delivery again, as if new: the same `webhook-id` and body, due now, retried on the schedule.
+ * A pending one is CONFLICT (it is already queued, perhaps in flight), and so is one for a disabled webhook.
+ */
+export async function redeliver(db: Kysely<Database>, accountId: string, deliveryId: string): Promise<Delivery> {
+  const current = await getDelivery(db, accountId, deliveryId);
+  if (!current) throw notFound('Delivery not found');
+  if (current.status === 'pending') throw conflict('Delivery is already pending');
+  if (current.webhookId && !(await requireWebhook(db, accountId, current.webhookId)).enabled) {
+    throw conflict('Webhook is disabled; enable it before redelivering');
+  }
+  const now = new Date().toISOString();
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', retries: 0, next_attempt_at: now, lease_owner: null, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('delivery_id', '=', deliveryId)
+    .where('status', '!=', 'pending')
+    .execute();
+  const queued = await getDelivery(db, accountId, deliveryId);
+  if (!queued) throw notFound('Delivery not found');
+  return queued;
+}
+
+/** What the worker needs to make one attempt. */
+export interface ClaimedDelivery {
+  deliveryId: string;
+  accountId: string;
+  webhookId: string | null;
+  /** The webhook's URL (or the pipeline's postWebhook); null when the webhook is disabled. */
+  url: string | null;
+  /** Null for text pipeline deliveries, which have no secret. */
+  sealedSecret: string | null;
+  payload: string;
+  /** Seconds between retries; null means WEBHOOK_RETRY_SCHEDULE. */
+  retryDelays: number[] | null;
+  retries: number;
+}
+
+/**
+ * Leases up to `limit` due deliveries to `owner` until `leaseUntil`. On PostgreSQL the candidate rows are locked
+ * with SKIP LOCKED, so workers of several instances claim disjoint sets; SQLite runs one writer at a time anyway.
+ */
+export async function claimDueDeliveries(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  claim: { owner: string; now: string; leaseUntil: string; limit: number },
+): Promise<ClaimedDelivery[]> {
+  const due = db
+    .selectFrom('webhook_deliveries')
+    .select('delivery_id')
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', claim.now)
+    .orderBy('next_attempt_at')
+    .limit(claim.limit);
+  const claimed = await db
+    .updateTable('webhook_deliveries')
+    .set({ next_attempt_at: claim.leaseUntil, lease_owner: claim.owner })
+    .where('delivery_id', 'in', dialect === 'postgres' ? due.forUpdate().skipLocked() : due)
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', claim.now)
+    .returning('delivery_id')
+    .execute();
+  if (claimed.length === 0) return [];
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .innerJoin('events', 'events.event_id', 'webhook_deliveries.event_id')
+    .leftJoin('webhooks', 'webhooks.webhook_id', 'webhook_deliveries.webhook_id')
+    .select([
+      'webhook_deliveries.delivery_id',
+      'webhook_deliveries.account_id',
+      'webhook_deliveries.webhook_id',
+      'webhook_deliveries.target_url',
+      'webhook_deliveries.retry_delays',
+      'webhook_deliveries.retries',
+      'events.payload',
+      'webhooks.url',
+      'webhooks.enabled',
+      'webhooks.secret_sealed',
+    ])
+    .where(
+      'webhook_deliveries.delivery_id',
+      'in',
+      claimed.map((row) => row.delivery_id),
+    )
+    .execute();
+  return rows.map((row) => ({
+    deliveryId: row.delivery_id,
+    accountId: row.account_id,
+    webhookId: row.webhook_id,
+    url: row.webhook_id ? (row.enabled ? row.url : null) : row.target_url,
+    sealedSecret: row.secret_sealed,
+    payload: row.payload,
+    retryDelays: row.retry_delays === null ? null : (JSON.parse(row.retry_delays) as number[]),
+    retries: Number(row.retries),
+  }));
+}
+
+/** How an attempt ended; `retryAt` null after a failure means no retry is left (the delivery fails). */
+export type AttemptOutcome =
+  | { ok: true; responseCode: number }
+  | { ok: false; responseCode: number | null; error: string; retryAt: string | null };
+
+/** Records an attempt, if `owner` still holds the lease (a lease that ran out belongs to whoever took it next). */
+export async function recordAttempt(
+  db: Kysely<Database>,
+  owner: string,
+  deliveryId: string,
+  outcome: AttemptOutcome,
+): Promise<void> {
+  const now = new Date().toISOString();
+  const common = { lease_owner: null, last_response_code: outcome.responseCode, updated_at: now };
+  await db
+    .updateTable('webhook_deliveries')
+    .set((eb) =>
+      outcome.ok
+        ? { ...common, status: 'succeeded', attempts: eb('attempts', '+', 1), next_attempt_at: null, last_error: null }
+        : {
+            ...common,
+            status: outcome.retryAt ? 'pending' : 'failed',
+            attempts: eb('attempts', '+', 1),
+            retries: outcome.retryAt ? eb('retries', '+', 1) : eb.ref('retries'),
+            next_attempt_at: outcome.retryAt,
+            last_error: outcome.error,
+          },
+    )
+    .where('delivery_id', '=', deliveryId)
+    .where('lease_owner', '=', owner)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/** Fails a claimed delivery without an attempt (its webhook was disabled after the event). */
+export async function abandonDelivery(
+  db: Kysely<Database>,
+  owner: string,
+  deliveryId: string,
+  reason: string,
+): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({
+      status: 'failed',
+      lease_owner: null,
+      next_attempt_at: null,
+      last_error: reason,
+      updated_at: new Date().toISOString(),
+    })
+    .where('delivery_id', '=', deliveryId)
+    .where('lease_owner', '=', owner)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/** Turns a webhook off (its receiver answered 410 Gone); new events are no longer sent to it. */
+export async function disableWebhook(
+  db: Kysely<Database>,
+  accountId: string,
+  webhookId: string,
+  reason: string,
+): Promise<void> {
+  await db
+    .updateTable('webhooks')
+    .set({ enabled: 0, disabled_reason: reason, updated_at: new Date().toISOString() })
+    .where('account_id', '=', accountId)
+    .where('webhook_id', '=', webhookId)
+    .execute();
+}

@@ -1,0 +1,159 @@
+// Campaign events and the outbox (DESIGN.md §9). An event is written in the transaction of the change that raised
+// it, together with one delivery row per webhook attached to its campaign (and one for the text pipeline's
+// postWebhook when a social message arrives), so a committed change always has its deliveries and a rolled-back
+// one never does. Listeners (live subscriptions, the delivery worker) hear of events only after the commit.
+import type { Insertable, Kysely, Transaction } from 'kysely';
+import type { Database } from '../db/types.js';
+import { newId } from '../security/api-keys.js';
+import type { EventType } from './webhooks.schema.js';
+
+export interface CampaignEvent {
+  id: string;
+  type: EventType;
+  accountId: string;
+  campId: string;
+  createdAt: string;
+  data: unknown;
+}
+
+/** Records events of one campaign inside the current transaction. */
+export type Raise = (campId: string, type: EventType, ...data: unknown[]) => Promise<void>;
+
+type Listener = (events: CampaignEvent[]) => void;
+const listeners = new WeakMap<Kysely<Database>, Set<Listener>>();
+
+/** Calls `listener` with the events of every transaction on `db` that commits; returns the unsubscriber. */
+export function onEventsCommitted(db: Kysely<Database>, listener: Listener): () => void {
+  let set = listeners.get(db);
+  if (!set) listeners.set(db, (set = new Set()));
+  set.add(listener);
+  return () => set.delete(listener);
+}
+
+/** Runs `work` in one transaction in which it may raise events of the account's campaigns. */
+export async function withEvents<T>(
+  db: Kysely<Database>,
+  accountId: string,
+  work: (trx: Transaction<Database>, raise: Raise) => Promise<T>,
+): Promise<T> {
+  const raised: CampaignEvent[] = [];
+  const result = await db.transaction().execute((trx) =>
+    work(trx, async (campId, type, ...data) => {
+      raised.push(...(await recordEvents(trx, accountId, campId, type, data)));
+    }),
+  );
+  if (raised.length > 0) for (const listener of listeners.get(db) ?? []) listener(raised);
+  return result;
+}
+
+/** The body every receiver gets, byte for byte on every attempt. */
+const payloadOf = (event: CampaignEvent) =>
+  JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, data: event.data });
+
+const CHUNK = 500;
+
+/** In chunks: one statement may bind only so many values (SQLite 32 766, PostgreSQL 65 535). */
+async function insertChunked<T extends 'events' | 'webhook_deliveries'>(
+  trx: Transaction<Database>,
+  table: T,
+  rows: Array<Insertable<Database[T]>>,
+): Promise<void> {
+  for (let start = 0; start < rows.length; start += CHUNK) {
+    await trx
+      .insertInto(table)
+      .values(rows.slice(start, start + CHUNK) as never)
+      .execute();
+  }
+}
+
+async function recordEvents(
+  trx: Transaction<Database>,
+  accountId: string,
+  campId: string,
+  type: EventType,
+  data: unknown[],
+): Promise<CampaignEvent[]> {
+  if (data.length === 0) return [];
+  const createdAt = new Date().toISOString();
+  const events: CampaignEvent[] = data.map((item) => ({
+    id: newId('evt'),
+    type,
+    accountId,
+    campId,
+    createdAt,
+    data: item,
+  }));
+  await insertChunked(
+    trx,
+    'events',
+    events.map((event) => ({
+      event_id: event.id,
+      account_id: accountId,
+      camp_id: campId,
+      type,
+      payload: payloadOf(event),
+      created_at: createdAt,
+    })),
+  );
+
+  const webhooks = await trx
+    .selectFrom('webhooks')
+    .innerJoin('webhook_campaigns', 'webhook_campaigns.webhook_id', 'webhooks.webhook_id')
+    .select(['webhooks.webhook_id', 'webhooks.events'])
+    .where('webhook_campaigns.account_id', '=', accountId)
+    .where('webhook_campaigns.camp_id', '=', campId)
+    .where('webhooks.enabled', '=', 1)
+    .execute();
+  const targets: Array<{ webhookId: string | null; url: string | null; delays: number[] | null; due: string }> =
+    webhooks
+      .filter((w) => {
+        const wanted = JSON.parse(w.events) as string[];
+        return wanted.length === 0 || wanted.includes(type);
+      })
+      .map((w) => ({ webhookId: w.webhook_id, url: null, delays: null, due: createdAt }));
+
+  if (type === 'social.message.received') {
+    const pipeline = await trx
+      .selectFrom('text_pipelines')
+      .select(['post_webhook', 'post_webhook_delay', 'mex_retry', 'retry_delay'])
+      .where('account_id', '=', accountId)
+      .where('camp_id', '=', campId)
+      .executeTakeFirst();
+    if (pipeline?.post_webhook) {
+      // DESIGN.md §6: posted after postWebhookDelay seconds; a failure retried mexRetry times, retryDelay minutes apart.
+      targets.push({
+        webhookId: null,
+        url: pipeline.post_webhook,
+        delays: Array.from({ length: Number(pipeline.mex_retry) }, () => Number(pipeline.retry_delay) * 60),
+        due: new Date(Date.parse(createdAt) + Number(pipeline.post_webhook_delay) * 1000).toISOString(),
+      });
+    }
+  }
+  if (targets.length === 0) return events;
+
+  await insertChunked(
+    trx,
+    'webhook_deliveries',
+    events.flatMap((event) =>
+      targets.map((target) => ({
+        delivery_id: newId('msg'),
+        account_id: accountId,
+        camp_id: campId,
+        event_id: event.id,
+        webhook_id: target.webhookId,
+        target_url: target.url,
+        retry_delays: target.delays && JSON.stringify(target.delays),
+        status: 'pending',
+        attempts: 0,
+        retries: 0,
+        next_attempt_at: target.due,
+        lease_owner: null,
+        last_response_code: null,
+        last_error: null,
+        created_at: createdAt,
+        updated_at: createdAt,
+      })),
+    ),
+  );
+  return events;
+}

@@ -1,0 +1,41 @@
+// Webhook rules (DESIGN.md §9): an http(s) URL, the event types it wants (none = all), a description.
+import { z } from 'zod';
+import { boolField, textField } from '../validation/fields.js';
+
+export const EVENT_TYPES = [
+  'campaign.updated',
+  'campaign.status_changed',
+  'call.ended',
+  'social.message.received',
+  'meeting.booked',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** More than this many webhooks on one account is refused: each event is sent to every attached one. */
+export const MAX_WEBHOOKS_PER_ACCOUNT = 50;
+
+export const webhookIdField = textField(1, 64);
+
+const urlField = z.url({ protocol: /^https?$/ }).max(2048);
+
+const eventsField = z
+  .array(z.enum(EVENT_TYPES))
+  .max(20)
+  .transform((events) => [...new Set(events)]);
+
+export const createWebhookSchema = z.object({
+  url: urlField,
+  /** The event types sent to it; empty or omitted means every type. */
+  events: eventsField.nullish(),
+  description: textField(0, 500).nullish(),
+});
+export type CreateWebhookInput = z.infer<typeof createWebhookSchema>;
+
+export const updateWebhookSchema = z.object({
+  url: urlField.nullish(),
+  events: eventsField.nullish(),
+  description: textField(0, 500).nullish(),
+  /** Re-enables a webhook that was disabled (for instance after its receiver answered 410 Gone), or disables it. */
+  enabled: boolField.nullish(),
+});
+export type UpdateWebhookInput = z.infer<typeof updateWebhookSchema>;

@@ -1,0 +1,38 @@
+// Subscription.campaignEvents (DESIGN.md §9): the events of one of your campaigns, live, over SSE on /graphql
+// (`Accept: text/event-stream`). The same events, with the same ids, go to the campaign's webhooks.
+import type { CampaignEvent } from '../../domain/events.js';
+import { requireCampaign } from '../../domain/campaigns.js';
+import { campIdField } from '../../domain/campaigns.schema.js';
+import { EVENT_TYPES } from '../../domain/webhooks.schema.js';
+import { builder, viewerOf } from '../builder.js';
+
+const CampaignEventRef = builder.objectRef<CampaignEvent>('CampaignEvent').implement({
+  description: 'Something that happened to a campaign; `data` is what a webhook receives in its body.',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: 'The event id (evt_...), as in webhook bodies.' }),
+    type: t.exposeString('type', { description: `One of ${EVENT_TYPES.join(', ')}.` }),
+    campId: t.exposeString('campId'),
+    createdAt: t.field({ type: 'DateTime', resolve: (event) => event.createdAt }),
+    data: t.field({
+      type: 'JSON',
+      description: 'The campaign, call log, message or meeting the event is about.',
+      resolve: (event) => event.data,
+    }),
+  }),
+});
+
+builder.subscriptionType({ authScopes: { authenticated: true } });
+
+builder.subscriptionField('campaignEvents', (t) =>
+  t.field({
+    type: CampaignEventRef,
+    description: 'Events of one of your campaigns as they happen (a campaign of another account is NOT_FOUND).',
+    args: { campId: t.arg.string({ required: true, validate: campIdField }) },
+    subscribe: async (_root, args, context) => {
+      const accountId = viewerOf(context).id;
+      await requireCampaign(context.db, accountId, args.campId);
+      return context.events.subscribe(accountId, args.campId);
+    },
+    resolve: (event) => event,
+  }),
+);

@@ -1,0 +1,215 @@
+// Webhooks (DESIGN.md §9): the Webhook type with its deliveries, Query.webhooks, Campaign.webhooks, and the
+// registry mutations (create, update, delete, attach, detach, redeliver).
+import { z } from 'zod';
+import { getCampaignsByIds } from '../../domain/campaigns.js';
+import { campIdField } from '../../domain/campaigns.schema.js';
+import { type Delivery, pageWebhookDeliveries, redeliver } from '../../domain/deliveries.js';
+import {
+  attachWebhook,
+  campaignIdsOfWebhooks,
+  createWebhook,
+  deleteWebhook,
+  detachWebhook,
+  getWebhooksByIds,
+  listWebhooks,
+  updateWebhook,
+  type Webhook,
+  webhooksOfCampaigns,
+} from '../../domain/webhooks.js';
+import { createWebhookSchema, EVENT_TYPES, updateWebhookSchema, webhookIdField } from '../../domain/webhooks.schema.js';
+import { builder, viewerOf } from '../builder.js';
+import type { Context } from '../context.js';
+import { keysetConnection } from '../pagination.js';
+import { CampaignRef } from './campaign.js';
+
+const EVENT_LIST = EVENT_TYPES.join(', ');
+
+const DeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
+  description: 'pending (queued, in flight or waiting for a retry) → succeeded | failed.',
+  values: {
+    PENDING: { value: 'pending' },
+    SUCCEEDED: { value: 'succeeded' },
+    FAILED: { value: 'failed' },
+  } as const,
+});
+
+export const WebhookDeliveryRef = builder.objectRef<Delivery>('WebhookDelivery').implement({
+  description:
+    'One event on its way to one target. Every attempt carries the same `webhook-id` header: the deliveryId.',
+  fields: (t) => ({
+    deliveryId: t.exposeString('deliveryId'),
+    webhookId: t.exposeString('webhookId', {
+      nullable: true,
+      description: "Null for deliveries to a text pipeline's postWebhook.",
+    }),
+    campId: t.exposeString('campId'),
+    eventId: t.exposeString('eventId'),
+    event: t.exposeString('event', { description: `The event type: one of ${EVENT_LIST}.` }),
+    status: t.field({ type: DeliveryStatusEnum, resolve: (delivery) => delivery.status }),
+    attempts: t.exposeInt('attempts'),
+    lastResponseCode: t.exposeInt('lastResponseCode', {
+      nullable: true,
+      description: 'The HTTP status of the last attempt; null when it got no answer.',
+    }),
+    lastError: t.exposeString('lastError', { nullable: true }),
+    nextAttemptAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the next attempt is due (pending deliveries only).',
+      resolve: (delivery) => delivery.nextAttemptAt,
+    }),
+    createdAt: t.field({ type: 'DateTime', resolve: (delivery) => delivery.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (delivery) => delivery.updatedAt }),
+  }),
+});
+
+export const WebhookRef = builder.loadableNode('Webhook', {
+  description:
+    'An HTTPS endpoint that receives the events of the campaigns it is attached to, signed the Standard Webhooks way.',
+  id: { resolve: (webhook: Webhook) => webhook.webhookId },
+  load: (webhookIds: string[], context) => getWebhooksByIds(context.db, viewerOf(context).id, webhookIds),
+  sort: (webhook) => webhook.webhookId,
+  fields: (t) => ({
+    webhookId: t.exposeString('webhookId'),
+    url: t.exposeString('url'),
+    events: t.exposeStringList('events', {
+      description: `The event types sent to it (${EVENT_LIST}); empty means all.`,
+    }),
+    description: t.exposeString('description', { nullable: true }),
+    enabled: t.exposeBoolean('enabled'),
+    disabledReason: t.exposeString('disabledReason', {
+      nullable: true,
+      description: 'Why it was disabled, e.g. its receiver answered 410 Gone.',
+    }),
+    secret: t.string({
+      description:
+        'The signing secret (whsec_ + base64): verify `webhook-signature` with any Standard Webhooks library.',
+      resolve: (webhook, _args, context) => context.secrets.open(webhook.sealedSecret),
+    }),
+    createdAt: t.field({ type: 'DateTime', resolve: (webhook) => webhook.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (webhook) => webhook.updatedAt }),
+    campaigns: t.loadableList({
+      type: CampaignRef,
+      description: 'The campaigns it is attached to.',
+      load: (webhookIds: string[], context) => campaignsOfWebhooks(context, webhookIds),
+      resolve: (webhook) => webhook.webhookId,
+    }),
+    deliveries: t.connection({
+      type: WebhookDeliveryRef,
+      description: 'Its deliveries, newest first.',
+      resolve: (webhook, args, context) =>
+        keysetConnection(
+          args,
+          (delivery: Delivery) => [delivery.createdAt, delivery.deliveryId],
+          (page) => pageWebhookDeliveries(context.db, viewerOf(context).id, webhook.webhookId, page),
+        ),
+    }),
+  }),
+});
+
+async function campaignsOfWebhooks(context: Context, webhookIds: readonly string[]) {
+  const accountId = viewerOf(context).id;
+  const idLists = await campaignIdsOfWebhooks(context.db, accountId, webhookIds);
+  const campaigns = await getCampaignsByIds(context.db, accountId, [...new Set(idLists.flat())]);
+  const byId = new Map(campaigns.map((campaign) => [campaign.campId, campaign]));
+  return idLists.map((ids) => ids.flatMap((id) => byId.get(id) ?? []));
+}
+
+builder.objectField(CampaignRef, 'webhooks', (t) =>
+  t.loadableList({
+    type: WebhookRef,
+    description: 'The webhooks attached to this campaign.',
+    load: (campIds: string[], context) => webhooksOfCampaigns(context.db, viewerOf(context).id, campIds),
+    resolve: (campaign) => campaign.campId,
+  }),
+);
+
+const CreateWebhookInput = builder
+  .inputType('CreateWebhookInput', {
+    fields: (t) => ({
+      url: t.string({
+        required: true,
+        description: 'http(s); loopback, private and link-local targets are refused.',
+      }),
+      events: t.stringList({ description: `Event types to send (${EVENT_LIST}); empty or omitted means all.` }),
+      description: t.string(),
+    }),
+  })
+  .validate(createWebhookSchema);
+
+const UpdateWebhookInput = builder
+  .inputType('UpdateWebhookInput', {
+    description: 'Only the fields given change.',
+    fields: (t) => ({
+      url: t.string(),
+      events: t.stringList(),
+      description: t.string(),
+      enabled: t.boolean({ description: 'true re-enables a webhook that was disabled (e.g. after a 410 Gone).' }),
+    }),
+  })
+  .validate(updateWebhookSchema);
+
+builder.queryFields((t) => ({
+  webhooks: t.field({
+    type: [WebhookRef],
+    description: 'Your webhooks, oldest first.',
+    resolve: (_root, _args, context) => listWebhooks(context.db, viewerOf(context).id),
+  }),
+  webhook: t.field({
+    type: WebhookRef,
+    nullable: true,
+    args: { webhookId: t.arg.string({ required: true, validate: webhookIdField }) },
+    resolve: async (_root, args, context) =>
+      (await getWebhooksByIds(context.db, viewerOf(context).id, [args.webhookId]))[0] ?? null,
+  }),
+}));
+
+const allowPrivate = (context: Context) => ({ allowPrivate: context.config.ALLOW_PRIVATE_WEBHOOK_TARGETS });
+
+builder.mutationFields((t) => ({
+  createWebhook: t.field({
+    type: WebhookRef,
+    description: 'Registers a webhook; attach it to campaigns to receive their events. Its `secret` signs them.',
+    args: { input: t.arg({ type: CreateWebhookInput, required: true }) },
+    resolve: (_root, args, context) =>
+      createWebhook(context.db, context.secrets, viewerOf(context).id, args.input, allowPrivate(context)),
+  }),
+  updateWebhook: t.field({
+    type: WebhookRef,
+    args: {
+      webhookId: t.arg.string({ required: true, validate: webhookIdField }),
+      patch: t.arg({ type: UpdateWebhookInput, required: true }),
+    },
+    resolve: (_root, args, context) =>
+      updateWebhook(context.db, viewerOf(context).id, args.webhookId, args.patch, allowPrivate(context)),
+  }),
+  deleteWebhook: t.field({
+    type: WebhookRef,
+    description: 'Deletes the webhook, its attachments and its deliveries; returns it as it was.',
+    args: { webhookId: t.arg.string({ required: true, validate: webhookIdField }) },
+    resolve: (_root, args, context) => deleteWebhook(context.db, viewerOf(context).id, args.webhookId),
+  }),
+  attachWebhook: t.field({
+    type: WebhookRef,
+    description: "Sends the campaign's events to the webhook from now on; attaching twice changes nothing.",
+    args: {
+      webhookId: t.arg.string({ required: true, validate: webhookIdField }),
+      campId: t.arg.string({ required: true, validate: campIdField }),
+    },
+    resolve: (_root, args, context) => attachWebhook(context.db, viewerOf(context).id, args.webhookId, args.campId),
+  }),
+  detachWebhook: t.field({
+    type: WebhookRef,
+    args: {
+      webhookId: t.arg.string({ required: true, validate: webhookIdField }),
+      campId: t.arg.string({ required: true, validate: campIdField }),
+    },
+    resolve: (_root, args, context) => detachWebhook(context.db, viewerOf(context).id, args.webhookId, args.campId),
+  }),
+  redeliverWebhookDelivery: t.field({
+    type: WebhookDeliveryRef,
+    description: 'Queues a finished delivery again (same webhook-id and body), retried on the schedule.',
+    args: { deliveryId: t.arg.string({ required: true, validate: z.string().min(1).max(64) }) },
+    resolve: (_root, args, context) => redeliver(context.db, viewerOf(context).id, args.deliveryId),
+  }),
+}));

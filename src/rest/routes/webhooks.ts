@@ -1,0 +1,102 @@
+// Webhooks by REST (DESIGN.md §9): the seed's POST /add_webhook_campaingn (spelled as the seed spells it) and the
+// additions POST /create_webhook, GET /get_webhooks, DELETE /remove_webhook.
+import { z } from 'zod';
+import { campIdField } from '../../domain/campaigns.schema.js';
+import { type CreateWebhookInput, createWebhookSchema, webhookIdField } from '../../domain/webhooks.schema.js';
+import { defineRoute } from '../route.js';
+
+const WEBHOOK_FIELDS = 'webhookId url events description enabled disabledReason secret createdAt campaigns { campId }';
+
+interface WebhookData {
+  campaigns: Array<{ campId: string }>;
+  [field: string]: unknown;
+}
+
+const legacyWebhook = ({ campaigns, ...webhook }: WebhookData) => ({
+  ...webhook,
+  campaignIds: campaigns.map((campaign) => campaign.campId),
+});
+
+const webhookQuery = z.object({ webhookId: webhookIdField });
+
+/** `campaignId` as in the seed's example; `campId` and `camp_id` as the other routes accept. */
+const attachQuery = z.preprocess(
+  (query) => {
+    const q = (query ?? {}) as Record<string, unknown>;
+    return { ...q, campaignId: q.campaignId ?? q.campId ?? q.camp_id };
+  },
+  z.object({ webhookId: webhookIdField, campaignId: campIdField }),
+);
+
+const tag = 'webhooks';
+
+export const webhookRoutes = [
+  defineRoute<CreateWebhookInput, undefined, { createWebhook: WebhookData }>({
+    method: 'POST',
+    path: '/create_webhook',
+    summary: 'Register a webhook: {url, events?, description?} → the webhook with its whsec_ signing secret',
+    tag,
+    auth: true,
+    document: /* GraphQL */ `
+      mutation LegacyCreateWebhook($input: CreateWebhookInput!) {
+        createWebhook(input: $input) { ${WEBHOOK_FIELDS} }
+      }`,
+    body: createWebhookSchema,
+    variables: ({ body }) => ({ input: body }),
+    argLocs: { input: ['body'] },
+    respond: ({ createWebhook }) => legacyWebhook(createWebhook),
+  }),
+  defineRoute<undefined, undefined, { webhooks: WebhookData[] }>({
+    method: 'GET',
+    path: '/get_webhooks',
+    summary: 'Your webhooks, oldest first, with the campaigns each is attached to',
+    tag,
+    auth: true,
+    document: /* GraphQL */ `
+      query LegacyGetWebhooks {
+        webhooks { ${WEBHOOK_FIELDS} }
+      }`,
+    variables: () => ({}),
+    respond: ({ webhooks }) => webhooks.map(legacyWebhook),
+  }),
+  defineRoute<undefined, z.infer<typeof webhookQuery>, unknown>({
+    method: 'DELETE',
+    path: '/remove_webhook',
+    summary: 'Delete a webhook, its attachments and its deliveries',
+    tag,
+    auth: true,
+    query: webhookQuery,
+    document: /* GraphQL */ `
+      mutation LegacyRemoveWebhook($webhookId: String!) {
+        deleteWebhook(webhookId: $webhookId) {
+          webhookId
+        }
+      }
+    `,
+    variables: ({ query }) => query,
+    argLocs: { webhookId: ['query', 'webhookId'] },
+    respond: () => ({ detail: 'Webhook deleted' }),
+  }),
+  defineRoute<undefined, z.infer<typeof attachQuery>, { attachWebhook: { webhookId: string } }>({
+    method: 'POST',
+    path: '/add_webhook_campaingn',
+    summary: "Attach a webhook to a campaign (it then receives the campaign's events); repeating it is harmless",
+    tag,
+    auth: true,
+    query: attachQuery,
+    document: /* GraphQL */ `
+      mutation LegacyAttachWebhook($webhookId: String!, $campId: String!) {
+        attachWebhook(webhookId: $webhookId, campId: $campId) {
+          webhookId
+        }
+      }
+    `,
+    variables: ({ query }) => ({ webhookId: query.webhookId, campId: query.campaignId }),
+    argLocs: { webhookId: ['query', 'webhookId'], campId: ['query', 'campaignId'] },
+    respond: ({ attachWebhook }, { campId }) => ({
+      webhookId: attachWebhook.webhookId,
+      campaignId: campId,
+      attached: true,
+    }),
+  }),
+];
