@@ -1,6 +1,9 @@
 // Webhook delivery end to end: REST update_campaign → outbox → worker → a local receiver. Signatures are checked with
 // the Standard Webhooks reference library (`standardwebhooks`), not with our own signing code.
+import { lookup } from 'node:dns/promises';
+import { hostname } from 'node:os';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { refusedAddress } from '../../src/security/webhook-targets.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { campaignModelData } from '../helpers/campaigns.js';
@@ -179,5 +182,26 @@ describe('webhook targets', () => {
     await start({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' });
     const allowed = await t.rest('POST', '/create_webhook', { token, body: { url: 'http://10.1.2.3/hook' } });
     expect(allowed.status).toBe(200);
+  });
+
+  it('checks what a host name resolves to at delivery, and refuses a private answer', async () => {
+    // This machine's own name passes registration (it is not a literal address) but resolves to itself.
+    const name = hostname();
+    const { address } = await lookup(name);
+    expect(refusedAddress(address), `${name} resolves to ${address}, expected a non-public address`).not.toBeNull();
+
+    await start({ WEBHOOK_RETRY_SCHEDULE: '0.05' });
+    receiver = await startReceiver(() => 200);
+    const url = receiver.url.replace('127.0.0.1', name);
+    const { webhookId } = await webhookOn('spring', url);
+    await updateCampaign('spring', 'Rebound');
+    const [delivery] = await eventually(async () => {
+      const list = await deliveries(webhookId);
+      expect(list[0].status).toBe('FAILED');
+      return list;
+    });
+    expect(delivery).toMatchObject({ attempts: 2, lastResponseCode: null });
+    expect(delivery.lastError).toBe(`Target refused: ${name} resolves to ${address}, ${refusedAddress(address)}`);
+    expect(receiver.received).toHaveLength(0);
   });
 });
