@@ -1,6 +1,7 @@
 // Assembles the application on one database: migrations, services, the GraphQL server and the REST router,
 // behind one fetch handler (the node:http listener in src/http/server.ts and the tests both call it).
 import type { Plugin } from 'graphql-yoga';
+import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import { type DatabaseHandle, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -10,6 +11,8 @@ import { createCampaignEventBus } from './events/pubsub.js';
 import { type DeliveryWorkerOptions, startDeliveryWorker } from './events/worker.js';
 import type { Services } from './graphql/context.js';
 import { createGraphQLServer, type Yoga } from './graphql/yoga.js';
+import { HEALTH_PATHS, health } from './http/health.js';
+import { loggablePath, requestIdFor, runWithRequestId } from './http/request-context.js';
 import { createLogger } from './logger.js';
 import { detailResponse } from './rest/fastapi-errors.js';
 import { createRestRouter, REST_PREFIX } from './rest/router.js';
@@ -21,6 +24,8 @@ export interface App {
   fetch(request: Request): Promise<Response>;
   yoga: Yoga;
   database: DatabaseHandle;
+  /** Set when shutdown begins: /readyz answers 503 so load balancers stop sending requests. */
+  draining: boolean;
   close(): Promise<void>;
 }
 
@@ -28,6 +33,8 @@ export interface AppOptions {
   /** Extra envelop plugins (tests use one to see which operations ran). */
   plugins?: Plugin[];
   onQuery?: (sql: string) => void;
+  /** Where log lines go (stdout when unset); tests read them. */
+  logStream?: DestinationStream;
   /** The webhook delivery worker: on unless `false`; tests may set its clock and polling interval. */
   worker?: false | Pick<DeliveryWorkerOptions, 'clock' | 'pollMs'>;
 }
@@ -36,7 +43,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const database = openDatabase(config.DATABASE_URL, { onQuery: options.onQuery });
   await migrateToLatest(database.db, database.dialect);
   await loadVoiceCatalogue(database.db);
-  const logger = createLogger(config.LOG_LEVEL);
+  const logger = createLogger(config.LOG_LEVEL, options.logStream);
   const services: Services = {
     db: database.db,
     config,
@@ -66,23 +73,43 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     worker?.wake();
   });
 
-  return {
+  const route = async (request: Request, url: URL): Promise<Response> => {
+    if (HEALTH_PATHS.has(url.pathname) && (request.method === 'GET' || request.method === 'HEAD')) {
+      return health(url.pathname, database, app.draining);
+    }
+    if (url.pathname === REST_PREFIX || url.pathname.startsWith(`${REST_PREFIX}/`)) {
+      try {
+        return await rest(request);
+      } catch (error) {
+        logger.error({ err: error, method: request.method }, 'unexpected error in a REST call');
+        return detailResponse(500, 'Internal Server Error');
+      }
+    }
+    return yoga.fetch(request);
+  };
+
+  const app: App = {
     yoga,
     database,
-    fetch: async (request) => {
-      const { pathname } = new URL(request.url);
-      if (pathname === REST_PREFIX || pathname.startsWith(`${REST_PREFIX}/`)) {
-        try {
-          return await rest(request);
-        } catch (error) {
-          services.logger.error(
-            { err: error, method: request.method, path: pathname },
-            'unexpected error in a REST call',
-          );
-          return detailResponse(500, 'Internal Server Error');
-        }
-      }
-      return yoga.fetch(request);
+    draining: false,
+    fetch: (request) => {
+      const requestId = requestIdFor(request);
+      return runWithRequestId(requestId, async () => {
+        const started = performance.now();
+        const url = new URL(request.url);
+        const response = await route(request, url);
+        response.headers.set('x-request-id', requestId);
+        logger.info(
+          {
+            method: request.method,
+            path: loggablePath(url),
+            status: response.status,
+            ms: Math.round((performance.now() - started) * 10) / 10,
+          },
+          'request',
+        );
+        return response;
+      });
     },
     async close() {
       stopListening();
@@ -91,4 +118,5 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await database.close();
     },
   };
+  return app;
 }

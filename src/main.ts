@@ -1,23 +1,29 @@
-// Entry point: config → database → migrations → HTTP server; stops cleanly on SIGTERM/SIGINT.
+// Entry point: config → database → migrations → HTTP server and delivery worker. On SIGTERM/SIGINT it drains:
+// no new connections, in-flight requests and deliveries finish, the database closes — within 10 s.
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createHttpServer, listen } from './http/server.js';
 
+const SHUTDOWN_TIMEOUT_MS = 10_000;
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const app = await createApp(config);
-  const server = createHttpServer(app);
+  const { server, shutdown } = createHttpServer(app);
   const { port } = await listen(server, config.PORT, config.HOST);
   const base = `http://${config.HOST}:${port}`;
   console.log(`Campaign gateway listening on ${base}`);
   console.log(`  GraphiQL  ${base}/graphql`);
   console.log(`  REST      ${base}/api/v3`);
 
-  const stop = () => {
-    server.close(() => {
-      void app.close().then(() => process.exit(0));
-    });
-    setTimeout(() => process.exit(1), 10_000).unref();
+  const stop = (signal: NodeJS.Signals) => {
+    console.log(`${signal}: shutting down`);
+    // The app's own timeout leaves a margin inside SHUTDOWN_TIMEOUT_MS for closing the database.
+    shutdown(SHUTDOWN_TIMEOUT_MS - 1500).then(
+      (clean) => process.exit(clean ? 0 : 1),
+      () => process.exit(1),
+    );
+    setTimeout(() => process.exit(1), SHUTDOWN_TIMEOUT_MS).unref();
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

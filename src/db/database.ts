@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, type LogEvent, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, type LogEvent, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './types.js';
 
@@ -42,4 +42,14 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
   return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+/** Whether the database answers a trivial query (for /readyz). */
+export async function databaseReachable(db: Kysely<Database>): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
 }

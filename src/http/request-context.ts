@@ -1,0 +1,29 @@
+// The request id of the request being served, for every log line written while serving it (pino's mixin reads it).
+// A client's `X-Request-Id` is kept when it is a sane token; otherwise a new UUID is made. It is echoed back.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+
+const storage = new AsyncLocalStorage<{ requestId: string }>();
+
+const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function requestIdFor(request: Request): string {
+  const given = request.headers.get('x-request-id');
+  return given && SANE_ID.test(given) ? given : randomUUID();
+}
+
+export function runWithRequestId<T>(requestId: string, work: () => T): T {
+  return storage.run({ requestId }, work);
+}
+
+export function currentRequestId(): string | undefined {
+  return storage.getStore()?.requestId;
+}
+
+/**
+ * The path as logs may show it: provider webhook paths carry the account's API key (`ck_…`), so it is masked; the
+ * query string is left out (it may hold verify tokens).
+ */
+export function loggablePath(url: URL): string {
+  return url.pathname.replace(/ck_[A-Za-z0-9_-]+/g, 'ck_****');
+}

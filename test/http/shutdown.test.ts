@@ -1,0 +1,128 @@
+// SIGTERM under load: every request the server accepted is answered; clients see refused connections afterwards,
+// never a reset of a request already sent; the process exits 0 within 10 s.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '../..');
+let server: ChildProcess | undefined;
+
+afterAll(() => {
+  server?.kill('SIGKILL');
+});
+
+function start(): Promise<{ child: ChildProcess; port: number }> {
+  const cwd = mkdtempSync(join(tmpdir(), 'gateway-shutdown-'));
+  // Node with tsx's loader, named by path since cwd is elsewhere (the tsx CLI would add a process between us).
+  const loader = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+  const child = spawn(process.execPath, ['--import', loader, join(ROOT, 'src/main.ts')], {
+    cwd,
+    env: { ...process.env, DATABASE_URL: '', PORT: '0', LOG_LEVEL: 'silent', PASSWORD_HASH_COST: '10' },
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const found = /listening on http:\/\/[^:]+:(\d+)/.exec(output);
+      if (found?.[1]) resolve({ child, port: Number(found[1]) });
+    });
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+}
+
+type Outcome = { status: number } | { error: string };
+
+function call(agent: http.Agent, port: number, method: string, path: string, body?: string, token?: string) {
+  return new Promise<Outcome>((resolve) => {
+    const request = http.request(
+      {
+        agent,
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        headers: {
+          'content-type': 'application/json',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve({ status: response.statusCode ?? 0 }));
+        response.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+      },
+    );
+    request.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+    request.end(body);
+  });
+}
+
+it('drains on SIGTERM without resetting a request already sent', async () => {
+  const started = await start();
+  server = started.child;
+  const { port } = started;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 20 });
+  const email = `drain-${Date.now()}@example.com`;
+  const credentials = JSON.stringify({ email, password: 'a long password' });
+  expect(await call(agent, port, 'POST', '/api/v3/signup', credentials)).toEqual({ status: 200 });
+  const login = await new Promise<string>((resolve) => {
+    const request = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/api/v3/login',
+        headers: { 'content-type': 'application/json' },
+      },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => resolve((JSON.parse(text) as { access_token: string }).access_token));
+      },
+    );
+    request.end(JSON.stringify({ username: email, password: 'a long password' }));
+  });
+
+  // 20 clients, each sending requests back to back on a keep-alive connection, until the server is gone.
+  const outcomes: Array<Outcome & { afterSigterm: boolean }> = [];
+  let sigtermSent = false;
+  let refused = 0;
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
+    started.child.once('exit', (code) => resolve({ code, at: Date.now() })),
+  );
+  const client = async () => {
+    for (;;) {
+      const afterSigterm = sigtermSent;
+      const outcome = await call(agent, port, 'GET', '/api/v3/get_supported_voices', undefined, login);
+      if ('error' in outcome && outcome.error === 'ECONNREFUSED') {
+        refused += 1;
+        if (refused > 200) return;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        continue;
+      }
+      outcomes.push({ ...outcome, afterSigterm });
+      if ('error' in outcome && sigtermSent) return;
+    }
+  };
+  const clients = Array.from({ length: 20 }, client);
+  await new Promise((resolve) => setTimeout(resolve, 700));
+  const sigtermAt = Date.now();
+  sigtermSent = true;
+  started.child.kill('SIGTERM');
+  const { code, at } = await exited;
+  await Promise.all(clients);
+  agent.destroy();
+
+  expect(code).toBe(0);
+  expect(at - sigtermAt).toBeLessThan(10_000);
+  const failures = outcomes.filter((outcome) => 'error' in outcome);
+  expect(failures).toEqual([]);
+  expect(outcomes.filter((o) => !o.afterSigterm).length).toBeGreaterThan(50);
+  expect(outcomes.every((o) => 'status' in o && o.status === 200)).toBe(true);
+  expect(refused).toBeGreaterThan(0);
+}, 30_000);
