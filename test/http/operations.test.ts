@@ -1,0 +1,102 @@
+// Request ids, log hygiene and health checks.
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type App, createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+
+let t: TestApp | undefined;
+let app: App | undefined;
+
+afterEach(async () => {
+  await t?.close();
+  await app?.close();
+  t = undefined;
+  app = undefined;
+});
+
+describe('request ids', () => {
+  it('echoes a sane X-Request-Id and makes one up otherwise', async () => {
+    t = await startApp();
+    const given = await t.request('GET', '/healthz', { headers: { 'x-request-id': 'req-123.abc' } });
+    expect(given.headers.get('x-request-id')).toBe('req-123.abc');
+    const made = await t.request('GET', '/api/v3/get_supported_voices');
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const hostile = await t.request('POST', '/graphql', {
+      body: { query: '{ __typename }' },
+      headers: { 'x-request-id': 'bad id\nwith newline'.replace('\n', ' ') },
+    });
+    expect(hostile.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('logs', () => {
+  it('writes one JSON line per request with its request id, and never a token, password or API key', async () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString().split('\n').filter(Boolean));
+        done();
+      },
+    });
+    const config = loadConfig({
+      DATABASE_URL: 'sqlite::memory:',
+      JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
+      SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+      PASSWORD_HASH_COST: '10',
+      LOG_LEVEL: 'info',
+    });
+    app = await createApp(config, { logStream: stream, worker: false });
+    const call = (path: string, init: RequestInit = {}) => app!.fetch(new Request(`http://127.0.0.1${path}`, init));
+    const password = 'a very secret password';
+    const signup = await call('/api/v3/signup', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'signup-1' },
+      body: JSON.stringify({ email: 'log@example.com', password }),
+    });
+    const { apiKey } = (await signup.json()) as { apiKey: string };
+    const login = await call('/api/v3/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'log@example.com', password }),
+    });
+    const { access_token: token } = (await login.json()) as { access_token: string };
+    await call('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: '{ viewer { email } }' }),
+    });
+    // A provider call carries the API key in its path, and a verify token in its query string.
+    await call(`/api/v3/social_webhook/${apiKey}/camp?hub.mode=subscribe&hub.verify_token=vt-secret&hub.challenge=1`);
+
+    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const requests = parsed.filter((line) => line.msg === 'request');
+    expect(requests).toHaveLength(4);
+    expect(requests[0]).toMatchObject({ requestId: 'signup-1', method: 'POST', path: '/api/v3/signup', status: 200 });
+    expect(requests[3]!.path).toBe('/api/v3/social_webhook/ck_****/camp');
+    const all = lines.join('\n');
+    for (const secret of [password, token, apiKey, apiKey.slice(3), 'vt-secret']) expect(all).not.toContain(secret);
+  });
+});
+
+describe('health', () => {
+  it('answers /healthz and /readyz, and /readyz turns 503 while draining', async () => {
+    t = await startApp();
+    expect((await t.request('GET', '/healthz')).body).toEqual({ status: 'ok' });
+    const ready = await t.request('GET', '/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ready' });
+    t.app.draining = true;
+    const draining = await t.request('GET', '/readyz');
+    expect(draining.status).toBe(503);
+    expect((await t.request('GET', '/healthz')).status).toBe(200);
+  });
+
+  it('answers /readyz 503 when the database does not answer', async () => {
+    t = await startApp();
+    await t.app.database.db.destroy();
+    const reply = await t.request('GET', '/readyz');
+    expect(reply.status).toBe(503);
+    expect(reply.body).toEqual({ status: 'unavailable', detail: 'The database does not answer' });
+  });
+});
