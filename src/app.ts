@@ -11,9 +11,13 @@ import { createCampaignEventBus } from './events/pubsub.js';
 import { type DeliveryWorkerOptions, startDeliveryWorker } from './events/worker.js';
 import type { Services } from './graphql/context.js';
 import { createGraphQLServer, type Yoga } from './graphql/yoga.js';
+import { limitBody } from './http/body-limit.js';
 import { HEALTH_PATHS, health } from './http/health.js';
 import { loggablePath, requestIdFor, runWithRequestId } from './http/request-context.js';
+import { rateLimitResponse } from './http/rate-limit.js';
 import { createLogger } from './logger.js';
+import { connectRedis } from './redis.js';
+import { createRateLimits } from './security/rate-limits.js';
 import { detailResponse } from './rest/fastapi-errors.js';
 import { createRestRouter, REST_PREFIX } from './rest/router.js';
 import { routes } from './rest/routes.js';
@@ -44,13 +48,24 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   await migrateToLatest(database.db, database.dialect);
   await loadVoiceCatalogue(database.db);
   const logger = createLogger(config.LOG_LEVEL, options.logStream);
+  const redis = config.REDIS_URL
+    ? { publish: connectRedis(config.REDIS_URL, logger), subscribe: connectRedis(config.REDIS_URL, logger) }
+    : null;
   const services: Services = {
     db: database.db,
     config,
     tokens: createTokenIssuer(config.JWT_SECRET, config.TOKEN_TTL_SECONDS),
     secrets: createSecretBox(config.SECRETS_KEY),
     logger,
-    events: createCampaignEventBus(config.REDIS_URL, logger),
+    events: createCampaignEventBus(redis),
+    limits: createRateLimits(
+      {
+        requestsPerMinute: config.RATE_LIMIT_PER_MINUTE,
+        loginMaxFailures: config.LOGIN_MAX_FAILURES,
+        loginWindowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS,
+      },
+      redis?.publish ?? null,
+    ),
   };
   const yoga = createGraphQLServer(services, options.plugins);
   const rest = createRestRouter(yoga, services, routes);
@@ -73,11 +88,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     worker?.wake();
   });
 
-  const route = async (request: Request, url: URL): Promise<Response> => {
-    if (HEALTH_PATHS.has(url.pathname) && (request.method === 'GET' || request.method === 'HEAD')) {
+  const route = async (received: Request, url: URL): Promise<Response> => {
+    if (HEALTH_PATHS.has(url.pathname) && (received.method === 'GET' || received.method === 'HEAD')) {
       return health(url.pathname, database, app.draining);
     }
-    if (url.pathname === REST_PREFIX || url.pathname.startsWith(`${REST_PREFIX}/`)) {
+    const isRest = url.pathname === REST_PREFIX || url.pathname.startsWith(`${REST_PREFIX}/`);
+    const limited = await rateLimitResponse(services, received, isRest);
+    if (limited) return limited;
+    const request = await limitBody(received, isRest);
+    if (request instanceof Response) return request;
+    if (isRest) {
       try {
         return await rest(request);
       } catch (error) {
@@ -114,7 +134,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     async close() {
       stopListening();
       await worker?.stop();
-      await services.events.close();
+      await Promise.all(
+        [redis?.publish, redis?.subscribe].map((client) => client?.quit().catch(() => client.disconnect())),
+      );
       await database.close();
     },
   };

@@ -34,6 +34,11 @@ const envSchema = z.object({
     .string()
     .regex(/^rediss?:\/\/.+/, 'must be redis://... or rediss://...')
     .optional(),
+  /** Requests per minute per account, on both doors (DESIGN.md §11). */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1200),
+  /** Failed logins of one e-mail that lock it out for the rest of LOGIN_FAILURE_WINDOW_SECONDS (DESIGN.md §4). */
+  LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
+  LOGIN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   /** log2 of scrypt's N for new password hashes (14 = 16384, ~50 ms here); tests lower it to stay fast. */
   PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(20).default(14),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

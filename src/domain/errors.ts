@@ -16,6 +16,8 @@ export class DomainError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly issues?: InputIssue[],
+    /** For RATE_LIMITED: seconds before trying again (REST sends it as Retry-After). */
+    readonly retryAfter?: number,
   ) {
     super(message);
     this.name = 'DomainError';
@@ -26,6 +28,8 @@ export const notFound = (message: string) => new DomainError('NOT_FOUND', messag
 export const conflict = (message: string) => new DomainError('CONFLICT', message);
 export const forbidden = (message: string) => new DomainError('FORBIDDEN', message);
 export const unauthenticated = (message: string) => new DomainError('UNAUTHENTICATED', message);
+export const rateLimited = (message: string, retryAfter: number) =>
+  new DomainError('RATE_LIMITED', message, undefined, retryAfter);
 export const badInput = (issues: InputIssue[]) =>
   new DomainError(
     'BAD_USER_INPUT',

@@ -5,6 +5,7 @@ import type { Database } from '../db/types.js';
 import type { CampaignEventBus } from '../events/pubsub.js';
 import { type Account, findAccountById } from '../domain/accounts.js';
 import type { Logger } from '../logger.js';
+import type { RateLimits } from '../security/rate-limits.js';
 import type { SecretBox } from '../security/secrets.js';
 import type { TokenIssuer } from '../security/tokens.js';
 
@@ -16,6 +17,7 @@ export interface Services {
   logger: Logger;
   /** Live campaign events for subscriptions. */
   events: CampaignEventBus;
+  limits: RateLimits;
 }
 
 /** Why a request has no viewer: no usable Authorization header, or a token that does not check out. */

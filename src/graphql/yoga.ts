@@ -1,5 +1,9 @@
 // The graphql-yoga server over the Pothos schema: context from the bearer token, error masking, GraphiQL.
 
+import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { PothosValidationError } from '@pothos/core';
 import { GraphQLError } from 'graphql';
@@ -28,12 +32,39 @@ function maskDomainErrors(services: Services, error: unknown, message: string, i
       source: located?.source,
       positions: located?.positions,
       path: located?.path,
-      extensions: { code: original.code, ...(issues ? { issues } : {}) },
+      extensions: {
+        code: original.code,
+        ...(issues ? { issues } : {}),
+        ...(original.retryAfter ? { retryAfter: original.retryAfter } : {}),
+      },
     });
   }
   const masked = maskError(error, message, isDev);
   if (masked !== error) services.logger.error({ err: original ?? error }, 'unexpected error in a GraphQL operation');
   return masked;
+}
+
+/** DESIGN.md §11: depth ≤ 12, aliases ≤ 30, tokens ≤ 5000 and a cost limit, checked before anything runs. */
+export const GRAPHQL_LIMITS = { depth: 12, aliases: 30, tokens: 5000, cost: 20_000 } as const;
+
+/**
+ * A refused document gets the code yoga gives invalid documents (its HTTP status then follows the GraphQL-over-HTTP
+ * spec: 200 for `application/json`, 400 for `application/graphql-response+json`).
+ */
+const refused =
+  (code: string) =>
+  (_context: unknown, error: GraphQLError): void => {
+    (error.extensions as Record<string, unknown>).code = code;
+  };
+
+function armor(): Plugin[] {
+  const common = { exposeLimits: true, propagateOnRejection: true, onReject: [refused('GRAPHQL_VALIDATION_FAILED')] };
+  return [
+    maxTokensPlugin({ ...common, n: GRAPHQL_LIMITS.tokens, onReject: [refused('GRAPHQL_PARSE_FAILED')] }),
+    maxDepthPlugin({ ...common, n: GRAPHQL_LIMITS.depth, ignoreIntrospection: true }),
+    maxAliasesPlugin({ ...common, n: GRAPHQL_LIMITS.aliases }),
+    costLimitPlugin({ ...common, maxCost: GRAPHQL_LIMITS.cost, ignoreIntrospection: true }),
+  ] as Plugin[];
 }
 
 export function createGraphQLServer(services: Services, plugins: Plugin[] = []): Yoga {
@@ -46,7 +77,7 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
     renderGraphiQL,
     maskedErrors: { maskError: (error, message, isDev) => maskDomainErrors(services, error, message, isDev) },
     logging: services.logger,
-    plugins: [variableErrors(), ...plugins],
+    plugins: [...armor(), variableErrors(), ...plugins],
     // The REST door authenticates before validating (as FastAPI does) and passes the result in.
     context: async (initial) =>
       'viewer' in initial

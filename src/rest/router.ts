@@ -18,9 +18,9 @@ import {
   validationResponse,
 } from './fastapi-errors.js';
 import type { RestRoute } from './route.js';
+import { MAX_BODY_BYTES } from '../http/body-limit.js';
 
 export const REST_PREFIX = '/api/v3';
-export const MAX_BODY_BYTES = 1024 * 1024;
 
 interface PreparedRoute {
   route: RestRoute;
@@ -117,7 +117,14 @@ function errorResponse(
     };
     return validationResponse(toValidationErrors(issues, locate));
   }
-  if (code && code in STATUS_BY_CODE) return detailResponse(STATUS_BY_CODE[code], first?.message ?? 'Error');
+  const retryAfter = first?.extensions?.retryAfter;
+  if (code && code in STATUS_BY_CODE) {
+    return detailResponse(
+      STATUS_BY_CODE[code],
+      first?.message ?? 'Error',
+      typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {},
+    );
+  }
   return detailResponse(500, 'Internal Server Error');
 }
 

@@ -1,0 +1,42 @@
+// Request bodies are at most 1 MiB on every door (DESIGN.md §11): a larger Content-Length is refused before anything
+// is read, and a body without one (chunked) is read only up to the limit.
+import { detailResponse } from '../rest/fastapi-errors.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+function tooLarge(rest: boolean): Response {
+  const message = 'Request body too large';
+  if (rest) return detailResponse(413, message);
+  return new Response(
+    JSON.stringify({
+      errors: [{ message: `${message} (the limit is 1 MiB)`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }],
+    }),
+    { status: 413, headers: { 'content-type': 'application/json' } },
+  );
+}
+
+/** The request itself when its body is within the limit (buffered when its size was not declared), or a 413. */
+export async function limitBody(request: Request, rest: boolean): Promise<Request | Response> {
+  if (!request.body) return request;
+  const declared = request.headers.get('content-length');
+  if (declared !== null) return Number(declared) > MAX_BODY_BYTES ? tooLarge(rest) : request;
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      return tooLarge(rest);
+    }
+    chunks.push(value);
+  }
+  return new Request(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body: Buffer.concat(chunks),
+    signal: request.signal,
+  });
+}
