@@ -19,6 +19,7 @@ import { createLogger } from './logger.js';
 import { connectRedis } from './redis.js';
 import { createRateLimits } from './security/rate-limits.js';
 import { detailResponse } from './rest/fastapi-errors.js';
+import { createDocs } from './rest/docs.js';
 import { createRestRouter, REST_PREFIX } from './rest/router.js';
 import { routes } from './rest/routes.js';
 import { createSecretBox } from './security/secrets.js';
@@ -69,6 +70,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   };
   const yoga = createGraphQLServer(services, options.plugins);
   const rest = createRestRouter(yoga, services, routes);
+  const docs = createDocs(routes);
   const worker =
     options.worker === false
       ? null
@@ -98,6 +100,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const request = await limitBody(received, isRest);
     if (request instanceof Response) return request;
     if (isRest) {
+      if (request.method === 'GET') {
+        const page = await docs(url.pathname);
+        if (page) return page;
+      }
       try {
         return await rest(request);
       } catch (error) {

@@ -1,0 +1,84 @@
+// The OpenAPI description of the REST door (derived from the route table) and the docs page.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '../../src/rest/routes.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+
+const SEED = readFileSync(join(import.meta.dirname, '../../../shared/seed/000_31ca451596f986a2.txt'), 'utf8');
+/** Every `**METHOD /path**` heading of the legacy interface. */
+const SEED_OPERATIONS = [...SEED.matchAll(/\*\*(GET|POST|DELETE|PUT|PATCH) (\/[^*\s]+)\*\*/g)].map((m) => ({
+  method: m[1]!.toLowerCase(),
+  path: m[2]!,
+}));
+
+let t: TestApp;
+let doc: any;
+
+beforeAll(async () => {
+  t = await startApp();
+  const reply = await t.request('GET', '/api/v3/openapi.json');
+  expect(reply.status).toBe(200);
+  expect(reply.headers.get('content-type')).toContain('application/json');
+  doc = reply.body;
+});
+afterAll(() => t.close());
+
+describe('GET /api/v3/openapi.json', () => {
+  it('is OpenAPI 3.1 with every seed path and method', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(SEED_OPERATIONS.length).toBeGreaterThanOrEqual(20);
+    for (const { method, path } of SEED_OPERATIONS)
+      expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+  });
+
+  it('describes exactly the route table, no more and no less', () => {
+    const described = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops as object).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(described.sort()).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort());
+  });
+
+  it('names the bearer scheme: the OAuth2 password flow with the token URL `login`', () => {
+    expect(doc.components.securitySchemes.OAuth2PasswordBearer).toEqual({
+      type: 'oauth2',
+      flows: { password: { tokenUrl: 'login', scopes: {} } },
+    });
+    expect(doc.paths['/get_campaigns'].get.security).toEqual([{ OAuth2PasswordBearer: [] }]);
+    expect(doc.paths['/signup'].post.security).toEqual([]);
+    expect(doc.paths['/social_webhook/{apiKey}/{campId}'].post.security).toEqual([]);
+  });
+
+  it('takes bodies and parameters from the same zod schemas the router validates with', () => {
+    const update = doc.paths['/update_campaign'].post.requestBody.content['application/json'].schema;
+    expect(update.required).toEqual(expect.arrayContaining(['campId', 'campaignModelData']));
+    expect(update.properties.campaignModelData.properties.maxCallTimeout).toMatchObject({ type: 'integer' });
+    const login = doc.paths['/login'].post.requestBody.content;
+    expect(Object.keys(login).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded']);
+    const attach = doc.paths['/add_webhook_campaingn'].post.parameters;
+    expect(attach).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'webhookId', in: 'query', required: true }),
+        expect.objectContaining({ name: 'campaignId', in: 'query', required: true }),
+      ]),
+    );
+    const social = doc.paths['/social_webhook/{apiKey}/{campId}'].get.parameters.map((p: any) => `${p.in}:${p.name}`);
+    expect(social).toEqual(expect.arrayContaining(['path:apiKey', 'path:campId', 'query:hub.challenge']));
+    expect(doc.paths['/get_campaigns'].get.responses['422'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/HTTPValidationError',
+    );
+  });
+});
+
+describe('GET /api/v3/docs', () => {
+  it('serves Swagger UI from this server (no CDN), pointed at openapi.json', async () => {
+    const page = await t.request('GET', '/api/v3/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const sources = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(sources.every((src) => src.startsWith('/api/v3/docs/'))).toBe(true);
+    for (const src of sources) expect((await t.request('GET', src)).status, src).toBe(200);
+    expect((await t.request('GET', '/api/v3/docs/init.js')).text).toContain("url: '/api/v3/openapi.json'");
+    expect((await t.request('GET', '/api/v3/docs/../package.json')).status).toBe(404);
+  });
+});
