@@ -1,4 +1,4 @@
-// Operator commands: `migrate`, `schema:print`, `user:create --email E --password P`.
+// Operator commands: `migrate`, `schema:print`, `seed:demo`, `user:create --email E --password P`.
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config.js';
@@ -6,6 +6,8 @@ import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { signUp } from './domain/accounts.js';
 import { signUpSchema } from './domain/accounts.schema.js';
+import { loadVoiceCatalogue } from './domain/voices.js';
+import { seedDemo } from './demo.js';
 import { printSortedSchema } from './graphql/schema.js';
 
 export const SCHEMA_FILE = 'schema/schema.graphql';
@@ -49,8 +51,34 @@ async function run(command: string | undefined, args: string[]): Promise<void> {
       }
       return;
     }
+    case 'seed:demo': {
+      const config = loadConfig();
+      const { db, dialect, close } = openDatabase(config.DATABASE_URL);
+      try {
+        await migrateToLatest(db, dialect);
+        await loadVoiceCatalogue(db);
+        const demo = await seedDemo(db, config);
+        console.log(
+          [
+            `Demo account ready (${demo.campaigns} campaigns, ${demo.callLogs} call logs, ${demo.meetings} meetings, a webhook).`,
+            `  e-mail    ${demo.email}`,
+            `  password  ${demo.password}`,
+            `  API key   ${demo.apiKey}   (shown once; running seed:demo again starts the demo account over)`,
+            '',
+            'Start the server (npm start), open http://127.0.0.1:4000/graphql, run "Login", put the accessToken in',
+            'the Headers tab as {"Authorization": "Bearer <accessToken>"}, then run "Campaigns".',
+            'REST: curl -s -X POST http://127.0.0.1:4000/api/v3/login -d username=demo@example.com -d password=demo-password',
+          ].join('\n'),
+        );
+      } finally {
+        await close();
+      }
+      return;
+    }
     default:
-      throw new Error('usage: npm run cli -- <migrate | schema:print | user:create --email E --password P>');
+      throw new Error(
+        'usage: npm run cli -- <migrate | schema:print | seed:demo | user:create --email E --password P>',
+      );
   }
 }
 

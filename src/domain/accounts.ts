@@ -45,6 +45,12 @@ export async function signUp(
   return { account: toAccount(row), apiKey };
 }
 
+/** Deletes the account with this e-mail and everything it owns (every table cascades from accounts). */
+export async function deleteAccountByEmail(db: Kysely<Database>, email: string): Promise<boolean> {
+  const deleted = await db.deleteFrom('accounts').where('email', '=', email.toLowerCase()).executeTakeFirst();
+  return Number(deleted.numDeletedRows) > 0;
+}
+
 /** The account whose e-mail and password match, or null. Takes the same time whether or not the e-mail exists. */
 export async function authenticate(
   db: Kysely<Database>,

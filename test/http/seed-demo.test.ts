@@ -1,0 +1,86 @@
+// `npm run seed:demo` fills a database with a demo account that the GraphiQL default query works against unchanged.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, expect, it } from 'vitest';
+import { GRAPHIQL_DEFAULT_QUERY } from '../../src/graphql/default-query.js';
+import { DIALECT, startApp, type TestApp } from '../helpers/app.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+const files: string[] = [];
+let t: TestApp | undefined;
+
+afterEach(async () => {
+  await t?.close();
+  for (const file of files.splice(0)) rmSync(file, { force: true });
+});
+
+async function seedDemo(databaseUrl: string) {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'seed:demo'],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
+        SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+        PASSWORD_HASH_COST: '10',
+      },
+    },
+  );
+  return stdout;
+}
+
+it('creates a demo account that the GraphiQL default query logs in to and lists', async () => {
+  const file = join(tmpdir(), `gateway-demo-${randomBytes(4).toString('hex')}.db`);
+  files.push(file, `${file}-wal`, `${file}-shm`);
+  t = await startApp(DIALECT === 'sqlite' ? { DATABASE_URL: `sqlite:${file}` } : {}, [], { worker: false });
+  const first = await seedDemo(t.databaseUrl);
+  expect(first).toContain('demo@example.com');
+  expect(first).toContain('demo-password');
+  const apiKey = /API key\s+(ck_\S+)/.exec(first)?.[1];
+  expect(apiKey).toBeDefined();
+  // Running it again starts over: still one demo account, with a new key.
+  const second = await seedDemo(t.databaseUrl);
+  expect(/API key\s+(ck_\S+)/.exec(second)?.[1]).not.toBe(apiKey);
+
+  const login = await t.request('POST', '/graphql', {
+    body: { query: GRAPHIQL_DEFAULT_QUERY, operationName: 'Login' },
+  });
+  const token = login.body.data.login.accessToken as string;
+  expect(token).toBeTruthy();
+  const campaigns = await t.request('POST', '/graphql', {
+    body: { query: GRAPHIQL_DEFAULT_QUERY, operationName: 'Campaigns' },
+    token,
+  });
+  expect(campaigns.body.errors).toBeUndefined();
+  const nodes = campaigns.body.data.campaigns.edges.map((e: any) => e.node);
+  expect(nodes).toHaveLength(4);
+  expect(new Set(nodes.map((n: any) => n.status))).toEqual(new Set(['ACTIVE', 'PAUSED', 'COMPLETED']));
+
+  const more = await t.gql(
+    `{ callLogs(first: 100) { edges { node { callId status } } }
+       upcomingMeetings { title }
+       webhooks { url campaigns { campId } }
+       campaign(campId: "spring-outreach") { metrics { totalNumCall totalSpent } textPipeline { goal } } }`,
+    {},
+    token,
+  );
+  expect(more.body.errors).toBeUndefined();
+  expect(more.body.data.callLogs.edges.length).toBeGreaterThanOrEqual(20);
+  expect(new Set(more.body.data.callLogs.edges.map((e: any) => e.node.status)).size).toBeGreaterThan(2);
+  expect(more.body.data.upcomingMeetings).toHaveLength(3);
+  expect(more.body.data.webhooks).toEqual([
+    { url: 'https://hooks.example.com/demo', campaigns: [{ campId: 'spring-outreach' }] },
+  ]);
+  expect(more.body.data.campaign.metrics.totalSpent).toBeGreaterThan(0);
+
+  const rest = await t.rest('GET', '/get_campaigns', { token });
+  expect(rest.status).toBe(200);
+  expect(rest.body).toHaveLength(4);
+}, 30_000);
