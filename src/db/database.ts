@@ -19,6 +19,29 @@ export interface OpenOptions {
   onQuery?: (sql: string) => void;
 }
 
+/**
+ * better-sqlite3 compiles a statement on every `prepare`; Kysely prepares each query it runs. Our queries come from a
+ * small set of shapes (values are bound parameters), so compiled statements are kept and reused, up to a bound.
+ */
+function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  return new Proxy(sqlite, {
+    get(target, property, receiver) {
+      if (property !== 'prepare') return Reflect.get(target, property, receiver) as unknown;
+      return (source: string) => {
+        let statement = cache.get(source);
+        if (!statement) {
+          if (cache.size >= 500) cache.clear();
+          statement = prepare(source);
+          cache.set(source, statement);
+        }
+        return statement;
+      };
+    },
+  });
+}
+
 export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHandle {
   const log = options.onQuery ? (event: LogEvent) => options.onQuery?.(event.query.sql) : undefined;
   if (url.startsWith('sqlite:')) {
@@ -32,7 +55,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
     sqlite.function('lower', { deterministic: true }, (value: unknown) =>
       typeof value === 'string' ? value.toLowerCase() : value,
     );
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), log });
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
   // int8 (COUNT, SUM of integers) arrives as a string by default; our counts fit in a double.

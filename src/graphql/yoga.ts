@@ -4,9 +4,10 @@ import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
+import { useGraphQlJit } from '@envelop/graphql-jit';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { PothosValidationError } from '@pothos/core';
-import { GraphQLError } from 'graphql';
+import { type DocumentNode, GraphQLError, Kind, OperationTypeNode } from 'graphql';
 import { createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { badInput, DomainError } from '../domain/errors.js';
 import { authenticateRequest, type Context, type Services } from './context.js';
@@ -54,7 +55,10 @@ export const GRAPHQL_LIMITS = { depth: 12, aliases: 30, tokens: 5000, cost: 20_0
 const refused =
   (code: string) =>
   (_context: unknown, error: GraphQLError): void => {
-    (error.extensions as Record<string, unknown>).code = code;
+    const extensions = error.extensions as Record<string, unknown>;
+    extensions.code = code;
+    // As yoga marks the validation errors it finds itself: 400 under application/graphql-response+json only.
+    extensions.http = { status: 400, spec: true };
   };
 
 function armor(): Plugin[] {
@@ -67,6 +71,14 @@ function armor(): Plugin[] {
   ] as Plugin[];
 }
 
+function operationOf(document: DocumentNode, operationName: string | null | undefined): OperationTypeNode | null {
+  for (const definition of document.definitions) {
+    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+    if (!operationName || definition.name?.value === operationName) return definition.operation;
+  }
+  return null;
+}
+
 export function createGraphQLServer(services: Services, plugins: Plugin[] = []): Yoga {
   return createYoga<Record<string, unknown>, Context>({
     schema,
@@ -77,7 +89,19 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
     renderGraphiQL,
     maskedErrors: { maskError: (error, message, isDev) => maskDomainErrors(services, error, message, isDev) },
     logging: services.logger,
-    plugins: [...armor(), variableErrors(), ...plugins],
+    plugins: [
+      ...armor(),
+      variableErrors(),
+      // Compiled execution (graphql-jit) for queries, cached per parsed document: yoga's parser cache and the REST
+      // door's prepared documents hand it the same DocumentNode each time. Mutations and subscriptions keep
+      // graphql-js's executor: graphql-jit coerces input-object variables differently (it does not apply input
+      // field defaults, and turns absent fields into nulls, graphql-jit#142 and #230), and a patch must tell the two apart.
+      useGraphQlJit(
+        {},
+        { enableIf: (args) => operationOf(args.document, args.operationName) === OperationTypeNode.QUERY },
+      ),
+      ...plugins,
+    ],
     // The REST door authenticates before validating (as FastAPI does) and passes the result in.
     context: async (initial) =>
       'viewer' in initial

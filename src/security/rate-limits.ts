@@ -13,9 +13,11 @@ export interface RateLimitSettings {
 export interface RateLimits {
   /** Counts one request of the account: null when allowed, else the seconds to wait. */
   request(accountId: string): Promise<number | null>;
-  /** Seconds before this e-mail may try to log in again, or null when it may now. */
-  loginBlocked(email: string): Promise<number | null>;
-  loginFailed(email: string): Promise<void>;
+  /**
+   * Counts a login attempt for this e-mail before the password is checked (so parallel guesses count too): null when
+   * it may go ahead, else the seconds before it may try again. A success then clears the count.
+   */
+  loginAttempt(email: string): Promise<number | null>;
   loginSucceeded(email: string): Promise<void>;
 }
 
@@ -49,15 +51,13 @@ export function createRateLimits(settings: RateLimitSettings, redis: Redis | nul
         throw rejection;
       }
     },
-    async loginBlocked(email) {
-      const state = await logins.get(key(email));
-      return state && state.consumedPoints >= settings.loginMaxFailures ? secondsOf(state.msBeforeNext) : null;
-    },
-    async loginFailed(email) {
+    async loginAttempt(email) {
       try {
         await logins.consume(key(email));
+        return null;
       } catch (rejection) {
-        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        if (rejection instanceof RateLimiterRes) return secondsOf(rejection.msBeforeNext);
+        throw rejection;
       }
     },
     async loginSucceeded(email) {

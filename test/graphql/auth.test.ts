@@ -127,16 +127,10 @@ describe('GraphQL accounts', () => {
     const reply = await t.gql(VIEWER);
 
     expect(reply.status).toBe(200);
+    // Queries run compiled (graphql-jit), whose resolver errors name the field by `path` only, without `locations`.
     expect(reply.body).toEqual({
       data: null,
-      errors: [
-        {
-          message: 'Not authenticated',
-          locations: [expect.objectContaining({ line: expect.any(Number) })],
-          path: ['viewer'],
-          extensions: { code: 'UNAUTHENTICATED' },
-        },
-      ],
+      errors: [{ message: 'Not authenticated', path: ['viewer'], extensions: { code: 'UNAUTHENTICATED' } }],
     });
   });
 

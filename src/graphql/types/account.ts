@@ -2,7 +2,7 @@
 
 import type { Account } from '../../domain/accounts.js';
 import { login, rotateApiKey, signUp } from '../../domain/accounts.js';
-import { DomainError, rateLimited } from '../../domain/errors.js';
+import { rateLimited } from '../../domain/errors.js';
 import { loginSchema, signUpSchema } from '../../domain/accounts.schema.js';
 import { builder, viewerOf } from '../builder.js';
 
@@ -66,23 +66,17 @@ builder.mutationFields((t) => ({
       'Too many failures for one e-mail (LOGIN_MAX_FAILURES within LOGIN_FAILURE_WINDOW_SECONDS) lock it out: ' +
       'RATE_LIMITED, with extensions.retryAfter in seconds.',
     resolve: async (_root, args, context) => {
-      const wait = await context.limits.loginBlocked(args.email);
+      const wait = await context.limits.loginAttempt(args.email);
       if (wait !== null) throw rateLimited(`Too many failed login attempts; try again in ${wait} seconds`, wait);
-      try {
-        const token = await login(
-          context.db,
-          context.tokens,
-          args.email,
-          args.password,
-          context.config.PASSWORD_HASH_COST,
-        );
-        await context.limits.loginSucceeded(args.email);
-        return token;
-      } catch (error) {
-        if (error instanceof DomainError && error.code === 'UNAUTHENTICATED')
-          await context.limits.loginFailed(args.email);
-        throw error;
-      }
+      const token = await login(
+        context.db,
+        context.tokens,
+        args.email,
+        args.password,
+        context.config.PASSWORD_HASH_COST,
+      );
+      await context.limits.loginSucceeded(args.email);
+      return token;
     },
   }),
   rotateApiKey: t.field({

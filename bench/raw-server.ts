@@ -1,0 +1,25 @@
+// The raw baseline of `npm run bench`: node:http and one prepared better-sqlite3 statement returning the account's
+// campaigns (the same 50 rows our doors return) as JSON. No framework, no auth, no validation.
+import { createServer } from 'node:http';
+import SQLite from 'better-sqlite3';
+
+const path = process.env.BENCH_DB ?? '';
+const accountId = process.env.BENCH_ACCOUNT ?? '';
+const db = new SQLite(path, { readonly: true });
+db.pragma('journal_mode = WAL');
+const statement = db.prepare(
+  'select * from campaigns where account_id = ? order by created_at desc, camp_id desc limit 1000',
+);
+
+const server = createServer((request, response) => {
+  if (request.url !== '/campaigns') {
+    response.writeHead(404).end();
+    return;
+  }
+  const body = JSON.stringify(statement.all(accountId));
+  response.writeHead(200, { 'content-type': 'application/json' }).end(body);
+});
+server.listen(0, '127.0.0.1', () => {
+  const address = server.address();
+  console.log(`listening on http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`);
+});
