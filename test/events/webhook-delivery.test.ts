@@ -175,8 +175,8 @@ describe('webhook targets', () => {
       { url: 'http://127.0.0.1:8080/hook' },
       token,
     );
-    expect(gql.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
-    expect(gql.body.errors[0].message).toContain('127.0.0.1 is a loopback address');
+    expect(gql.body.errors?.[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(gql.body.errors?.[0].message).toContain('127.0.0.1 is a loopback address');
     await t.close();
 
     await start({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' });
