@@ -50,7 +50,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   await loadVoiceCatalogue(database.db);
   const logger = createLogger(config.LOG_LEVEL, options.logStream);
   const redis = config.REDIS_URL
-    ? { publish: connectRedis(config.REDIS_URL, logger), subscribe: connectRedis(config.REDIS_URL, logger) }
+    ? {
+        publish: await connectRedis(config.REDIS_URL, logger),
+        subscribe: await connectRedis(config.REDIS_URL, logger),
+      }
     : null;
   const services: Services = {
     db: database.db,

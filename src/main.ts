@@ -3,6 +3,7 @@
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createHttpServer, listen } from './http/server.js';
+import { RedisUnavailableError } from './redis.js';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 
@@ -29,7 +30,12 @@ async function main(): Promise<void> {
   process.once('SIGINT', stop);
 }
 
+// A rejection nobody handled is a bug to log, not a reason to drop every request in flight.
+process.on('unhandledRejection', (reason) => {
+  console.error('unhandled rejection:', reason);
+});
+
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : error);
+  console.error(error instanceof ConfigError || error instanceof RedisUnavailableError ? error.message : error);
   process.exit(1);
 });
