@@ -44,6 +44,18 @@ export interface AppOptions {
   worker?: false | Pick<DeliveryWorkerOptions, 'clock' | 'pollMs'>;
 }
 
+/** yoga answers a few refusals (415, 405) with an empty body; clients get a JSON error like everywhere else. */
+async function withErrorBody(response: Response): Promise<Response> {
+  if (response.status < 400 || response.headers.get('content-type')) return response;
+  const message = response.statusText || `HTTP ${response.status}`;
+  const body = JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
+  const headers = new Headers(response.headers);
+  headers.set('content-type', 'application/json');
+  headers.delete('content-length');
+  await response.body?.cancel();
+  return new Response(body, { status: response.status, headers });
+}
+
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const database = openDatabase(config.DATABASE_URL, { onQuery: options.onQuery });
   await migrateToLatest(database.db, database.dialect);
@@ -114,7 +126,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         return detailResponse(500, 'Internal Server Error');
       }
     }
-    return yoga.fetch(request);
+    if (url.pathname !== '/graphql') return detailResponse(404, 'Not Found');
+    return withErrorBody(await yoga.fetch(request));
   };
 
   const app: App = {

@@ -25,6 +25,7 @@ export function variableErrors(): Plugin {
                 source: error.source,
                 positions: error.positions,
                 path: error.path,
+                originalError: error.originalError,
                 extensions: { ...error.extensions, ...code },
               });
             }),

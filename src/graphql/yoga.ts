@@ -18,13 +18,25 @@ import { schema } from './schema.js';
 export type Yoga = YogaServerInstance<Record<string, unknown>, Context>;
 
 /** Expected errors keep their message and code; anything else becomes "Unexpected error." and is logged. */
+/** PostgreSQL refuses text holding U+0000 (SQLite stores it): the client's mistake, not a failure. */
+const isNulCharacterError = (error: unknown) =>
+  error instanceof Error && 'code' in error && (error.code === '22021' || error.code === '22P05');
+
 function maskDomainErrors(services: Services, error: unknown, message: string, isDev?: boolean): Error {
+  // A request yoga could not read (bad JSON in `variables` or `extensions`): a 400, not a failure.
+  if (!(error instanceof GraphQLError) && error instanceof SyntaxError) {
+    return new GraphQLError(`The request is not valid: ${error.message}`, {
+      extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+    });
+  }
   const caught = error instanceof GraphQLError ? error.originalError : error;
   // Pothos reports malformed relay ids (and the like) as validation errors: the client's mistake.
   const original =
     caught instanceof PothosValidationError
       ? badInput([{ path: [], type: 'value_error', message: caught.message }])
-      : caught;
+      : isNulCharacterError(caught)
+        ? badInput([{ path: [], type: 'string_type', message: 'Text must not contain the NUL character (\\u0000)' }])
+        : caught;
   if (original instanceof DomainError) {
     const located = error instanceof GraphQLError ? error : undefined;
     const issues = original.issues?.map(({ path, type, message: text }) => ({ path, type, message: text }));
@@ -61,6 +73,27 @@ const refused =
     extensions.http = { status: 400, spec: true };
   };
 
+/**
+ * A document nested thousands deep overflows the parser's stack: a parse failure like any other, not a crash.
+ * Placed after graphql-armor's token limit, it wraps that plugin's parser.
+ */
+const deepNestingIsAParseError: Plugin = {
+  onParse({ parseFn, setParseFn }) {
+    setParseFn((source, options) => {
+      try {
+        return parseFn(source, options);
+      } catch (error) {
+        if (error instanceof RangeError) {
+          throw new GraphQLError('Syntax Error: the document is nested too deeply.', {
+            extensions: { code: 'GRAPHQL_PARSE_FAILED', http: { status: 400, spec: true } },
+          });
+        }
+        throw error;
+      }
+    });
+  },
+};
+
 function armor(): Plugin[] {
   const common = { exposeLimits: true, propagateOnRejection: true, onReject: [refused('GRAPHQL_VALIDATION_FAILED')] };
   return [
@@ -84,6 +117,8 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    // No file uploads here: multipart requests are refused (415) instead of half-parsed.
+    multipart: false,
     cors: { origin: '*', allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'] },
     graphiql: { title: 'Campaign gateway', defaultQuery: GRAPHIQL_DEFAULT_QUERY },
     renderGraphiQL,
@@ -91,6 +126,7 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
     logging: services.logger,
     plugins: [
       ...armor(),
+      deepNestingIsAParseError,
       variableErrors(),
       // Compiled execution (graphql-jit) for queries, cached per parsed document: yoga's parser cache and the REST
       // door's prepared documents hand it the same DocumentNode each time. Mutations and subscriptions keep

@@ -39,12 +39,21 @@ function prepare(yoga: Yoga, routes: readonly RestRoute[]): PreparedRoute[] {
   });
 }
 
+/** A path segment decoded; a malformed escape (`%zz`) is kept as sent, and will match nothing it names. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 function match(prepared: PreparedRoute, segments: string[]): Record<string, string> | null {
   if (prepared.segments.length !== segments.length) return null;
   const params: Record<string, string> = {};
   for (const [index, pattern] of prepared.segments.entries()) {
     const segment = segments[index] ?? '';
-    if (pattern.startsWith('{') && pattern.endsWith('}')) params[pattern.slice(1, -1)] = decodeURIComponent(segment);
+    if (pattern.startsWith('{') && pattern.endsWith('}')) params[pattern.slice(1, -1)] = decodeSegment(segment);
     else if (pattern !== segment) return null;
   }
   return params;

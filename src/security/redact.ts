@@ -12,42 +12,49 @@ export const SECRET_FIELD_NAMES: ReadonlySet<string> = new Set([
   ),
 ]);
 
+/** How deep inputs are walked; anything deeper is shown as "…" (inputs that deep are refused anyway). */
+const MAX_DEPTH = 32;
+
 /** A copy of `value` with every string under a secret field name masked. */
-export function redactSecrets(value: unknown, secret = false): unknown {
+export function redactSecrets(value: unknown, secret = false, depth = 0): unknown {
   if (typeof value === 'string') return secret ? maskSecret(value) : value;
-  if (Array.isArray(value)) return value.map((item) => redactSecrets(item, secret));
+  if (depth >= MAX_DEPTH && value !== null && typeof value === 'object') return '…';
+  if (Array.isArray(value)) return value.map((item) => redactSecrets(item, secret, depth + 1));
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, redactSecrets(item, secret || SECRET_FIELD_NAMES.has(key))]),
+      Object.entries(value).map(([key, item]) => [
+        key,
+        redactSecrets(item, secret || SECRET_FIELD_NAMES.has(key), depth + 1),
+      ]),
     );
   }
   return value;
 }
 
 /** Every string found under a secret field name, to be scrubbed from messages. */
-export function secretValues(value: unknown, secret = false, found: string[] = []): string[] {
+export function secretValues(value: unknown, secret = false, found: string[] = [], depth = 0): string[] {
   if (typeof value === 'string') {
     if (secret && value.length > 0) found.push(value);
+  } else if (depth >= MAX_DEPTH) {
+    return found;
   } else if (Array.isArray(value)) {
-    for (const item of value) secretValues(item, secret, found);
+    for (const item of value) secretValues(item, secret, found, depth + 1);
   } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) secretValues(item, secret || SECRET_FIELD_NAMES.has(key), found);
+    for (const [key, item] of Object.entries(value)) {
+      secretValues(item, secret || SECRET_FIELD_NAMES.has(key), found, depth + 1);
+    }
   }
   return found;
 }
 
 /**
- * `text` with each secret replaced by its mask, as written and as a JSON string escapes it (graphql-js quotes
- * values that way); longest first, so no secret survives inside another.
+ * `text` with each secret replaced by its mask where the text quotes it: graphql-js quotes values as JSON strings
+ * (`"…"`, escaped), as do our own messages. Only quoted forms are replaced, so a secret that happens to be a common
+ * word or a single character does not mangle the rest of the message. Longest first, so none survives inside another.
  */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
-  const forms = secrets.flatMap((secret) =>
-    [secret, JSON.stringify(secret).slice(1, -1)].map((form) => [form, secret]),
-  );
+  const forms = secrets.map((secret) => [JSON.stringify(secret), JSON.stringify(maskSecret(secret))] as const);
   return forms
-    .sort(([a], [b]) => (b?.length ?? 0) - (a?.length ?? 0))
-    .reduce(
-      (scrubbed, [form = '', secret = '']) => (form ? scrubbed.split(form).join(maskSecret(secret)) : scrubbed),
-      text,
-    );
+    .sort(([a], [b]) => b.length - a.length)
+    .reduce((scrubbed, [quoted, masked]) => scrubbed.split(quoted).join(masked), text);
 }
