@@ -5,6 +5,7 @@ import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import ValidationPlugin from '@pothos/plugin-validation';
 import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
+import { GraphQLScalarType } from 'graphql';
 import type { z } from 'zod';
 import { badInput, unauthenticated } from '../domain/errors.js';
 import { issuesFromZod } from '../validation/issues.js';
@@ -39,7 +40,21 @@ export const builder = new SchemaBuilder<{
   },
 });
 
-builder.addScalarType('DateTime', DateTimeResolver);
+/** How every timestamp is stored: `Date#toISOString()`. */
+const STORED_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+// Inputs are checked and parsed by graphql-scalars; outputs are our own ISO 8601 UTC strings (or Dates), written as
+// they are instead of being re-validated and re-formatted one by one.
+builder.addScalarType(
+  'DateTime',
+  new GraphQLScalarType({
+    ...DateTimeResolver.toConfig(),
+    serialize: (value) => {
+      if (value instanceof Date) return value.toISOString();
+      return typeof value === 'string' && STORED_TIMESTAMP.test(value) ? value : DateTimeResolver.serialize(value);
+    },
+  }),
+);
 builder.addScalarType('JSON', JSONResolver);
 builder.addScalarType('JSONObject', JSONObjectResolver);
 
