@@ -42,6 +42,12 @@ function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
   });
 }
 
+/** Closing twice (a shutdown racing a test's teardown, say) closes once. */
+function once(close: () => Promise<void>): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => (closing ??= close());
+}
+
 export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHandle {
   const log = options.onQuery ? (event: LogEvent) => options.onQuery?.(event.query.sql) : undefined;
   if (url.startsWith('sqlite:')) {
@@ -56,7 +62,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
       typeof value === 'string' ? value.toLowerCase() : value,
     );
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), log });
-    return { db, dialect: 'sqlite', close: () => db.destroy() };
+    return { db, dialect: 'sqlite', close: once(() => db.destroy()) };
   }
   // int8 (COUNT, SUM of integers) arrives as a string by default; our counts fit in a double.
   const pool = new pg.Pool({ connectionString: url, max: 10 });
@@ -64,7 +70,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
     // An idle client lost its connection; the pool replaces it. Queries in flight still report their own errors.
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  return { db, dialect: 'postgres', close: once(() => db.destroy()) };
 }
 
 /** Whether the database answers a trivial query (for /readyz). */

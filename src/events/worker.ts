@@ -176,8 +176,10 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     async stop() {
       running = false;
       wake();
-      await done;
-      await Promise.allSettled([...inFlight]);
+      // Bounded: an attempt ends within its timeout; a claim stuck on a dead database must not hold shutdown.
+      const finished = done.then(() => Promise.allSettled([...inFlight]));
+      const limit = new Promise((resolve) => setTimeout(resolve, options.timeoutMs + 2000).unref());
+      await Promise.race([finished, limit]);
     },
   };
 }

@@ -93,8 +93,8 @@ describe('health', () => {
   });
 
   it('answers /readyz 503 when the database does not answer', async () => {
-    t = await startApp();
-    await t.app.database.db.destroy();
+    t = await startApp({}, [], { worker: false });
+    await t.app.database.close();
     const reply = await t.request('GET', '/readyz');
     expect(reply.status).toBe(503);
     expect(reply.body).toEqual({ status: 'unavailable', detail: 'The database does not answer' });
