@@ -54,7 +54,10 @@ async function seed(): Promise<{ token: string; accountId: string }> {
 }
 
 /** Starts a server script with tsx's loader; its output goes to a file (read for the "listening on" line). */
-async function startServer(script: string, extraEnv: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
+async function startServer(
+  script: string,
+  extraEnv: Record<string, string>,
+): Promise<{ child: ChildProcess; base: string }> {
   const log = join(dir, `${script.replace(/\W/g, '_')}.log`);
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script)], {
     cwd: ROOT,
