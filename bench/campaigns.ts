@@ -59,7 +59,7 @@ async function startServer(
   extraEnv: Record<string, string>,
 ): Promise<{ child: ChildProcess; base: string }> {
   const log = join(dir, `${script.replace(/\W/g, '_')}.log`);
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script)], {
+  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', join(ROOT, script)], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: '0', ...extraEnv },
     stdio: ['ignore', openSync(log, 'w'), 'inherit'],

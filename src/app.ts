@@ -1,5 +1,5 @@
-// Assembles the application on one database: migrations, services, the GraphQL server and the REST router,
-// behind one fetch handler (the node:http listener in src/http/server.ts and the tests both call it).
+// Assembles the application on one database: migrations, services, the GraphQL server, the REST router and the
+// delivery worker, behind one fetch handler (src/http/doors.ts; the node:http listener and the tests both call it).
 import type { Plugin } from 'graphql-yoga';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
@@ -11,16 +11,13 @@ import { createCampaignEventBus } from './events/pubsub.js';
 import { type DeliveryWorkerOptions, startDeliveryWorker } from './events/worker.js';
 import type { Services } from './graphql/context.js';
 import { createGraphQLServer, type Yoga } from './graphql/yoga.js';
-import { limitBody } from './http/body-limit.js';
-import { HEALTH_PATHS, health } from './http/health.js';
-import { loggablePath, requestIdFor, runWithRequestId } from './http/request-context.js';
-import { rateLimitResponse } from './http/rate-limit.js';
+import { createDoors } from './http/doors.js';
+import { health } from './http/health.js';
 import { createLogger } from './logger.js';
 import { connectRedis } from './redis.js';
 import { createRateLimits } from './security/rate-limits.js';
-import { detailResponse } from './rest/fastapi-errors.js';
 import { createDocs } from './rest/docs.js';
-import { createRestRouter, REST_PREFIX } from './rest/router.js';
+import { createRestRouter } from './rest/router.js';
 import { routes } from './rest/routes.js';
 import { createSecretBox } from './security/secrets.js';
 import { createTokenIssuer } from './security/tokens.js';
@@ -42,18 +39,6 @@ export interface AppOptions {
   logStream?: DestinationStream;
   /** The webhook delivery worker: on unless `false`; tests may set its clock and polling interval. */
   worker?: false | Pick<DeliveryWorkerOptions, 'clock' | 'pollMs'>;
-}
-
-/** yoga answers a few refusals (415, 405) with an empty body; clients get a JSON error like everywhere else. */
-async function withErrorBody(response: Response): Promise<Response> {
-  if (response.status < 400 || response.headers.get('content-type')) return response;
-  const message = response.statusText || `HTTP ${response.status}`;
-  const body = JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
-  const headers = new Headers(response.headers);
-  headers.set('content-type', 'application/json');
-  headers.delete('content-length');
-  await response.body?.cancel();
-  return new Response(body, { status: response.status, headers });
 }
 
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
@@ -105,54 +90,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     worker?.wake();
   });
 
-  const route = async (received: Request, url: URL): Promise<Response> => {
-    if (HEALTH_PATHS.has(url.pathname) && (received.method === 'GET' || received.method === 'HEAD')) {
-      return health(url.pathname, database, app.draining);
-    }
-    const isRest = url.pathname === REST_PREFIX || url.pathname.startsWith(`${REST_PREFIX}/`);
-    const limited = await rateLimitResponse(services, received, isRest);
-    if (limited) return limited;
-    const request = await limitBody(received, isRest);
-    if (request instanceof Response) return request;
-    if (isRest) {
-      if (request.method === 'GET') {
-        const page = await docs(url.pathname);
-        if (page) return page;
-      }
-      try {
-        return await rest(request);
-      } catch (error) {
-        logger.error({ err: error, method: request.method }, 'unexpected error in a REST call');
-        return detailResponse(500, 'Internal Server Error');
-      }
-    }
-    if (url.pathname !== '/graphql') return detailResponse(404, 'Not Found');
-    return withErrorBody(await yoga.fetch(request));
-  };
-
+  const doors = createDoors({
+    services,
+    health: (pathname) => health(pathname, database, app.draining),
+    docs,
+    rest,
+    yoga,
+  });
   const app: App = {
     yoga,
     database,
     draining: false,
-    fetch: (request) => {
-      const requestId = requestIdFor(request);
-      return runWithRequestId(requestId, async () => {
-        const started = performance.now();
-        const url = new URL(request.url);
-        const response = await route(request, url);
-        response.headers.set('x-request-id', requestId);
-        logger.info(
-          {
-            method: request.method,
-            path: loggablePath(url),
-            status: response.status,
-            ms: Math.round((performance.now() - started) * 10) / 10,
-          },
-          'request',
-        );
-        return response;
-      });
-    },
+    fetch: (request) => doors(request),
     async close() {
       stopListening();
       await worker?.stop();

@@ -1,0 +1,81 @@
+// The three doors behind one fetch handler: health checks, the REST compatibility router (with its docs) under
+// /api/v3, and GraphQL at /graphql. Every request gets a request id (on its log lines and echoed back), the
+// per-account rate limit and the 1 MiB body limit before it reaches a door, and one access-log line.
+import type { Services } from '../graphql/context.js';
+import type { Yoga } from '../graphql/yoga.js';
+import type { DocsHandler } from '../rest/docs.js';
+import { detailResponse } from '../rest/fastapi-errors.js';
+import { type RestHandler, REST_PREFIX } from '../rest/router.js';
+import { limitBody } from './body-limit.js';
+import { HEALTH_PATHS } from './health.js';
+import { rateLimitResponse } from './rate-limit.js';
+import { loggablePath, requestIdFor, runWithRequestId } from './request-context.js';
+
+export interface Doors {
+  services: Services;
+  health(pathname: string): Promise<Response>;
+  docs: DocsHandler;
+  rest: RestHandler;
+  yoga: Yoga;
+}
+
+/** yoga answers a few refusals (415, 405) with an empty body; clients get a JSON error like everywhere else. */
+async function withErrorBody(response: Response): Promise<Response> {
+  if (response.status < 400 || response.headers.get('content-type')) return response;
+  const message = response.statusText || `HTTP ${response.status}`;
+  const body = JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
+  const headers = new Headers(response.headers);
+  headers.set('content-type', 'application/json');
+  headers.delete('content-length');
+  await response.body?.cancel();
+  return new Response(body, { status: response.status, headers });
+}
+
+export function createDoors({ services, health, docs, rest, yoga }: Doors): (request: Request) => Promise<Response> {
+  const { logger } = services;
+
+  const route = async (received: Request, url: URL): Promise<Response> => {
+    if (HEALTH_PATHS.has(url.pathname) && (received.method === 'GET' || received.method === 'HEAD')) {
+      return health(url.pathname);
+    }
+    const isRest = url.pathname === REST_PREFIX || url.pathname.startsWith(`${REST_PREFIX}/`);
+    const limited = await rateLimitResponse(services, received, isRest);
+    if (limited) return limited;
+    const request = await limitBody(received, isRest);
+    if (request instanceof Response) return request;
+    if (isRest) {
+      if (request.method === 'GET') {
+        const page = await docs(url.pathname);
+        if (page) return page;
+      }
+      try {
+        return await rest(request);
+      } catch (error) {
+        logger.error({ err: error, method: request.method }, 'unexpected error in a REST call');
+        return detailResponse(500, 'Internal Server Error');
+      }
+    }
+    if (url.pathname !== '/graphql') return detailResponse(404, 'Not Found');
+    return withErrorBody(await yoga.fetch(request));
+  };
+
+  return (request) => {
+    const requestId = requestIdFor(request);
+    return runWithRequestId(requestId, async () => {
+      const started = performance.now();
+      const url = new URL(request.url);
+      const response = await route(request, url);
+      response.headers.set('x-request-id', requestId);
+      logger.info(
+        {
+          method: request.method,
+          path: loggablePath(url),
+          status: response.status,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+        },
+        'request',
+      );
+      return response;
+    });
+  };
+}
