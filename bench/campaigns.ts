@@ -59,11 +59,15 @@ async function startServer(
   extraEnv: Record<string, string>,
 ): Promise<{ child: ChildProcess; base: string }> {
   const log = join(dir, `${script.replace(/\W/g, '_')}.log`);
-  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', join(ROOT, script)], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, PORT: '0', ...extraEnv },
-    stdio: ['ignore', openSync(log, 'w'), 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', join(ROOT, script)],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env, PORT: '0', ...extraEnv },
+      stdio: ['ignore', openSync(log, 'w'), 'inherit'],
+    },
+  );
   for (let i = 0; i < 200; i++) {
     const found = /listening on (http:\/\/\S+)/.exec(readFileSync(log, 'utf8'));
     if (found?.[1]) return { child, base: found[1] };
