@@ -16,6 +16,8 @@ async function main(): Promise<void> {
   console.log(`Campaign gateway listening on ${base}`);
   console.log(`  GraphiQL  ${base}/graphql`);
   console.log(`  REST      ${base}/api/v3`);
+  console.log(`  REST docs ${base}/api/v3/docs  (OpenAPI: ${base}/api/v3/openapi.json)`);
+  console.log(`  health    ${base}/healthz  ${base}/readyz`);
 
   const stop = (signal: NodeJS.Signals) => {
     console.log(`${signal}: shutting down`);

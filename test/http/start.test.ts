@@ -12,6 +12,7 @@ const TSX = join(ROOT, 'node_modules/.bin/tsx');
 describe('a fresh start', () => {
   let server: ChildProcess;
   let base: string;
+  let printed = '';
   const cwd = mkdtempSync(join(tmpdir(), 'gateway-start-'));
 
   beforeAll(async () => {
@@ -24,7 +25,8 @@ describe('a fresh start', () => {
       let output = '';
       server.stdout?.on('data', (chunk: Buffer) => {
         output += chunk.toString();
-        const found = /listening on (http:\/\/\S+)/.exec(output);
+        const found = /listening on (http:\/\/\S+)[\s\S]*health/.exec(output);
+        printed = output;
         if (found?.[1]) resolve(found[1]);
       });
       server.stderr?.on('data', (chunk: Buffer) => {
@@ -36,6 +38,12 @@ describe('a fresh start', () => {
 
   afterAll(() => {
     server?.kill('SIGTERM');
+  });
+
+  test('prints where GraphiQL, REST, its docs, OpenAPI and the health checks are', () => {
+    for (const path of ['/graphql', '/api/v3', '/api/v3/docs', '/api/v3/openapi.json', '/healthz', '/readyz']) {
+      expect(printed).toContain(`${base}${path}`);
+    }
   });
 
   test('creates the SQLite database and a private secrets file under ./data/', () => {
