@@ -154,6 +154,8 @@ export async function claimDueDeliveries(
     .where('next_attempt_at', '<=', claim.now)
     .orderBy('next_attempt_at')
     .limit(claim.limit);
+  // Most polls find nothing: a plain indexed read answers that without taking a write lock.
+  if (!(await due.limit(1).executeTakeFirst())) return [];
   const claimed = await db
     .updateTable('webhook_deliveries')
     .set({ next_attempt_at: claim.leaseUntil, lease_owner: claim.owner })
