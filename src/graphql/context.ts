@@ -30,12 +30,17 @@ export interface Context extends Services {
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+/** The token of `Authorization: Bearer <token>`, read the way FastAPI's OAuth2PasswordBearer reads it. */
+export function bearerToken(authorization: string | null): string | undefined {
+  return authorization ? BEARER.exec(authorization)?.[1] : undefined;
+}
+
 /** Reads `Authorization: Bearer <jwt>` the way FastAPI's OAuth2PasswordBearer does. */
 export async function authenticateRequest(
   services: Services,
   authorization: string | null,
 ): Promise<{ viewer: Account | null; authFailure: AuthFailure | null }> {
-  const token = authorization ? BEARER.exec(authorization)?.[1] : undefined;
+  const token = bearerToken(authorization);
   if (!token) return { viewer: null, authFailure: 'missing' };
   const accountId = services.tokens.verify(token);
   const viewer = accountId ? await findAccountById(services.db, accountId) : null;

@@ -7,7 +7,7 @@ import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { PothosValidationError } from '@pothos/core';
-import { type DocumentNode, GraphQLError, Kind, OperationTypeNode } from 'graphql';
+import { GraphQLError, getOperationAST, OperationTypeNode } from 'graphql';
 import { createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { badInput, DomainError } from '../domain/errors.js';
 import { authenticateRequest, type Context, type Services } from './context.js';
@@ -104,14 +104,6 @@ function armor(): Plugin[] {
   ] as Plugin[];
 }
 
-function operationOf(document: DocumentNode, operationName: string | null | undefined): OperationTypeNode | null {
-  for (const definition of document.definitions) {
-    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
-    if (!operationName || definition.name?.value === operationName) return definition.operation;
-  }
-  return null;
-}
-
 export function createGraphQLServer(services: Services, plugins: Plugin[] = []): Yoga {
   return createYoga<Record<string, unknown>, Context>({
     schema,
@@ -134,7 +126,9 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
       // field defaults, and turns absent fields into nulls, graphql-jit#142 and #230), and a patch must tell the two apart.
       useGraphQlJit(
         {},
-        { enableIf: (args) => operationOf(args.document, args.operationName) === OperationTypeNode.QUERY },
+        {
+          enableIf: (args) => getOperationAST(args.document, args.operationName)?.operation === OperationTypeNode.QUERY,
+        },
       ),
       ...plugins,
     ],

@@ -1,19 +1,16 @@
 // Request bodies are at most 1 MiB on every door (DESIGN.md §11): a larger Content-Length is refused before anything
 // is read, and a body without one (chunked) is read only up to the limit.
-import { detailResponse } from '../rest/fastapi-errors.js';
+import { refuse } from './refusal.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-function tooLarge(rest: boolean): Response {
-  const message = 'Request body too large';
-  if (rest) return detailResponse(413, message);
-  return new Response(
-    JSON.stringify({
-      errors: [{ message: `${message} (the limit is 1 MiB)`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }],
-    }),
-    { status: 413, headers: { 'content-type': 'application/json' } },
-  );
-}
+const tooLarge = (rest: boolean) =>
+  refuse(rest, {
+    status: 413,
+    message: 'Request body too large',
+    graphqlMessage: 'Request body too large (the limit is 1 MiB)',
+    code: 'PAYLOAD_TOO_LARGE',
+  });
 
 /** The request itself when its body is within the limit (buffered when its size was not declared), or a 413. */
 export async function limitBody(request: Request, rest: boolean): Promise<Request | Response> {

@@ -9,6 +9,7 @@ import { type RestHandler, REST_PREFIX } from '../rest/router.js';
 import { limitBody } from './body-limit.js';
 import { HEALTH_PATHS } from './health.js';
 import { rateLimitResponse } from './rate-limit.js';
+import { refuse } from './refusal.js';
 import { loggablePath, requestIdFor, runWithRequestId } from './request-context.js';
 
 export interface Doors {
@@ -22,13 +23,10 @@ export interface Doors {
 /** yoga answers a few refusals (415, 405) with an empty body; clients get a JSON error like everywhere else. */
 async function withErrorBody(response: Response): Promise<Response> {
   if (response.status < 400 || response.headers.get('content-type')) return response;
-  const message = response.statusText || `HTTP ${response.status}`;
-  const body = JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
-  const headers = new Headers(response.headers);
-  headers.set('content-type', 'application/json');
-  headers.delete('content-length');
   await response.body?.cancel();
-  return new Response(body, { status: response.status, headers });
+  const headers = Object.fromEntries([...response.headers].filter(([name]) => name !== 'content-length'));
+  const message = response.statusText || `HTTP ${response.status}`;
+  return refuse(false, { status: response.status, message, code: 'BAD_REQUEST', headers });
 }
 
 export function createDoors({ services, health, docs, rest, yoga }: Doors): (request: Request) => Promise<Response> {

@@ -1,12 +1,9 @@
 // GET /healthz: the process is up. GET /readyz: it can serve — the database answers and it is not shutting down
 // (a load balancer stops sending it traffic as soon as a SIGTERM arrives).
 import { type DatabaseHandle, databaseReachable } from '../db/database.js';
+import { jsonResponse } from '../rest/fastapi-errors.js';
 
-const json = (status: number, body: unknown) =>
-  new Response(JSON.stringify(body), {
-    status,
-    headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
-  });
+const json = (status: number, body: unknown) => jsonResponse(status, body, { 'cache-control': 'no-store' });
 
 export const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
 
