@@ -45,6 +45,14 @@ export async function signUp(
   return { account: toAccount(row), apiKey };
 }
 
+/**
+ * Writes the account's own row inside `trx`, so that check-then-insert transactions of one account (booking without
+ * overlap, the webhook cap) run one after the other, on PostgreSQL as on SQLite.
+ */
+export async function serializeForAccount(trx: Kysely<Database>, accountId: string): Promise<void> {
+  await trx.updateTable('accounts').set({ id: accountId }).where('id', '=', accountId).execute();
+}
+
 /** Deletes the account with this e-mail and everything it owns (every table cascades from accounts). */
 export async function deleteAccountByEmail(db: Kysely<Database>, email: string): Promise<boolean> {
   const deleted = await db.deleteFrom('accounts').where('email', '=', email.toLowerCase()).executeTakeFirst();

@@ -50,8 +50,14 @@ const withEventType = (db: Kysely<Database>) =>
     .selectAll('webhook_deliveries')
     .select('events.type');
 
+/** Newest first, by (createdAt, deliveryId). */
+async function pageOf(query: ReturnType<typeof withEventType>, page: KeysetPage): Promise<Delivery[]> {
+  const keys = ['webhook_deliveries.created_at', 'webhook_deliveries.delivery_id'] as const;
+  return (await keysetPage(query, keys, page).execute()).map(toDelivery);
+}
+
 /** A keyset page of a webhook's deliveries, newest first. */
-export async function pageWebhookDeliveries(
+export function pageWebhookDeliveries(
   db: Kysely<Database>,
   accountId: string,
   webhookId: string,
@@ -60,16 +66,11 @@ export async function pageWebhookDeliveries(
   const query = withEventType(db)
     .where('webhook_deliveries.account_id', '=', accountId)
     .where('webhook_deliveries.webhook_id', '=', webhookId);
-  const rows = await keysetPage(
-    query,
-    ['webhook_deliveries.created_at', 'webhook_deliveries.delivery_id'],
-    page,
-  ).execute();
-  return rows.map(toDelivery);
+  return pageOf(query, page);
 }
 
 /** A keyset page of the deliveries to a campaign's text pipeline postWebhook, newest first. */
-export async function pagePipelineDeliveries(
+export function pagePipelineDeliveries(
   db: Kysely<Database>,
   accountId: string,
   campId: string,
@@ -79,12 +80,7 @@ export async function pagePipelineDeliveries(
     .where('webhook_deliveries.account_id', '=', accountId)
     .where('webhook_deliveries.camp_id', '=', campId)
     .where('webhook_deliveries.webhook_id', 'is', null);
-  const rows = await keysetPage(
-    query,
-    ['webhook_deliveries.created_at', 'webhook_deliveries.delivery_id'],
-    page,
-  ).execute();
-  return rows.map(toDelivery);
+  return pageOf(query, page);
 }
 
 export async function getDelivery(

@@ -3,6 +3,7 @@
 // postWebhook when a social message arrives), so a committed change always has its deliveries and a rolled-back
 // one never does. Listeners (live subscriptions, the delivery worker) hear of events only after the commit.
 import type { Insertable, Kysely, Transaction } from 'kysely';
+import { chunks } from '../db/chunks.js';
 import type { Database } from '../db/types.js';
 import { newId } from '../security/api-keys.js';
 import type { EventType } from './webhooks.schema.js';
@@ -50,18 +51,15 @@ export async function withEvents<T>(
 const payloadOf = (event: CampaignEvent) =>
   JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, data: event.data });
 
-const CHUNK = 500;
-
-/** In chunks: one statement may bind only so many values (SQLite 32 766, PostgreSQL 65 535). */
 async function insertChunked<T extends 'events' | 'webhook_deliveries'>(
   trx: Transaction<Database>,
   table: T,
   rows: Array<Insertable<Database[T]>>,
 ): Promise<void> {
-  for (let start = 0; start < rows.length; start += CHUNK) {
+  for (const chunk of chunks(rows)) {
     await trx
       .insertInto(table)
-      .values(rows.slice(start, start + CHUNK) as never)
+      .values(chunk as never)
       .execute();
   }
 }

@@ -2,6 +2,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, MeetingsTable } from '../db/types.js';
 import { newId } from '../security/api-keys.js';
+import { serializeForAccount } from './accounts.js';
 import { requireCampaign } from './campaigns.js';
 import { conflict, notFound } from './errors.js';
 import { withEvents } from './events.js';
@@ -46,7 +47,7 @@ const normalize = (p: Participant) => ({ name: p.name, email: p.email?.toLowerCa
  */
 export async function bookMeeting(db: Kysely<Database>, accountId: string, input: BookMeetingInput): Promise<Meeting> {
   return withEvents(db, accountId, async (trx, raise) => {
-    await trx.updateTable('accounts').set({ id: accountId }).where('id', '=', accountId).execute();
+    await serializeForAccount(trx, accountId);
     if (!(await isIntegrationConnected(trx, accountId, calendar)))
       throw conflict('Connect the calendar integration before booking meetings');
     await requireCampaign(trx, accountId, input.campId);

@@ -1,6 +1,7 @@
 // The social channel's webhook (DESIGN.md §8): the verification handshake, and inbound messages stored once per
 // message id. No bearer token: the account's API key is in the path; the app secret, when stored, signs the body.
 import type { Kysely, Selectable } from 'kysely';
+import { chunks } from '../db/chunks.js';
 import { type KeysetPage, keysetPage } from '../db/keyset.js';
 import type { Database, SocialMessagesTable } from '../db/types.js';
 import type { SecretBox } from '../security/secrets.js';
@@ -25,8 +26,6 @@ const toMessage = (row: Selectable<SocialMessagesTable>): SocialMessage => ({
   text: row.text,
   receivedAt: row.received_at,
 });
-
-const INSERT_CHUNK = 500;
 
 const verificationFailed = () => forbidden('Verification failed');
 
@@ -94,14 +93,14 @@ export async function receiveSocialMessages(
     received_at: m.receivedAt,
     created_at: now,
   }));
-  // In chunks: one statement may bind only so many values (SQLite 32 766, PostgreSQL 65 535); one transaction.
+  // In chunks, in one transaction.
   return withEvents(db, account.id, async (trx, raise) => {
     const stored: Array<Selectable<SocialMessagesTable>> = [];
-    for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+    for (const chunk of chunks(rows)) {
       stored.push(
         ...(await trx
           .insertInto('social_messages')
-          .values(rows.slice(start, start + INSERT_CHUNK))
+          .values(chunk)
           .onConflict((oc) => oc.columns(['account_id', 'message_id']).doNothing())
           .returningAll()
           .execute()),

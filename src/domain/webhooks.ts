@@ -6,6 +6,7 @@ import { newId } from '../security/api-keys.js';
 import type { SecretBox } from '../security/secrets.js';
 import { newWebhookSecret } from '../security/webhook-signature.js';
 import { refusedTarget } from '../security/webhook-targets.js';
+import { serializeForAccount } from './accounts.js';
 import { requireCampaign } from './campaigns.js';
 import { badInput, conflict, notFound } from './errors.js';
 import {
@@ -68,8 +69,8 @@ export async function createWebhook(
 ): Promise<Webhook> {
   checkWebhookTarget(input.url, options.allowPrivate, ['input', 'url']);
   return db.transaction().execute(async (trx) => {
-    // Writing the account row first serialises concurrent creations, so the cap holds on PostgreSQL too.
-    await trx.updateTable('accounts').set({ id: accountId }).where('id', '=', accountId).execute();
+    // Concurrent creations run one after the other, so the cap holds on PostgreSQL too.
+    await serializeForAccount(trx, accountId);
     const { count } = await trx
       .selectFrom('webhooks')
       .select((eb) => eb.fn.countAll<number>().as('count'))
