@@ -1,6 +1,6 @@
 // Nothing is lost when the server dies between a change and its delivery: the event and its delivery row were
 // committed with the change, and after a restart the worker delivers it (with the same webhook-id).
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,8 +9,7 @@ import { afterEach, expect, it } from 'vitest';
 import { DIALECT, startApp, type TestApp } from '../helpers/app.js';
 import { campaignModelData } from '../helpers/campaigns.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
-
-const ROOT = join(import.meta.dirname, '../..');
+import { kill, startServerProcess } from '../helpers/server-process.js';
 
 let admin: TestApp | undefined;
 let receiver: Receiver | undefined;
@@ -24,42 +23,17 @@ afterEach(async () => {
   for (const file of files.splice(0)) rmSync(file, { force: true });
 });
 
-/** `npm start` as a child process on the given database; resolves with its base URL. */
-function startServer(databaseUrl: string): Promise<{ child: ChildProcess; base: string }> {
-  // Node itself with tsx's loader (not the tsx CLI, which would run the server in a grandchild that SIGKILL misses).
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts')], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-      // The same keys as the test apps (test/helpers/app.ts), so tokens and sealed secrets work across both.
-      JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
-      SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
-      ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
-      // A short timeout makes a short lease: an attempt cut off by the crash is taken up again ~2.5 s later.
-      WEBHOOK_TIMEOUT_SECONDS: '1',
-    },
+/** `npm start` on the given database, with the test apps' keys (test/helpers/app.ts), so tokens and sealed secrets
+ * work across both. A short timeout makes a short lease: an attempt cut off by the crash is taken up again ~2.5 s
+ * later. */
+const startServer = (databaseUrl: string) =>
+  startServerProcess({
+    DATABASE_URL: databaseUrl,
+    JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
+    SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+    ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+    WEBHOOK_TIMEOUT_SECONDS: '1',
   });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const found = /listening on (http:\/\/\S+)/.exec(output);
-      if (found?.[1]) resolve({ child, base: found[1] });
-    });
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
-}
-
-function kill(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
 
 /** A database the child servers and an admin app (no worker of its own) share. */
 async function sharedDatabase(): Promise<TestApp> {

@@ -1,39 +1,22 @@
 // SIGTERM under load: every request the server accepted is answered; clients see refused connections afterwards,
 // never a reset of a request already sent; the process exits 0 within 10 s.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
+import { startServerProcess } from '../helpers/server-process.js';
 
-const ROOT = join(import.meta.dirname, '../..');
 let server: ChildProcess | undefined;
 
 afterAll(() => {
   server?.kill('SIGKILL');
 });
 
-function start(): Promise<{ child: ChildProcess; port: number }> {
-  const cwd = mkdtempSync(join(tmpdir(), 'gateway-shutdown-'));
-  // Node with tsx's loader, named by path since cwd is elsewhere (the tsx CLI would add a process between us).
-  const loader = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
-  const child = spawn(process.execPath, ['--import', loader, join(ROOT, 'src/main.ts')], {
-    cwd,
-    env: { ...process.env, DATABASE_URL: '', PORT: '0', LOG_LEVEL: 'silent', PASSWORD_HASH_COST: '10' },
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const found = /listening on http:\/\/[^:]+:(\d+)/.exec(output);
-      if (found?.[1]) resolve({ child, port: Number(found[1]) });
-    });
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
-}
+/** `npm start` on a fresh SQLite file in a temporary folder. */
+const start = () =>
+  startServerProcess({ DATABASE_URL: '', PASSWORD_HASH_COST: '10' }, mkdtempSync(join(tmpdir(), 'gateway-shutdown-')));
 
 type Outcome = { status: number } | { error: string };
 

@@ -1,12 +1,12 @@
 // `npm start` on an empty folder: creates ./data/, migrates, serves GraphiQL and the REST paths.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ROOT, startServerProcess } from '../helpers/server-process.js';
 
-const ROOT = join(import.meta.dirname, '../..');
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
 
 describe('a fresh start', () => {
@@ -17,23 +17,7 @@ describe('a fresh start', () => {
 
   beforeAll(async () => {
     // PORT=0 picks a free port; the server prints the address it got.
-    server = spawn(TSX, [join(ROOT, 'src/main.ts')], {
-      cwd,
-      env: { ...process.env, DATABASE_URL: '', PORT: '0', LOG_LEVEL: 'silent' },
-    });
-    base = await new Promise<string>((resolve, reject) => {
-      let output = '';
-      server.stdout?.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const found = /listening on (http:\/\/\S+)[\s\S]*health/.exec(output);
-        printed = output;
-        if (found?.[1]) resolve(found[1]);
-      });
-      server.stderr?.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-      });
-      server.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-    });
+    ({ child: server, base, printed } = await startServerProcess({ DATABASE_URL: '' }, cwd));
   }, 30_000);
 
   afterAll(() => {

@@ -1,0 +1,45 @@
+// `npm start` as a child process: node itself with tsx's loader (not the tsx CLI, which would run the server in a
+// grandchild that a signal to the child misses), on a free port. Resolves once the server has printed its URLs.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export const ROOT = join(import.meta.dirname, '../..');
+/** Named by path, so the server may run with any working directory. */
+export const TSX_LOADER = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+
+export interface ServerProcess {
+  child: ChildProcess;
+  /** http://127.0.0.1:<port> */
+  base: string;
+  port: number;
+  /** Everything it printed up to start-up. */
+  printed: string;
+}
+
+export function startServerProcess(env: Record<string, string>, cwd = ROOT): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'src/main.ts')], {
+    cwd,
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent', ...env },
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      // The last line of the start-up banner names the health checks.
+      const found = /listening on (http:\/\/[^:\s]+:(\d+))[\s\S]*health.*\n/.exec(output);
+      if (found?.[1]) resolve({ child, base: found[1], port: Number(found[2]), printed: output });
+    });
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+}
+
+/** SIGKILL, resolved once the process is gone. */
+export function kill(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
