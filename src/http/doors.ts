@@ -47,7 +47,7 @@ export function createDoors({ services, health, docs, rest, yoga }: Doors): (req
         if (page) return page;
       }
       try {
-        return await rest(request);
+        return await rest(request, url);
       } catch (error) {
         logger.error({ err: error, method: request.method }, 'unexpected error in a REST call');
         return detailResponse(500, 'Internal Server Error');

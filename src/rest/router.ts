@@ -137,13 +137,13 @@ function errorResponse(
   return detailResponse(500, 'Internal Server Error');
 }
 
-export type RestHandler = (request: Request) => Promise<Response>;
+/** `url` is the request's URL, when the caller has parsed it already. */
+export type RestHandler = (request: Request, url?: URL) => Promise<Response>;
 
 export function createRestRouter(yoga: Yoga, services: Services, routes: readonly RestRoute[]): RestHandler {
   const prepared = prepare(yoga, routes);
 
-  return async (request) => {
-    const url = new URL(request.url);
+  return async (request, url = new URL(request.url)) => {
     const segments = url.pathname.slice(REST_PREFIX.length).split('/').filter(Boolean);
     const candidates = prepared.flatMap((p) => {
       const params = match(p, segments);
