@@ -3,6 +3,9 @@
 //   entry[].messaging[]                 (sender.id, timestamp, message.mid, message.text)
 import { z } from 'zod';
 
+/** Messages in one delivery: Meta batches at most 1000 (README "Limits"). */
+export const MAX_MESSAGES_PER_DELIVERY = 1000;
+
 const timestamp = z.union([z.number(), z.string().regex(/^\d+$/)]).transform(Number);
 
 const changeMessage = z
@@ -36,9 +39,18 @@ export const socialEnvelopeSchema = z
         z
           .object({
             changes: z
-              .array(z.object({ value: z.object({ messages: z.array(changeMessage).optional() }).loose() }).loose())
+              .array(
+                z
+                  .object({
+                    value: z
+                      .object({ messages: z.array(changeMessage).max(MAX_MESSAGES_PER_DELIVERY).optional() })
+                      .loose(),
+                  })
+                  .loose(),
+              )
+              .max(MAX_MESSAGES_PER_DELIVERY)
               .optional(),
-            messaging: z.array(messagingEvent).optional(),
+            messaging: z.array(messagingEvent).max(MAX_MESSAGES_PER_DELIVERY).optional(),
           })
           .loose(),
       )
@@ -47,6 +59,27 @@ export const socialEnvelopeSchema = z
   .loose();
 
 export type SocialEnvelope = z.infer<typeof socialEnvelopeSchema>;
+
+const arrayAt = (value: unknown, key: string): unknown[] => {
+  const item = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  return Array.isArray(item) ? item : [];
+};
+
+/**
+ * How many message slots an envelope holds, counted on the parsed JSON before it is validated, so that a delivery
+ * of 50 000 tiny messages is refused without validating each of them.
+ */
+export function countMessageSlots(body: unknown): number {
+  let count = 0;
+  for (const entry of arrayAt(body, 'entry')) {
+    count += arrayAt(entry, 'messaging').length;
+    for (const change of arrayAt(entry, 'changes')) {
+      const value = change !== null && typeof change === 'object' ? (change as { value?: unknown }).value : undefined;
+      count += arrayAt(value, 'messages').length;
+    }
+  }
+  return count;
+}
 
 export interface InboundMessage {
   messageId: string;

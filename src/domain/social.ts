@@ -9,11 +9,18 @@ import { secretsEqual, verifyHubSignature } from '../security/hub-signature.js';
 import { issuesFromZod } from '../validation/issues.js';
 import { findAccountByApiKey } from './accounts.js';
 import { getCampaign, requireCampaign } from './campaigns.js';
-import { badInput, forbidden } from './errors.js';
+import { badInput, DomainError, forbidden } from './errors.js';
 import { withEvents } from './events.js';
 import { readIntegrationSecrets } from './integrations.js';
 import { social } from './integrations.schema.js';
-import { type InboundMessage, messagesOf, socialEnvelopeSchema } from './social.schema.js';
+import {
+  countMessageSlots,
+  type InboundMessage,
+  MAX_MESSAGES_PER_DELIVERY,
+  messagesOf,
+  socialEnvelopeSchema,
+} from './social.schema.js';
+import { jsonTextTooDeepAt, MAX_JSON_DEPTH } from '../validation/json-limits.js';
 
 export interface SocialMessage extends InboundMessage {
   campaignId: string;
@@ -73,9 +80,25 @@ export async function receiveSocialMessages(
 
   let body: unknown;
   try {
+    if (jsonTextTooDeepAt(request.rawBody) >= 0) {
+      throw badInput([
+        { path: ['body'], type: 'json_invalid', message: `The body is nested deeper than ${MAX_JSON_DEPTH} levels` },
+      ]);
+    }
     body = JSON.parse(request.rawBody);
-  } catch {
+  } catch (error) {
+    if (error instanceof DomainError) throw error;
     throw badInput([{ path: ['body'], type: 'json_invalid', message: 'The body is not valid JSON' }]);
+  }
+  const slots = countMessageSlots(body);
+  if (slots > MAX_MESSAGES_PER_DELIVERY) {
+    throw badInput([
+      {
+        path: ['body', 'entry'],
+        type: 'too_long',
+        message: `The delivery holds ${slots} messages; at most ${MAX_MESSAGES_PER_DELIVERY} are allowed in one`,
+      },
+    ]);
   }
   const envelope = socialEnvelopeSchema.safeParse(body);
   if (!envelope.success) throw badInput(issuesFromZod(envelope.error.issues, body, ['body']));

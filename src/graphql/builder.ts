@@ -5,11 +5,14 @@ import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import ValidationPlugin from '@pothos/plugin-validation';
 import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
-import { GraphQLScalarType } from 'graphql';
+import { GraphQLError, GraphQLScalarType } from 'graphql';
 import type { z } from 'zod';
 import { badInput, unauthenticated } from '../domain/errors.js';
 import { issuesFromZod } from '../validation/issues.js';
+import { jsonShapeProblem } from '../validation/json-limits.js';
 import { AUTH_FAILURE_MESSAGES, type Context } from './context.js';
+
+export const MAX_NODE_IDS = 100;
 
 export const builder = new SchemaBuilder<{
   Context: Context;
@@ -34,6 +37,21 @@ export const builder = new SchemaBuilder<{
     cursorType: 'String',
     edgesFieldOptions: { nullable: false },
     nodeFieldOptions: { nullable: false },
+    // At most MAX_NODE_IDS ids per `nodes` call (README "Limits"): each id is a lookup.
+    nodesQueryOptions: {
+      resolve: (_root, args, _context, _info, resolveNodes) => {
+        if (args.ids.length > MAX_NODE_IDS) {
+          throw badInput([
+            {
+              path: ['ids'],
+              type: 'too_long',
+              message: `at most ${MAX_NODE_IDS} ids may be asked for at once (got ${args.ids.length})`,
+            },
+          ]);
+        }
+        return resolveNodes(args.ids);
+      },
+    },
   },
   validation: {
     validationError: (failure, args) => badInput(issuesFromZod(failure.issues as z.core.$ZodIssue[], args)),
@@ -55,8 +73,23 @@ builder.addScalarType(
     },
   }),
 );
-builder.addScalarType('JSON', JSONResolver);
-builder.addScalarType('JSONObject', JSONObjectResolver);
+/** graphql-scalars' JSON scalars, refusing values nested deeper than MAX_JSON_DEPTH (README "Limits"). */
+function depthLimited(scalar: GraphQLScalarType): GraphQLScalarType {
+  const config = scalar.toConfig();
+  const checked = <T>(value: T): T => {
+    const problem = jsonShapeProblem(value);
+    if (problem) throw new GraphQLError(`${scalar.name} value refused: ${problem}`);
+    return value;
+  };
+  return new GraphQLScalarType({
+    ...config,
+    parseValue: (value) => checked(config.parseValue ? config.parseValue(value) : value),
+    parseLiteral: (ast, variables) => checked(config.parseLiteral ? config.parseLiteral(ast, variables) : undefined),
+  });
+}
+
+builder.addScalarType('JSON', depthLimited(JSONResolver));
+builder.addScalarType('JSONObject', depthLimited(JSONObjectResolver));
 
 /** Every field of Query and Mutation needs a signed-in viewer unless it opts out with `skipTypeScopes`. */
 builder.queryType({ authScopes: { authenticated: true } });

@@ -12,6 +12,7 @@ import { createYoga, maskError, type Plugin, type YogaServerInstance } from 'gra
 import { badInput, DomainError } from '../domain/errors.js';
 import { authenticateRequest, type Context, type Services } from './context.js';
 import { GRAPHIQL_DEFAULT_QUERY } from './default-query.js';
+import { requestShapeLimits } from './request-limits.js';
 import { variableErrors } from './variable-errors.js';
 import { schema } from './schema.js';
 
@@ -119,6 +120,7 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
     plugins: [
       ...armor(),
       deepNestingIsAParseError,
+      requestShapeLimits(),
       variableErrors(),
       // Compiled execution (graphql-jit) for queries, cached per parsed document: yoga's parser cache and the REST
       // door's prepared documents hand it the same DocumentNode each time. Mutations and subscriptions keep

@@ -2,6 +2,7 @@
 import { type ParseError, parse as parseJsonc } from 'jsonc-parser';
 import type { ErrorCode, InputIssue } from '../domain/errors.js';
 import { redactSecrets, SECRET_FIELD_NAMES } from '../security/redact.js';
+import { MAX_JSON_DEPTH } from '../validation/json-limits.js';
 
 export type Loc = Array<string | number>;
 
@@ -91,5 +92,16 @@ export function jsonInvalid(text: string): FastApiValidationError {
     msg: 'JSON decode error',
     input: {},
     ctx: { error },
+  };
+}
+
+/** A body nested deeper than MAX_JSON_DEPTH: refused as undecodable, at the offset where the limit was crossed. */
+export function jsonTooDeep(offset: number): FastApiValidationError {
+  return {
+    type: 'json_invalid',
+    loc: ['body', offset],
+    msg: 'JSON decode error',
+    input: {},
+    ctx: { error: `Nested deeper than ${MAX_JSON_DEPTH} levels` },
   };
 }

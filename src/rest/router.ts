@@ -12,6 +12,7 @@ import {
   type FastApiValidationError,
   jsonInvalid,
   jsonResponse,
+  jsonTooDeep,
   type Loc,
   STATUS_BY_CODE,
   toValidationErrors,
@@ -19,6 +20,7 @@ import {
 } from './fastapi-errors.js';
 import type { RestRoute } from './route.js';
 import { MAX_BODY_BYTES } from '../http/body-limit.js';
+import { jsonTextTooDeepAt } from '../validation/json-limits.js';
 
 export const REST_PREFIX = '/api/v3';
 
@@ -72,6 +74,8 @@ async function readBody(request: Request, route: RestRoute): Promise<Parsed<unkn
     return { ok: true, value: Object.fromEntries(new URLSearchParams(text)), form: true };
   }
   if (text.trim() === '') return { ok: true, value: undefined };
+  const tooDeepAt = jsonTextTooDeepAt(text);
+  if (tooDeepAt >= 0) return { ok: false, errors: [jsonTooDeep(tooDeepAt)] };
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch {

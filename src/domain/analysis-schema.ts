@@ -1,0 +1,71 @@
+// Compiles a campaign's postCallAnalysisSchema (a JSON Schema its owner wrote) into a validator. Owners' `pattern`
+// and `patternProperties` run on RE2's linear-time engine (re2js, a pure-JS port: no native build), never on the
+// backtracking RegExp, so no pattern can stall the event loop; a pattern RE2 cannot take (backreferences,
+// lookaround) is refused with the schema path that holds it. Compiled validators are kept, a bounded number, keyed by
+// the schema's text, so a changed schema is simply another key.
+import { Ajv, type CodeOptions, type ValidateFunction } from 'ajv';
+import { RE2JS } from 're2js';
+import { badInput } from './errors.js';
+
+const linearRegExp: NonNullable<CodeOptions['regExp']> = Object.assign((pattern: string) => RE2JS.compile(pattern), {
+  code: 'RE2JS.compile',
+});
+
+/** The JSON pointer of the first pattern RE2 cannot compile, and why; null when every pattern compiles. */
+function unusablePattern(schema: unknown): { at: string; reason: string } | null {
+  const pending: Array<[unknown, string]> = [[schema, '']];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [node, pointer] = next;
+    if (node === null || typeof node !== 'object') continue;
+    for (const [key, value] of Object.entries(node)) {
+      const at = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      const patterns =
+        key === 'pattern' && typeof value === 'string'
+          ? [value]
+          : key === 'patternProperties' && value && typeof value === 'object'
+            ? Object.keys(value)
+            : [];
+      for (const pattern of patterns) {
+        try {
+          RE2JS.compile(pattern);
+        } catch (error) {
+          return { at, reason: (error as Error).message };
+        }
+      }
+      if (value !== null && typeof value === 'object') pending.push([value, at]);
+    }
+  }
+  return null;
+}
+
+const MAX_CACHED = 200;
+const compiled = new Map<string, ValidateFunction>();
+
+const unusable = (message: string) =>
+  badInput([
+    {
+      path: ['analysis'],
+      type: 'value_error',
+      message: `the campaign's postCallAnalysisSchema is not a usable JSON Schema: ${message}`,
+    },
+  ]);
+
+/** The validator for this schema; BAD_USER_INPUT (at `analysis`) when the schema cannot be used. */
+export function analysisValidator(schema: Record<string, unknown>): ValidateFunction {
+  const key = JSON.stringify(schema);
+  const known = compiled.get(key);
+  if (known) return known;
+  const pattern = unusablePattern(schema);
+  if (pattern) throw unusable(`the pattern at ${pattern.at} cannot run in linear time (${pattern.reason})`);
+  let validate: ValidateFunction;
+  try {
+    // Non-strict: owners write these schemas by hand, so unknown keywords are ignored, not fatal. A fresh Ajv each
+    // time, because an Ajv instance keeps every schema it has compiled.
+    validate = new Ajv({ strict: false, allErrors: true, code: { regExp: linearRegExp } }).compile(schema);
+  } catch (error) {
+    throw unusable((error as Error).message);
+  }
+  if (compiled.size >= MAX_CACHED) compiled.delete(compiled.keys().next().value as string);
+  compiled.set(key, validate);
+  return validate;
+}
