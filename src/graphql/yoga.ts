@@ -10,6 +10,7 @@ import { PothosValidationError } from '@pothos/core';
 import { GraphQLError, getOperationAST, OperationTypeNode } from 'graphql';
 import { createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { badInput, DomainError } from '../domain/errors.js';
+import { noteErrorCode } from '../http/request-context.js';
 import { authenticateRequest, type Context, type Services } from './context.js';
 import { GRAPHIQL_DEFAULT_QUERY } from './default-query.js';
 import { requestShapeLimits } from './request-limits.js';
@@ -105,6 +106,33 @@ function armor(): Plugin[] {
   ] as Plugin[];
 }
 
+/**
+ * yoga's own log calls. It logs at `error` every error its masking changed: client mistakes (which maskDomainErrors
+ * maps to their codes, and the access line reports) and the unexpected (which maskDomainErrors has logged already,
+ * with its stack). Neither needs a second line.
+ */
+function yogaLogger(logger: Services['logger']) {
+  return {
+    debug: (...args: unknown[]) => logger.debug(args.map(String).join(' ')),
+    info: (...args: unknown[]) => logger.info(args.map(String).join(' ')),
+    warn: (...args: unknown[]) => logger.warn(args.map(String).join(' ')),
+    error: () => undefined,
+  };
+}
+
+/** Every GraphQL error code a response carries goes to the request's access-log line. */
+const errorCodesToAccessLog: Plugin = {
+  onResultProcess({ result }) {
+    for (const item of Array.isArray(result) ? result : [result]) {
+      if (!item || typeof item !== 'object' || !('errors' in item) || !Array.isArray(item.errors)) continue;
+      for (const error of item.errors as GraphQLError[]) {
+        const code = error.extensions?.code;
+        noteErrorCode(typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR');
+      }
+    }
+  },
+};
+
 export function createGraphQLServer(services: Services, plugins: Plugin[] = []): Yoga {
   return createYoga<Record<string, unknown>, Context>({
     schema,
@@ -116,11 +144,12 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
     graphiql: { title: 'Campaign gateway', defaultQuery: GRAPHIQL_DEFAULT_QUERY },
     renderGraphiQL,
     maskedErrors: { maskError: (error, message, isDev) => maskDomainErrors(services, error, message, isDev) },
-    logging: services.logger,
+    logging: yogaLogger(services.logger),
     plugins: [
       ...armor(),
       deepNestingIsAParseError,
       requestShapeLimits(),
+      errorCodesToAccessLog,
       variableErrors(),
       // Compiled execution (graphql-jit) for queries, cached per parsed document: yoga's parser cache and the REST
       // door's prepared documents hand it the same DocumentNode each time. Mutations and subscriptions keep

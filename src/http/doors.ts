@@ -10,7 +10,7 @@ import { limitBody } from './body-limit.js';
 import { HEALTH_PATHS } from './health.js';
 import { rateLimitResponse } from './rate-limit.js';
 import { refuse } from './refusal.js';
-import { loggablePath, requestIdFor, runWithRequestId } from './request-context.js';
+import { currentErrorCodes, loggablePath, requestIdFor, runWithRequestId } from './request-context.js';
 
 export interface Doors {
   services: Services;
@@ -64,12 +64,16 @@ export function createDoors({ services, health, docs, rest, yoga }: Doors): (req
       const url = new URL(request.url);
       const response = await route(request, url);
       response.headers.set('x-request-id', requestId);
+      // The one line per request. Client mistakes (4xx, GraphQL error codes) are told here, at info, without
+      // stacks; only the unexpected is logged at error, with its stack, where it happens.
+      const errors = currentErrorCodes();
       logger.info(
         {
           method: request.method,
           path: loggablePath(url),
           status: response.status,
           ms: Math.round((performance.now() - started) * 10) / 10,
+          ...(errors ? { errors } : {}),
         },
         'request',
       );

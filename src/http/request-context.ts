@@ -3,7 +3,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 
-const storage = new AsyncLocalStorage<{ requestId: string }>();
+interface RequestState {
+  requestId: string;
+  /** The error codes of the GraphQL errors answered, for the request's access-log line. */
+  errorCodes?: string[];
+}
+
+const storage = new AsyncLocalStorage<RequestState>();
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -18,6 +24,18 @@ export function runWithRequestId<T>(requestId: string, work: () => T): T {
 
 export function currentRequestId(): string | undefined {
   return storage.getStore()?.requestId;
+}
+
+/** Notes the code of an error the request is answered with (client mistakes are logged only this way). */
+export function noteErrorCode(code: string): void {
+  const state = storage.getStore();
+  if (!state) return;
+  state.errorCodes ??= [];
+  if (state.errorCodes.length < 10 && !state.errorCodes.includes(code)) state.errorCodes.push(code);
+}
+
+export function currentErrorCodes(): string[] | undefined {
+  return storage.getStore()?.errorCodes;
 }
 
 /**

@@ -90,6 +90,8 @@ export interface StartOptions {
   worker?: AppOptions['worker'];
   /** Run on this database instead of a fresh one (a second instance on another app's database). */
   databaseUrl?: string;
+  /** Where log lines go (LOG_LEVEL must then be set too: tests log nothing by default). */
+  logStream?: AppOptions['logStream'];
 }
 
 export async function startApp(
@@ -111,6 +113,7 @@ export async function startApp(
   const app = await createApp(config, {
     plugins,
     onQuery: (sql) => queries.push(sql),
+    ...(options.logStream ? { logStream: options.logStream } : {}),
     ...(options.worker !== undefined ? { worker: options.worker } : {}),
   });
 

@@ -99,8 +99,8 @@ describe('list caps', () => {
     expect(performance.now() - started).toBeLessThan(500);
     expect(reply.status).toBe(400);
     expect(reply.body.errors).toHaveLength(1);
-    expect(reply.body.errors[0].extensions.code).toBe('BAD_REQUEST');
-    expect(reply.body.errors[0].message).toMatch(/at most 1000/);
+    expect(reply.body.errors![0].extensions.code).toBe('BAD_REQUEST');
+    expect(reply.body.errors![0].message).toMatch(/at most 1000/);
   });
 
   test('an inbound social delivery holds at most 1000 messages: 422 beyond, and nothing is stored', async () => {
@@ -189,7 +189,7 @@ describe('JSON nesting is capped at 64 levels on every door', () => {
       user.token,
     );
     expect(literal.status).toBeLessThan(500);
-    expect(literal.body.errors[0].message).toMatch(/nested deeper than 64 levels/);
+    expect(literal.body.errors![0].message).toMatch(/nested deeper than 64 levels/);
     const variable = await t.gql(
       `mutation ($data: CampaignDataInput!) { upsertCampaign(campId: "deep", data: $data) { campId } }`,
       { data: campaignInput({ postCallAnalysisSchema: JSON.parse(`{"a":${nested(70)}}`) }) },
