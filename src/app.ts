@@ -3,6 +3,7 @@
 import type { Plugin } from 'graphql-yoga';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
+import { createDatabaseAvailability } from './db/availability.js';
 import { type DatabaseHandle, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { onEventsCommitted } from './domain/events.js';
@@ -42,10 +43,15 @@ export interface AppOptions {
 }
 
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
-  const database = openDatabase(config.DATABASE_URL, { onQuery: options.onQuery });
+  const logger = createLogger(config.LOG_LEVEL, options.logStream);
+  const availability = createDatabaseAvailability(logger);
+  const database = openDatabase(config.DATABASE_URL, {
+    onQuery: options.onQuery,
+    onAnswer: (sql) => availability.answered(sql),
+    timeoutMs: config.DATABASE_TIMEOUT_SECONDS * 1000,
+  });
   await migrateToLatest(database.db, database.dialect);
   await loadVoiceCatalogue(database.db);
-  const logger = createLogger(config.LOG_LEVEL, options.logStream);
   const redis = config.REDIS_URL
     ? {
         publish: await connectRedis(config.REDIS_URL, logger),
@@ -58,6 +64,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     tokens: createTokenIssuer(config.JWT_SECRET, config.TOKEN_TTL_SECONDS),
     secrets: createSecretBox(config.SECRETS_KEY),
     logger,
+    availability,
     events: createCampaignEventBus(redis),
     limits: createRateLimits(
       {

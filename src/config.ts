@@ -30,6 +30,11 @@ const envSchema = z.object({
     .transform((value) => value.split(',').map(Number)),
   /** How long a receiver has to answer one delivery attempt (DESIGN.md §9: 10 s). */
   WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().positive().max(60).default(10),
+  /**
+   * How long a request may wait for the database: PostgreSQL's connect (and pool) timeout, SQLite's busy timeout.
+   * Past it the request is answered 503 with Retry-After.
+   */
+  DATABASE_TIMEOUT_SECONDS: z.coerce.number().positive().max(60).default(3),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\/.+/, 'must be redis://... or rediss://...')

@@ -17,6 +17,10 @@ export interface DatabaseHandle {
 export interface OpenOptions {
   /** Called after every query; tests count queries with it. */
   onQuery?: (sql: string) => void;
+  /** Called after every query that succeeded (the database availability tracker listens). */
+  onAnswer?: (sql: string) => void;
+  /** PostgreSQL's connect and pool-wait timeout, SQLite's busy timeout (default 3 s). */
+  timeoutMs?: number;
 }
 
 /**
@@ -49,14 +53,21 @@ function once(close: () => Promise<void>): () => Promise<void> {
 }
 
 export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHandle {
-  const log = options.onQuery ? (event: LogEvent) => options.onQuery?.(event.query.sql) : undefined;
+  const { onQuery, onAnswer, timeoutMs = 3000 } = options;
+  const log =
+    onQuery || onAnswer
+      ? (event: LogEvent) => {
+          onQuery?.(event.query.sql);
+          if (event.level === 'query') onAnswer?.(event.query.sql);
+        }
+      : undefined;
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const sqlite = new SQLite(path);
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma(`busy_timeout = ${Math.round(timeoutMs)}`);
     // SQLite's built-in lower() folds A–Z only; searches must fold 'É' as PostgreSQL does.
     sqlite.function('lower', { deterministic: true }, (value: unknown) =>
       typeof value === 'string' ? value.toLowerCase() : value,
@@ -65,9 +76,15 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
     return { db, dialect: 'sqlite', close: once(() => db.destroy()) };
   }
   // int8 (COUNT, SUM of integers) arrives as a string by default; our counts fit in a double.
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: timeoutMs });
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Queries in flight still report their own errors.
+  });
+  pool.on('connect', (client) => {
+    // A client that loses its connection while checked out (between two queries of a transaction, say) emits
+    // 'error' with no listener of the pool's attached: that would be an uncaught exception, ending the process.
+    // Its queries fail on their own, and the pool discards it when it is released.
+    client.on('error', () => undefined);
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
   return { db, dialect: 'postgres', close: once(() => db.destroy()) };

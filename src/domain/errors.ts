@@ -1,6 +1,13 @@
 // The error kinds every door understands (DESIGN.md §10). GraphQL exposes `code` as extensions.code;
 // the REST router maps it to an HTTP status.
-export type ErrorCode = 'BAD_USER_INPUT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT' | 'RATE_LIMITED';
+export type ErrorCode =
+  | 'BAD_USER_INPUT'
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'RATE_LIMITED'
+  | 'SERVICE_UNAVAILABLE';
 
 /** One problem with one input value; `type` and `message` follow pydantic v2's wording where one exists. */
 export interface InputIssue {
@@ -30,6 +37,14 @@ export const forbidden = (message: string) => new DomainError('FORBIDDEN', messa
 export const unauthenticated = (message: string) => new DomainError('UNAUTHENTICATED', message);
 export const rateLimited = (message: string, retryAfter: number) =>
   new DomainError('RATE_LIMITED', message, undefined, retryAfter);
+/** The database cannot be reached: try again in `retryAfter` seconds (503 on REST). */
+export const serviceUnavailable = (retryAfter: number) =>
+  new DomainError(
+    'SERVICE_UNAVAILABLE',
+    'The service is temporarily unavailable; try again shortly',
+    undefined,
+    retryAfter,
+  );
 export const badInput = (issues: InputIssue[]) =>
   new DomainError(
     'BAD_USER_INPUT',

@@ -1,6 +1,7 @@
 // The per-request context every resolver sees: the app's services and who is calling.
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
+import type { DatabaseAvailability } from '../db/availability.js';
 import type { Database } from '../db/types.js';
 import type { CampaignEventBus } from '../events/pubsub.js';
 import { type Account, findAccountById } from '../domain/accounts.js';
@@ -18,6 +19,8 @@ export interface Services {
   /** Live campaign events for subscriptions. */
   events: CampaignEventBus;
   limits: RateLimits;
+  /** Whether the database answers (503s while it does not). */
+  availability: DatabaseAvailability;
 }
 
 /** Why a request has no viewer: no usable Authorization header, or a token that does not check out. */

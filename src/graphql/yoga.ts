@@ -9,7 +9,8 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { PothosValidationError } from '@pothos/core';
 import { GraphQLError, getOperationAST, OperationTypeNode } from 'graphql';
 import { createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import { badInput, DomainError } from '../domain/errors.js';
+import { DATABASE_RETRY_AFTER_SECONDS } from '../db/availability.js';
+import { badInput, DomainError, serviceUnavailable } from '../domain/errors.js';
 import { noteErrorCode } from '../http/request-context.js';
 import { authenticateRequest, type Context, type Services } from './context.js';
 import { GRAPHIQL_DEFAULT_QUERY } from './default-query.js';
@@ -23,6 +24,8 @@ export type Yoga = YogaServerInstance<Record<string, unknown>, Context>;
 /** PostgreSQL refuses text holding U+0000 (SQLite stores it): the client's mistake, not a failure. */
 const isNulCharacterError = (error: unknown) =>
   error instanceof Error && 'code' in error && (error.code === '22021' || error.code === '22P05');
+
+const unavailable = serviceUnavailable(DATABASE_RETRY_AFTER_SECONDS);
 
 function maskDomainErrors(services: Services, error: unknown, message: string, isDev?: boolean): Error {
   // A request yoga could not read (bad JSON in `variables` or `extensions`): a 400, not a failure.
@@ -39,6 +42,16 @@ function maskDomainErrors(services: Services, error: unknown, message: string, i
       : isNulCharacterError(caught)
         ? badInput([{ path: [], type: 'string_type', message: 'Text must not contain the NUL character (\\u0000)' }])
         : caught;
+  if (services.availability.failed(original)) {
+    return new GraphQLError(unavailable.message, {
+      path: error instanceof GraphQLError ? error.path : undefined,
+      extensions: {
+        code: unavailable.code,
+        retryAfter: unavailable.retryAfter,
+        http: { status: 503, headers: { 'retry-after': String(unavailable.retryAfter) } },
+      },
+    });
+  }
   if (original instanceof DomainError) {
     const located = error instanceof GraphQLError ? error : undefined;
     const issues = original.issues?.map(({ path, type, message: text }) => ({ path, type, message: text }));

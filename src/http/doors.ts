@@ -1,6 +1,7 @@
 // The three doors behind one fetch handler: health checks, the REST compatibility router (with its docs) under
 // /api/v3, and GraphQL at /graphql. Every request gets a request id (on its log lines and echoed back), the
 // per-account rate limit and the 1 MiB body limit before it reaches a door, and one access-log line.
+import { DATABASE_RETRY_AFTER_SECONDS } from '../db/availability.js';
 import type { Services } from '../graphql/context.js';
 import type { Yoga } from '../graphql/yoga.js';
 import type { DocsHandler } from '../rest/docs.js';
@@ -29,6 +30,15 @@ async function withErrorBody(response: Response): Promise<Response> {
   return refuse(false, { status: response.status, message, code: 'BAD_REQUEST', headers });
 }
 
+const databaseUnavailable = (rest: boolean) =>
+  refuse(rest, {
+    status: 503,
+    message: 'The service is temporarily unavailable; try again shortly',
+    code: 'SERVICE_UNAVAILABLE',
+    extensions: { retryAfter: DATABASE_RETRY_AFTER_SECONDS },
+    headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
+  });
+
 export function createDoors({ services, health, docs, rest, yoga }: Doors): (request: Request) => Promise<Response> {
   const { logger } = services;
 
@@ -49,12 +59,18 @@ export function createDoors({ services, health, docs, rest, yoga }: Doors): (req
       try {
         return await rest(request, url);
       } catch (error) {
+        if (services.availability.failed(error)) return databaseUnavailable(true);
         logger.error({ err: error, method: request.method }, 'unexpected error in a REST call');
         return detailResponse(500, 'Internal Server Error');
       }
     }
     if (url.pathname !== '/graphql') return detailResponse(404, 'Not Found');
-    return withErrorBody(await yoga.fetch(request));
+    try {
+      return withErrorBody(await yoga.fetch(request));
+    } catch (error) {
+      if (services.availability.failed(error)) return databaseUnavailable(false);
+      throw error;
+    }
   };
 
   return (request) => {

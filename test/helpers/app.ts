@@ -90,6 +90,8 @@ export interface StartOptions {
   worker?: AppOptions['worker'];
   /** Run on this database instead of a fresh one (a second instance on another app's database). */
   databaseUrl?: string;
+  /** Changes the fresh database's URL before the app opens it (a test routes it through a proxy). */
+  rewriteDatabaseUrl?: (url: string) => string;
   /** Where log lines go (LOG_LEVEL must then be set too: tests log nothing by default). */
   logStream?: AppOptions['logStream'];
 }
@@ -100,8 +102,9 @@ export async function startApp(
   options: StartOptions = {},
 ): Promise<TestApp> {
   const database = TEST_DATABASE_URL && !options.databaseUrl ? await acquirePostgresDatabase(TEST_DATABASE_URL) : null;
+  const databaseUrlToUse = options.databaseUrl ?? database?.url ?? 'sqlite::memory:';
   const config = loadConfig({
-    DATABASE_URL: options.databaseUrl ?? database?.url ?? 'sqlite::memory:',
+    DATABASE_URL: options.rewriteDatabaseUrl ? options.rewriteDatabaseUrl(databaseUrlToUse) : databaseUrlToUse,
     JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
     SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
     LOG_LEVEL: 'silent',

@@ -1,0 +1,46 @@
+// Whether the database answers, as the requests find it: while it does not, both doors answer 503 with Retry-After
+// (README "When the database is down"), and the log says so once when it goes and once when it is back, instead of
+// an error with a stack per request.
+import type { Logger } from '../logger.js';
+import { isDatabaseUnavailable } from './errors.js';
+
+/** Seconds a client is told to wait (Retry-After) while the database is unreachable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+const WRITE = /^\s*(insert|update|delete)\b/i;
+
+export interface DatabaseAvailability {
+  readonly down: boolean;
+  /** If `error` says the database is unreachable: records it (logging the change) and returns true. */
+  failed(error: unknown): boolean;
+  /**
+   * A query succeeded: if the database was down, it is back (logged once). While SQLite's file is locked by another
+   * process reads (and BEGIN) still succeed, so then only a write tells that it is back.
+   */
+  answered(sql: string): void;
+}
+
+export function createDatabaseAvailability(logger: Logger): DatabaseAvailability {
+  let down = false;
+  let writesOnly = false;
+  return {
+    get down() {
+      return down;
+    },
+    failed(error) {
+      if (!isDatabaseUnavailable(error)) return false;
+      if (!down) {
+        down = true;
+        const { code, message } = error as Error & { code?: string };
+        writesOnly = /^SQLITE_(BUSY|LOCKED)/.test(String(code));
+        logger.warn({ code, reason: message }, 'database unreachable: answering 503 until it is back');
+      }
+      return true;
+    },
+    answered(sql) {
+      if (!down || (writesOnly && !WRITE.test(sql))) return;
+      down = false;
+      logger.info('database reachable again');
+    },
+  };
+}
