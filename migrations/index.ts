@@ -9,6 +9,7 @@ import * as m0006 from './0006_call_logs.js';
 import * as m0007 from './0007_meetings.js';
 import * as m0008 from './0008_social_messages.js';
 import * as m0009 from './0009_webhooks.js';
+import * as m0010 from './0010_token_version.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0007_meetings': m0007,
   '0008_social_messages': m0008,
   '0009_webhooks': m0009,
+  '0010_token_version': m0010,
 };

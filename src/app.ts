@@ -7,10 +7,12 @@ import { createDatabaseAvailability } from './db/availability.js';
 import { type DatabaseHandle, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { onEventsCommitted } from './domain/events.js';
+import { tokenVersionOf } from './domain/accounts.js';
 import { loadVoiceCatalogue } from './domain/voices.js';
 import { createCampaignEventBus } from './events/pubsub.js';
 import { type DeliveryWorkerOptions, startDeliveryWorker } from './events/worker.js';
 import type { Services } from './graphql/context.js';
+import { createLiveStreams } from './graphql/live-streams.js';
 import { createGraphQLServer, type Yoga } from './graphql/yoga.js';
 import { createDoors } from './http/doors.js';
 import { health } from './http/health.js';
@@ -29,6 +31,8 @@ export interface App {
   database: DatabaseHandle;
   /** Set when shutdown begins: /readyz answers 503 so load balancers stop sending requests. */
   draining: boolean;
+  /** Shutdown begins: `draining` is set and every live stream ends (each client gets `event: complete`). */
+  drain(): void;
   close(): Promise<void>;
 }
 
@@ -65,6 +69,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     secrets: createSecretBox(config.SECRETS_KEY),
     logger,
     availability,
+    streams: createLiveStreams({ currentTokenVersion: (accountId) => tokenVersionOf(database.db, accountId) }),
     events: createCampaignEventBus(redis),
     limits: createRateLimits(
       {
@@ -108,6 +113,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     yoga,
     database,
     draining: false,
+    drain() {
+      app.draining = true;
+      services.streams.closeAll();
+    },
     fetch: (request) => doors(request),
     async close() {
       stopListening();

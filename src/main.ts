@@ -5,7 +5,8 @@ import { ConfigError, loadConfig } from './config.js';
 import { createHttpServer, listen } from './http/server.js';
 import { RedisUnavailableError } from './redis.js';
 
-const SHUTDOWN_TIMEOUT_MS = 10_000;
+/** SIGTERM to exit: in-flight requests are answered, live streams closed, the worker stopped (README "Shutdown"). */
+const SHUTDOWN_TIMEOUT_MS = 5000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -22,7 +23,7 @@ async function main(): Promise<void> {
   const stop = (signal: NodeJS.Signals) => {
     console.log(`${signal}: shutting down`);
     // The app's own timeout leaves a margin inside SHUTDOWN_TIMEOUT_MS for closing the database.
-    shutdown(SHUTDOWN_TIMEOUT_MS - 1500).then(
+    shutdown(SHUTDOWN_TIMEOUT_MS - 2000).then(
       (clean) => process.exit(clean ? 0 : 1),
       () => process.exit(1),
     );

@@ -1,5 +1,7 @@
 // The Database interface Kysely checks queries against. Timestamps are ISO 8601 UTC text, booleans 0/1,
 // JSON as text: the same representation on SQLite and PostgreSQL (row mappers in src/domain convert).
+import type { Generated } from 'kysely';
+
 export interface AccountsTable {
   id: string;
   email: string;
@@ -7,6 +9,8 @@ export interface AccountsTable {
   api_key_hash: string;
   api_key_hint: string;
   created_at: string;
+  /** Bumped by API-key rotation and password changes: tokens of an older version are refused. */
+  token_version: Generated<number>;
 }
 
 export interface VoicesTable {

@@ -12,6 +12,8 @@ export interface Account {
   email: string;
   apiKeyHint: string;
   createdAt: string;
+  /** Access tokens of another version are refused (bumped by key rotation and password changes). */
+  tokenVersion: number;
 }
 
 const toAccount = (row: Selectable<AccountsTable>): Account => ({
@@ -19,6 +21,7 @@ const toAccount = (row: Selectable<AccountsTable>): Account => ({
   email: row.email,
   apiKeyHint: row.api_key_hint,
   createdAt: row.created_at,
+  tokenVersion: row.token_version,
 });
 
 export async function signUp(
@@ -35,6 +38,7 @@ export async function signUp(
     api_key_hash: hashApiKey(apiKey),
     api_key_hint: apiKeyHint(apiKey),
     created_at: new Date().toISOString(),
+    token_version: 0,
   };
   try {
     await db.insertInto('accounts').values(row).execute();
@@ -85,13 +89,19 @@ export async function login(
 ): Promise<{ accessToken: string; tokenType: 'bearer'; expiresIn: number }> {
   const account = await authenticate(db, email, password, passwordCost);
   if (!account) throw unauthenticated('Incorrect username or password');
-  const { token, expiresIn } = tokens.issue(account.id);
+  const { token, expiresIn } = tokens.issue(account.id, account.tokenVersion);
   return { accessToken: token, tokenType: 'bearer', expiresIn };
 }
 
 export async function findAccountById(db: Kysely<Database>, id: string): Promise<Account | null> {
   const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
   return row ? toAccount(row) : null;
+}
+
+/** The account's current token version, or null when the account is gone. */
+export async function tokenVersionOf(db: Kysely<Database>, accountId: string): Promise<number | null> {
+  const row = await db.selectFrom('accounts').select('token_version').where('id', '=', accountId).executeTakeFirst();
+  return row ? row.token_version : null;
 }
 
 export async function findAccountByApiKey(db: Kysely<Database>, apiKey: string): Promise<Account | null> {
@@ -103,7 +113,7 @@ export async function findAccountByApiKey(db: Kysely<Database>, apiKey: string):
   return row ? toAccount(row) : null;
 }
 
-/** Issues a new API key; the old one stops working at once. */
+/** Issues a new API key; the old one, and every access token issued before, stop working at once. */
 export async function rotateApiKey(
   db: Kysely<Database>,
   accountId: string,
@@ -111,9 +121,39 @@ export async function rotateApiKey(
   const apiKey = newApiKey();
   const row = await db
     .updateTable('accounts')
-    .set({ api_key_hash: hashApiKey(apiKey), api_key_hint: apiKeyHint(apiKey) })
+    .set((eb) => ({
+      api_key_hash: hashApiKey(apiKey),
+      api_key_hint: apiKeyHint(apiKey),
+      token_version: eb('token_version', '+', 1),
+    }))
     .where('id', '=', accountId)
     .returningAll()
     .executeTakeFirstOrThrow();
   return { account: toAccount(row), apiKey };
+}
+
+/**
+ * Changes the password after checking the current one (UNAUTHENTICATED otherwise); every access token issued before
+ * stops working at once. Returns a fresh token for the caller.
+ */
+export async function changePassword(
+  db: Kysely<Database>,
+  tokens: TokenIssuer,
+  accountId: string,
+  input: { currentPassword: string; newPassword: string },
+  passwordCost?: number,
+): Promise<{ accessToken: string; tokenType: 'bearer'; expiresIn: number }> {
+  const row = await db.selectFrom('accounts').select('password_hash').where('id', '=', accountId).executeTakeFirst();
+  if (!row || !(await verifyPassword(input.currentPassword, row.password_hash))) {
+    throw unauthenticated('The current password is not correct');
+  }
+  const updated = await db
+    .updateTable('accounts')
+    .set((eb) => ({ token_version: eb('token_version', '+', 1) }))
+    .set({ password_hash: await hashPassword(input.newPassword, passwordCost) })
+    .where('id', '=', accountId)
+    .returning('token_version')
+    .executeTakeFirstOrThrow();
+  const { token, expiresIn } = tokens.issue(accountId, updated.token_version);
+  return { accessToken: token, tokenType: 'bearer', expiresIn };
 }

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { DatabaseAvailability } from '../db/availability.js';
 import type { Database } from '../db/types.js';
+import type { LiveStreams } from './live-streams.js';
 import type { CampaignEventBus } from '../events/pubsub.js';
 import { type Account, findAccountById } from '../domain/accounts.js';
 import type { Logger } from '../logger.js';
@@ -19,6 +20,8 @@ export interface Services {
   /** Live campaign events for subscriptions. */
   events: CampaignEventBus;
   limits: RateLimits;
+  /** Live subscription streams, ended on token expiry or revocation and at shutdown. */
+  streams: LiveStreams;
   /** Whether the database answers (503s while it does not). */
   availability: DatabaseAvailability;
 }
@@ -29,6 +32,8 @@ export type AuthFailure = 'missing' | 'invalid';
 export interface Context extends Services {
   viewer: Account | null;
   authFailure: AuthFailure | null;
+  /** When the caller's access token expires (ms since the epoch); live streams end then. */
+  tokenExpiresAt?: number;
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -42,12 +47,14 @@ export function bearerToken(authorization: string | null): string | undefined {
 export async function authenticateRequest(
   services: Services,
   authorization: string | null,
-): Promise<{ viewer: Account | null; authFailure: AuthFailure | null }> {
+): Promise<{ viewer: Account | null; authFailure: AuthFailure | null; tokenExpiresAt?: number }> {
   const token = bearerToken(authorization);
   if (!token) return { viewer: null, authFailure: 'missing' };
-  const accountId = services.tokens.verify(token);
-  const viewer = accountId ? await findAccountById(services.db, accountId) : null;
-  return viewer ? { viewer, authFailure: null } : { viewer: null, authFailure: 'invalid' };
+  const claims = services.tokens.verify(token);
+  const viewer = claims ? await findAccountById(services.db, claims.accountId) : null;
+  // A token of an older version was issued before the API key was rotated or the password changed: revoked.
+  if (!claims || !viewer || viewer.tokenVersion !== claims.version) return { viewer: null, authFailure: 'invalid' };
+  return { viewer, authFailure: null, tokenExpiresAt: claims.expiresAt };
 }
 
 export const AUTH_FAILURE_MESSAGES: Record<AuthFailure, string> = {

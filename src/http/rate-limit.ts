@@ -6,7 +6,7 @@ import { refuse } from './refusal.js';
 
 export async function rateLimitResponse(services: Services, request: Request, rest: boolean): Promise<Response | null> {
   const token = bearerToken(request.headers.get('authorization'));
-  const accountId = token ? services.tokens.verify(token) : null;
+  const accountId = token ? services.tokens.verify(token)?.accountId : null;
   if (!accountId) return null;
   const wait = await services.limits.request(accountId);
   if (wait === null) return null;

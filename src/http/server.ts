@@ -7,13 +7,16 @@ import type { App } from '../app.js';
 export interface HttpServer {
   server: Server;
   /**
-   * Graceful shutdown: stops accepting connections, answers the requests already received (each with
-   * `Connection: close`, so clients open no new ones here), waits for them and for idle keep-alive connections to
-   * end, then closes the app (the delivery worker finishes its attempts; the database closes). Resolves false if
-   * `timeoutMs` ran out first and connections had to be cut.
+   * Graceful shutdown: stops accepting connections, ends every live stream (SSE clients get `event: complete`),
+   * answers the requests already received (each with `Connection: close`, so clients open no new ones here), closes
+   * keep-alive connections that stay idle past IDLE_GRACE_MS, waits for the rest, then closes the app (the delivery
+   * worker stops; the database closes). Resolves false if `timeoutMs` ran out first and connections had to be cut.
    */
   shutdown(timeoutMs: number): Promise<boolean>;
 }
+
+/** How long a keep-alive connection idle at shutdown may still bring a request. */
+const IDLE_GRACE_MS = 1000;
 
 export function createHttpServer(app: App): HttpServer {
   const adapter = createServerAdapter((request: Request) => app.fetch(request));
@@ -27,14 +30,18 @@ export function createHttpServer(app: App): HttpServer {
   return {
     server,
     async shutdown(timeoutMs) {
-      app.draining = true;
+      app.drain();
       const closed = new Promise<void>((resolve) => {
         // net.Server#close stops accepting and waits for every connection to end. http.Server#close would also
         // destroy the connections that look idle at this instant, racing a request a client is sending on one.
         NetServer.prototype.close.call(server, () => resolve());
       });
+      // A connection idle since before the drain began gets no response to carry `Connection: close`; it would hold
+      // the process until keepAliveTimeout. Past a short grace (for a request a client is just sending) it is closed.
+      const idle = setTimeout(() => server.closeIdleConnections(), Math.min(IDLE_GRACE_MS, timeoutMs / 2)).unref();
       const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs).unref());
       const outcome = await Promise.race([closed.then(() => 'closed' as const), timer]);
+      clearTimeout(idle);
       if (outcome === 'timeout') server.closeAllConnections();
       await app.close();
       return outcome === 'closed';

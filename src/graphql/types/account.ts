@@ -1,9 +1,10 @@
 // Account, the viewer, sign-up, login and API-key rotation (DESIGN.md §4).
 
 import type { Account } from '../../domain/accounts.js';
-import { login, rotateApiKey, signUp } from '../../domain/accounts.js';
+import { z } from 'zod';
+import { changePassword, login, rotateApiKey, signUp } from '../../domain/accounts.js';
 import { rateLimited } from '../../domain/errors.js';
-import { loginSchema, signUpSchema } from '../../domain/accounts.schema.js';
+import { loginSchema, passwordField, signUpSchema } from '../../domain/accounts.schema.js';
 import { builder, viewerOf } from '../builder.js';
 
 export const AccountRef = builder.objectRef<Account>('Account').implement({
@@ -81,7 +82,35 @@ builder.mutationFields((t) => ({
   }),
   rotateApiKey: t.field({
     type: NewApiKey,
-    description: 'Issues a new API key; the old one stops working at once.',
-    resolve: (_root, _args, context) => rotateApiKey(context.db, viewerOf(context).id),
+    description:
+      'Issues a new API key; the old one, every access token issued before and the live streams opened with them ' +
+      'stop working at once (log in again for a new token).',
+    resolve: async (_root, _args, context) => {
+      const rotated = await rotateApiKey(context.db, viewerOf(context).id);
+      context.streams.revoked(rotated.account.id);
+      return rotated;
+    },
+  }),
+  changePassword: t.field({
+    type: AuthToken,
+    description:
+      'Changes the password (the current one must be given: UNAUTHENTICATED otherwise). Every access token issued ' +
+      'before, and the live streams opened with them, stop working at once; the answer is a new token.',
+    args: {
+      currentPassword: t.arg.string({ required: true, validate: z.string().max(128) }),
+      newPassword: t.arg.string({ required: true, validate: passwordField }),
+    },
+    resolve: async (_root, args, context) => {
+      const accountId = viewerOf(context).id;
+      const token = await changePassword(
+        context.db,
+        context.tokens,
+        accountId,
+        args,
+        context.config.PASSWORD_HASH_COST,
+      );
+      context.streams.revoked(accountId);
+      return token;
+    },
   }),
 }));

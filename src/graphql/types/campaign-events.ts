@@ -26,12 +26,18 @@ builder.subscriptionType({ authScopes: { authenticated: true } });
 builder.subscriptionField('campaignEvents', (t) =>
   t.field({
     type: CampaignEventRef,
-    description: 'Events of one of your campaigns as they happen (a campaign of another account is NOT_FOUND).',
+    description:
+      'Events of one of your campaigns as they happen (a campaign of another account is NOT_FOUND). The stream ' +
+      'ends (`event: complete`) when the access token expires or is revoked, and when the server shuts down.',
     args: { campId: t.arg.string({ required: true, validate: campIdField }) },
     subscribe: async (_root, args, context) => {
-      const accountId = viewerOf(context).id;
-      await requireCampaign(context.db, accountId, args.campId);
-      return context.events.subscribe(accountId, args.campId);
+      const viewer = viewerOf(context);
+      await requireCampaign(context.db, viewer.id, args.campId);
+      return context.streams.bound(context.events.subscribe(viewer.id, args.campId), {
+        accountId: viewer.id,
+        tokenVersion: viewer.tokenVersion,
+        expiresAt: context.tokenExpiresAt,
+      });
     },
     resolve: (event) => event,
   }),

@@ -1,0 +1,102 @@
+// The lifetime of live subscription streams (SSE on /graphql). A stream ends — yoga then sends `event: complete` and
+// closes the response — when the access token it was opened with expires, when that token is revoked (API key
+// rotated, password changed: at once on this instance, within REVOCATION_CHECK_MS on the others), and when the
+// server shuts down, so that a draining process is not held open by clients that never hang up.
+
+/** How often a stream checks that its token has not been revoked on another instance. */
+export const REVOCATION_CHECK_MS = 10_000;
+
+export interface StreamOwner {
+  accountId: string;
+  tokenVersion: number;
+  /** When the token expires, ms since the epoch. */
+  expiresAt?: number;
+}
+
+export interface LiveStreams {
+  /** `source`, ending when its owner's token expires or is revoked, or at shutdown. */
+  bound<T>(source: AsyncIterable<T>, owner: StreamOwner): AsyncIterable<T>;
+  /** The account's tokens were revoked here: its streams end now. */
+  revoked(accountId: string): void;
+  /** Shutdown: every stream ends, and streams opened from now on end at once. */
+  closeAll(): void;
+  readonly open: number;
+}
+
+export interface LiveStreamOptions {
+  /** The account's current token version (null if it is gone). */
+  currentTokenVersion(accountId: string): Promise<number | null>;
+  recheckMs?: number;
+}
+
+type Stop = () => void;
+
+const DONE = { done: true, value: undefined } as const;
+
+export function createLiveStreams(options: LiveStreamOptions): LiveStreams {
+  const streams = new Map<Stop, string>();
+  let closed = false;
+  const recheckMs = options.recheckMs ?? REVOCATION_CHECK_MS;
+
+  const bound = <T>(source: AsyncIterable<T>, owner: StreamOwner): AsyncIterable<T> => ({
+    [Symbol.asyncIterator]() {
+      const iterator = source[Symbol.asyncIterator]();
+      let end: Stop = () => undefined;
+      const ended = new Promise<IteratorResult<T>>((resolve) => {
+        end = () => resolve(DONE);
+      });
+      const timers: NodeJS.Timeout[] = [];
+      const finish = () => {
+        for (const timer of timers) clearTimeout(timer);
+        streams.delete(end);
+        end();
+        return iterator.return?.() ?? Promise.resolve(DONE);
+      };
+      streams.set(end, owner.accountId);
+      if (closed) void finish();
+      if (owner.expiresAt !== undefined) {
+        // setTimeout takes at most 2^31-1 ms; a token living longer is rechecked by the interval below.
+        timers.push(setTimeout(() => void finish(), Math.min(owner.expiresAt - Date.now(), 2 ** 31 - 1)));
+      }
+      const recheck = setInterval(() => {
+        options.currentTokenVersion(owner.accountId).then(
+          (version) => {
+            if (version !== owner.tokenVersion) void finish();
+          },
+          () => undefined, // the database is unreachable: try again next time
+        );
+      }, recheckMs);
+      timers.push(recheck);
+      for (const timer of timers) timer.unref();
+      return {
+        next: async () => {
+          const result = await Promise.race([iterator.next(), ended]);
+          if (result.done) await finish();
+          return result;
+        },
+        return: async () => {
+          await finish();
+          return DONE;
+        },
+        throw: async (error: unknown) => {
+          await finish();
+          throw error;
+        },
+      };
+    },
+  });
+
+  return {
+    bound,
+    revoked(accountId) {
+      for (const [stop, owner] of streams) if (owner === accountId) stop();
+    },
+    closeAll() {
+      closed = true;
+      for (const stop of streams.keys()) stop();
+    },
+    get open() {
+      return streams.size;
+    },
+  };
+}
