@@ -26,7 +26,8 @@ import { createSecretBox } from './security/secrets.js';
 import { createTokenIssuer } from './security/tokens.js';
 
 export interface App {
-  fetch(request: Request): Promise<Response>;
+  /** `client.address`: the socket's peer address (absent for in-process calls). */
+  fetch(request: Request, client?: { address?: string }): Promise<Response>;
   yoga: Yoga;
   database: DatabaseHandle;
   /** Set when shutdown begins: /readyz answers 503 so load balancers stop sending requests. */
@@ -74,6 +75,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     limits: createRateLimits(
       {
         requestsPerMinute: config.RATE_LIMIT_PER_MINUTE,
+        anonymousPerMinute: config.ANONYMOUS_RATE_LIMIT_PER_MINUTE,
         loginMaxFailures: config.LOGIN_MAX_FAILURES,
         loginWindowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS,
       },
@@ -117,7 +119,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       app.draining = true;
       services.streams.closeAll();
     },
-    fetch: (request) => doors(request),
+    fetch: (request, client) => doors(request, client?.address),
     async close() {
       stopListening();
       await worker?.stop();

@@ -41,7 +41,17 @@ const envSchema = z.object({
     .optional(),
   /** Requests per minute per account, on both doors (DESIGN.md §11). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1200),
-  /** Failed logins of one e-mail that lock it out for the rest of LOGIN_FAILURE_WINDOW_SECONDS (DESIGN.md §4). */
+  /** Requests without a valid bearer token (sign-up, login, provider webhooks, …) per client address per minute. */
+  ANONYMOUS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
+  /**
+   * How many reverse proxies in front of the gateway append to X-Forwarded-For: the client address is the entry that
+   * many places from the right (0: the socket's peer, X-Forwarded-For ignored).
+   */
+  TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
+  /**
+   * Login attempts of one e-mail from one client address that lock that pair out for the rest of
+   * LOGIN_FAILURE_WINDOW_SECONDS (the same e-mail from another address is not locked out).
+   */
   LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
   LOGIN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   /** log2 of scrypt's N for new password hashes (14 = 16384, ~50 ms here); tests lower it to stay fast. */

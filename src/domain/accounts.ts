@@ -3,7 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { isUniqueViolation } from '../db/errors.js';
 import type { AccountsTable, Database } from '../db/types.js';
 import { apiKeyHint, hashApiKey, newApiKey, newId } from '../security/api-keys.js';
-import { dummyPasswordHash, hashPassword, verifyPassword } from '../security/passwords.js';
+import { costOf, DEFAULT_COST, dummyPasswordHash, hashPassword, verifyPassword } from '../security/passwords.js';
 import type { TokenIssuer } from '../security/tokens.js';
 import { conflict, forbidden, unauthenticated } from './errors.js';
 
@@ -63,20 +63,57 @@ export async function deleteAccountByEmail(db: Kysely<Database>, email: string):
   return Number(deleted.numDeletedRows) > 0;
 }
 
-/** The account whose e-mail and password match, or null. Takes the same time whether or not the e-mail exists. */
+/** How long the cost most stored hashes have is remembered before it is read again. */
+const TYPICAL_COST_TTL_MS = 10 * 60 * 1000;
+const typicalCosts = new WeakMap<Kysely<Database>, { cost: number; at: number }>();
+
+/**
+ * The scrypt cost most stored password hashes have (from a bounded sample), so that a login for an unknown e-mail
+ * does the same work as one for a real account even after PASSWORD_HASH_COST has changed (hashes keep the cost they
+ * were made with until their owner next logs in).
+ */
+async function typicalPasswordCost(db: Kysely<Database>, fallback: number): Promise<number> {
+  const known = typicalCosts.get(db);
+  if (known && Date.now() - known.at < TYPICAL_COST_TTL_MS) return known.cost;
+  const rows = await db.selectFrom('accounts').select('password_hash').limit(1000).execute();
+  const counts = new Map<number, number>();
+  for (const { password_hash } of rows) {
+    const cost = costOf(password_hash);
+    if (cost !== null) counts.set(cost, (counts.get(cost) ?? 0) + 1);
+  }
+  const cost = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? fallback;
+  typicalCosts.set(db, { cost, at: Date.now() });
+  return cost;
+}
+
+/**
+ * The account whose e-mail and password match, or null. Takes the same time whether or not the e-mail exists: an
+ * unknown e-mail is checked against a dummy hash of the cost real hashes have. A successful login re-hashes a
+ * password stored with another cost than PASSWORD_HASH_COST, so stored costs follow the setting.
+ */
 export async function authenticate(
   db: Kysely<Database>,
   email: string,
   password: string,
-  passwordCost?: number,
+  passwordCost = DEFAULT_COST,
 ): Promise<Account | null> {
   const row = await db
     .selectFrom('accounts')
     .selectAll()
     .where('email', '=', email.trim().toLowerCase())
     .executeTakeFirst();
-  const ok = await verifyPassword(password, row?.password_hash ?? (await dummyPasswordHash(passwordCost)));
-  return row && ok ? toAccount(row) : null;
+  const stored = row?.password_hash ?? (await dummyPasswordHash(await typicalPasswordCost(db, passwordCost)));
+  const ok = await verifyPassword(password, stored);
+  if (!row || !ok) return null;
+  if (costOf(row.password_hash) !== passwordCost) {
+    await db
+      .updateTable('accounts')
+      .set({ password_hash: await hashPassword(password, passwordCost) })
+      .where('id', '=', row.id)
+      .execute();
+    typicalCosts.delete(db);
+  }
+  return toAccount(row);
 }
 
 /** OAuth2 password flow: an access token for matching credentials, else 401 "Incorrect username or password". */

@@ -11,6 +11,7 @@ import { GraphQLError, getOperationAST, OperationTypeNode } from 'graphql';
 import { createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../db/availability.js';
 import { badInput, DomainError, serviceUnavailable } from '../domain/errors.js';
+import { UNKNOWN_CLIENT } from '../http/client-address.js';
 import { noteErrorCode } from '../http/request-context.js';
 import { authenticateRequest, type Context, type Services } from './context.js';
 import { GRAPHIQL_DEFAULT_QUERY } from './default-query.js';
@@ -177,12 +178,15 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
       ...plugins,
     ],
     // The REST door authenticates before validating (as FastAPI does) and passes the result in.
-    context: async (initial) =>
-      'viewer' in initial
-        ? { ...services, ...(initial as unknown as Pick<Context, 'viewer' | 'authFailure'>) }
+    context: async (initial) => {
+      const clientAddress = typeof initial.clientAddress === 'string' ? initial.clientAddress : UNKNOWN_CLIENT;
+      return 'viewer' in initial
+        ? { ...services, clientAddress, ...(initial as unknown as Pick<Context, 'viewer' | 'authFailure'>) }
         : {
             ...services,
+            clientAddress,
             ...(await authenticateRequest(services, initial.request.headers.get('authorization'))),
-          },
+          };
+    },
   });
 }

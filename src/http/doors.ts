@@ -8,6 +8,7 @@ import type { DocsHandler } from '../rest/docs.js';
 import { detailResponse } from '../rest/fastapi-errors.js';
 import { type RestHandler, REST_PREFIX } from '../rest/router.js';
 import { limitBody } from './body-limit.js';
+import { clientAddressOf } from './client-address.js';
 import { HEALTH_PATHS } from './health.js';
 import { rateLimitResponse } from './rate-limit.js';
 import { refuse } from './refusal.js';
@@ -39,15 +40,21 @@ const databaseUnavailable = (rest: boolean) =>
     headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
   });
 
-export function createDoors({ services, health, docs, rest, yoga }: Doors): (request: Request) => Promise<Response> {
+export function createDoors({
+  services,
+  health,
+  docs,
+  rest,
+  yoga,
+}: Doors): (request: Request, socketAddress?: string) => Promise<Response> {
   const { logger } = services;
 
-  const route = async (received: Request, url: URL): Promise<Response> => {
+  const route = async (received: Request, url: URL, clientAddress: string): Promise<Response> => {
     if (HEALTH_PATHS.has(url.pathname) && (received.method === 'GET' || received.method === 'HEAD')) {
       return health(url.pathname);
     }
     const isRest = url.pathname === REST_PREFIX || url.pathname.startsWith(`${REST_PREFIX}/`);
-    const limited = await rateLimitResponse(services, received, isRest);
+    const limited = await rateLimitResponse(services, received, isRest, clientAddress);
     if (limited) return limited;
     const request = await limitBody(received, isRest);
     if (request instanceof Response) return request;
@@ -57,7 +64,7 @@ export function createDoors({ services, health, docs, rest, yoga }: Doors): (req
         if (page) return page;
       }
       try {
-        return await rest(request, url);
+        return await rest(request, url, clientAddress);
       } catch (error) {
         if (services.availability.failed(error)) return databaseUnavailable(true);
         logger.error({ err: error, method: request.method }, 'unexpected error in a REST call');
@@ -66,19 +73,20 @@ export function createDoors({ services, health, docs, rest, yoga }: Doors): (req
     }
     if (url.pathname !== '/graphql') return detailResponse(404, 'Not Found');
     try {
-      return withErrorBody(await yoga.fetch(request));
+      return withErrorBody(await yoga.fetch(request, { clientAddress }));
     } catch (error) {
       if (services.availability.failed(error)) return databaseUnavailable(false);
       throw error;
     }
   };
 
-  return (request) => {
+  return (request, socketAddress) => {
     const requestId = requestIdFor(request);
+    const clientAddress = clientAddressOf(request, socketAddress, services.config.TRUST_PROXY);
     return runWithRequestId(requestId, async () => {
       const started = performance.now();
       const url = new URL(request.url);
-      const response = await route(request, url);
+      const response = await route(request, url, clientAddress);
       response.headers.set('x-request-id', requestId);
       // The one line per request. Client mistakes (4xx, GraphQL error codes) are told here, at info, without
       // stacks; only the unexpected is logged at error, with its stack, where it happens.

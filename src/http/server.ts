@@ -1,5 +1,5 @@
 // Serves the app's fetch handler over node:http, and shuts down without dropping accepted requests.
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { Server as NetServer } from 'node:net';
 import { createServerAdapter } from '@whatwg-node/server';
 import type { App } from '../app.js';
@@ -19,7 +19,9 @@ export interface HttpServer {
 const IDLE_GRACE_MS = 1000;
 
 export function createHttpServer(app: App): HttpServer {
-  const adapter = createServerAdapter((request: Request) => app.fetch(request));
+  const adapter = createServerAdapter<{ req: IncomingMessage }>((request, context) =>
+    app.fetch(request, { address: context.req.socket.remoteAddress }),
+  );
   const server = createServer((req, res) => {
     if (app.draining) res.setHeader('connection', 'close');
     void adapter(req, res);

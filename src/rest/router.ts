@@ -21,6 +21,7 @@ import {
 import type { RestRoute } from './route.js';
 import { MAX_BODY_BYTES } from '../http/body-limit.js';
 import { jsonTextTooDeepAt } from '../validation/json-limits.js';
+import { UNKNOWN_CLIENT } from '../http/client-address.js';
 
 export const REST_PREFIX = '/api/v3';
 
@@ -141,13 +142,13 @@ function errorResponse(
   return detailResponse(500, 'Internal Server Error');
 }
 
-/** `url` is the request's URL, when the caller has parsed it already. */
-export type RestHandler = (request: Request, url?: URL) => Promise<Response>;
+/** `url` is the request's URL, when the caller has parsed it already; `clientAddress` where it comes from. */
+export type RestHandler = (request: Request, url?: URL, clientAddress?: string) => Promise<Response>;
 
 export function createRestRouter(yoga: Yoga, services: Services, routes: readonly RestRoute[]): RestHandler {
   const prepared = prepare(yoga, routes);
 
-  return async (request, url = new URL(request.url)) => {
+  return async (request, url = new URL(request.url), clientAddress = UNKNOWN_CLIENT) => {
     const segments = url.pathname.slice(REST_PREFIX.length).split('/').filter(Boolean);
     const candidates = prepared.flatMap((p) => {
       const params = match(p, segments);
@@ -182,7 +183,7 @@ export function createRestRouter(yoga: Yoga, services: Services, routes: readonl
       headers: request.headers,
       publicUrl: base ? `${base}${url.pathname}${url.search}` : request.url,
     });
-    const { contextFactory, execute, schema } = yoga.getEnveloped({ request, ...auth });
+    const { contextFactory, execute, schema } = yoga.getEnveloped({ request, clientAddress, ...auth });
     const contextValue = await contextFactory();
     const result = (await execute({ schema, document, contextValue, variableValues })) as ExecutionResult;
     if (result.errors && result.errors.length > 0) return errorResponse(route, result.errors, variableValues);

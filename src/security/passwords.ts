@@ -34,6 +34,13 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(actual, expected);
 }
 
+/** log2 of the N a stored hash was made with, or null for something that is not one of our hashes. */
+export function costOf(stored: string): number | null {
+  const [scheme, n] = stored.split('$');
+  const cost = Math.log2(Number(n));
+  return scheme === 'scrypt' && Number.isInteger(cost) ? cost : null;
+}
+
 const dummyHashes = new Map<number, Promise<string>>();
 
 /** A hash of a random password at `cost`, verified against when an account does not exist, so timing does not tell. */

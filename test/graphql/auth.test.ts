@@ -301,7 +301,8 @@ describe('GraphQL accounts', () => {
       createdAt: account.createdAt,
     });
 
-    const viewer = await t.gql(VIEWER, {}, token);
+    const fresh = await t.gql(LOGIN, { email: 'judy@example.com', password: PASSWORD });
+    const viewer = await t.gql(VIEWER, {}, fresh.body.data.login.accessToken);
     expect(viewer.body.data.viewer.apiKeyHint).toBe(`****${newKey.slice(-4)}`);
 
     expect(await findAccountByApiKey(db, oldKey)).toBeNull();
@@ -310,16 +311,16 @@ describe('GraphQL accounts', () => {
       email: 'judy@example.com',
       apiKeyHint: `****${newKey.slice(-4)}`,
       createdAt: account.createdAt,
+      tokenVersion: 1,
     });
   });
 
-  it('keeps the bearer token valid after rotating the API key', async () => {
+  it('revokes the bearer tokens issued before rotating the API key (test/graphql/token-revocation.test.ts)', async () => {
     const { token } = await signUpAndLogin('kim@example.com');
     await t.gql(ROTATE, {}, token);
 
     const viewer = await t.gql(VIEWER, {}, token);
-    expect(viewer.body.errors).toBeUndefined();
-    expect(viewer.body.data.viewer.email).toBe('kim@example.com');
+    expect(viewer.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 
   it('rotates only the caller’s key', async () => {

@@ -30,7 +30,7 @@ async function expectRevoked(token: string) {
   expect(rest.status).toBe(401);
   expect(rest.body).toEqual({ detail: 'Could not validate credentials' });
   const graphql = await t.gql(CAMPAIGNS, {}, token);
-  expect(graphql.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+  expect(graphql.body.errors![0].extensions.code).toBe('UNAUTHENTICATED');
 }
 
 async function login(password = 'correct horse battery') {
@@ -55,10 +55,10 @@ describe('revocation', () => {
   test('changePassword checks the current password, revokes earlier tokens and answers a working new one', async () => {
     const CHANGE = `mutation ($c: String!, $n: String!) { changePassword(currentPassword: $c, newPassword: $n) { accessToken } }`;
     const wrong = await t.gql(CHANGE, { c: 'not my password', n: 'a brand new password' }, user.token);
-    expect(wrong.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect(wrong.body.errors![0].extensions.code).toBe('UNAUTHENTICATED');
     expect((await t.rest('GET', '/get_campaigns', { token: user.token })).status).toBe(200);
     const short = await t.gql(CHANGE, { c: 'correct horse battery', n: 'short' }, user.token);
-    expect(short.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(short.body.errors![0].extensions.code).toBe('BAD_USER_INPUT');
 
     const changed = await t.gql(CHANGE, { c: 'correct horse battery', n: 'a brand new password' }, user.token);
     expect(changed.body.errors).toBeUndefined();

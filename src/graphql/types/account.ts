@@ -67,7 +67,7 @@ builder.mutationFields((t) => ({
       'Too many failures for one e-mail (LOGIN_MAX_FAILURES within LOGIN_FAILURE_WINDOW_SECONDS) lock it out: ' +
       'RATE_LIMITED, with extensions.retryAfter in seconds.',
     resolve: async (_root, args, context) => {
-      const wait = await context.limits.loginAttempt(args.email);
+      const wait = await context.limits.loginAttempt(args.email, context.clientAddress);
       if (wait !== null) throw rateLimited(`Too many failed login attempts; try again in ${wait} seconds`, wait);
       const token = await login(
         context.db,
@@ -76,7 +76,7 @@ builder.mutationFields((t) => ({
         args.password,
         context.config.PASSWORD_HASH_COST,
       );
-      await context.limits.loginSucceeded(args.email);
+      await context.limits.loginSucceeded(args.email, context.clientAddress);
       return token;
     },
   }),
