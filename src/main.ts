@@ -1,5 +1,5 @@
 // Entry point: config → database → migrations → HTTP server and delivery worker. On SIGTERM/SIGINT it drains:
-// no new connections, in-flight requests and deliveries finish, the database closes — within 10 s.
+// no new connections, live streams end, in-flight requests finish, the worker stops, the database closes — within 5 s.
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createHttpServer, listen } from './http/server.js';
