@@ -26,7 +26,7 @@ export function requestShapeLimits(): Plugin {
         for (const params of batch) {
           const problem = problemOf(params);
           if (problem) {
-            throw new GraphQLError(problem, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+            throw new GraphQLError(problem, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
           }
         }
       },
