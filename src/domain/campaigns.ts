@@ -1,5 +1,5 @@
 // Campaigns: create, upsert (full replacement), partial update, delete, status transitions, listing (DESIGN.md §5).
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Kysely, PostgresIntrospector, type Selectable, sql, type Transaction } from 'kysely';
 import { isUniqueViolation } from '../db/errors.js';
 import { type KeysetPage, keysetPage } from '../db/keyset.js';
 import type { CampaignsTable, Database } from '../db/types.js';
@@ -135,9 +135,48 @@ export async function createCampaign(
   }
 }
 
+/** Whether `db` runs on PostgreSQL (asked once per handle). */
+const postgresHandles = new WeakMap<Kysely<Database>, boolean>();
+function onPostgres(db: Kysely<Database>): boolean {
+  let postgres = postgresHandles.get(db);
+  if (postgres === undefined) postgresHandles.set(db, (postgres = db.introspection instanceof PostgresIntrospector));
+  return postgres;
+}
+
+/**
+ * Locks the campaign's row until the transaction ends and returns its status and updatedAt (undefined when there is
+ * no such campaign). Every change of a campaign row goes through here first, so changes of one campaign commit one at
+ * a time, in the order they took the lock, and `nextUpdatedAt` sees the updatedAt the previous change committed.
+ * PostgreSQL: SELECT … FOR NO KEY UPDATE, the lock the UPDATE itself takes (FOR UPDATE would also hold up inserts of
+ * rows that reference the campaign, whose foreign-key checks take KEY SHARE). SQLite has no such clause and needs
+ * none: its transactions run one at a time.
+ */
+async function lockCampaign(trx: Transaction<Database>, postgres: boolean, accountId: string, campId: string) {
+  const query = trx
+    .selectFrom('campaigns')
+    .select(['status', 'updated_at'])
+    .where('account_id', '=', accountId)
+    .where('camp_id', '=', campId);
+  const row = await (postgres ? query.forNoKeyUpdate() : query).executeTakeFirst();
+  return row && { status: row.status as CampaignStatus, updatedAt: row.updated_at };
+}
+
+/**
+ * The updatedAt of a change to a row locked by `lockCampaign`: now, but always at least 1 ms after the row's previous
+ * updatedAt. Taken after the lock (not before the transaction, where two changes could take their times in one order
+ * and commit in the other), it increases in commit order, even when instances' clocks disagree, so a consumer of
+ * the events that keeps the greatest updatedAt (last write wins) keeps the last committed state. The same value goes
+ * into the row and into the event's payload.
+ */
+function nextUpdatedAt(previous: string): string {
+  const floor = Date.parse(previous) + 1;
+  return new Date(Math.max(Date.now(), Number.isNaN(floor) ? 0 : floor)).toISOString();
+}
+
 /**
  * Creates the campaign, or replaces every model field of an existing one (omitted optional fields return to
- * their defaults). One statement, so concurrent upserts of the same campId cannot both insert.
+ * their defaults). Concurrent upserts of a new campId cannot both insert: the loser's INSERT … ON CONFLICT DO NOTHING
+ * waits for the winner's commit, inserts nothing, and it then updates the campaign like any existing one.
  */
 export async function upsertCampaign(
   db: Kysely<Database>,
@@ -146,27 +185,37 @@ export async function upsertCampaign(
   input: CampaignDataInput,
 ): Promise<Campaign> {
   const columns = toColumns(withDefaults(input)) as Required<ReturnType<typeof toColumns>>;
-  const now = new Date().toISOString();
+  const postgres = onPostgres(db);
   return withEvents(db, accountId, async (trx, raise) => {
-    const row = await trx
-      .insertInto('campaigns')
-      .values({
-        account_id: accountId,
-        camp_id: campId,
-        ...columns,
-        status: 'active',
-        created_at: now,
-        updated_at: now,
-      })
-      .onConflict((oc) =>
-        oc
-          .columns(['account_id', 'camp_id'])
-          .doUpdateSet({ ...columns, updated_at: now })
-          .where('campaigns.status', '!=', 'completed'),
-      )
-      .returningAll()
-      .executeTakeFirst();
-    if (!row) throw completedConflict();
+    let row: Row | undefined;
+    while (!row) {
+      const current = await lockCampaign(trx, postgres, accountId, campId);
+      if (current) {
+        if (current.status === 'completed') throw completedConflict();
+        row = await trx
+          .updateTable('campaigns')
+          .set({ ...columns, updated_at: nextUpdatedAt(current.updatedAt) })
+          .where('account_id', '=', accountId)
+          .where('camp_id', '=', campId)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+      } else {
+        const now = new Date().toISOString();
+        row = await trx
+          .insertInto('campaigns')
+          .values({
+            account_id: accountId,
+            camp_id: campId,
+            ...columns,
+            status: 'active',
+            created_at: now,
+            updated_at: now,
+          })
+          .onConflict((oc) => oc.columns(['account_id', 'camp_id']).doNothing())
+          .returningAll()
+          .executeTakeFirst();
+      }
+    }
     const campaign = toCampaign(row);
     await raise(campId, 'campaign.updated', campaign);
     return campaign;
@@ -179,19 +228,18 @@ export async function updateCampaign(
   campId: string,
   patch: CampaignPatch,
 ): Promise<Campaign> {
+  const postgres = onPostgres(db);
   return withEvents(db, accountId, async (trx, raise) => {
+    const current = await lockCampaign(trx, postgres, accountId, campId);
+    if (!current) throw notFound('Campaign not found');
+    if (current.status === 'completed') throw completedConflict();
     const row = await trx
       .updateTable('campaigns')
-      .set({ ...toColumns(patch), updated_at: new Date().toISOString() })
+      .set({ ...toColumns(patch), updated_at: nextUpdatedAt(current.updatedAt) })
       .where('account_id', '=', accountId)
       .where('camp_id', '=', campId)
-      .where('status', '!=', 'completed')
       .returningAll()
-      .executeTakeFirst();
-    if (!row) {
-      await requireCampaign(trx, accountId, campId);
-      throw completedConflict();
-    }
+      .executeTakeFirstOrThrow();
     const campaign = toCampaign(row);
     await raise(campId, 'campaign.updated', campaign);
     return campaign;
@@ -228,21 +276,18 @@ export async function transitionCampaign(
   action: CampaignAction,
 ): Promise<Campaign> {
   const { from, to } = TRANSITIONS[action];
+  const postgres = onPostgres(db);
   return withEvents(db, accountId, async (trx, raise) => {
-    const current = await requireCampaign(trx, accountId, campId);
+    const current = await lockCampaign(trx, postgres, accountId, campId);
+    if (!current) throw notFound('Campaign not found');
+    if (!from.includes(current.status)) throw conflict(`Cannot ${action} a campaign that is ${current.status}`);
     const row = await trx
       .updateTable('campaigns')
-      .set({ status: to, updated_at: new Date().toISOString() })
+      .set({ status: to, updated_at: nextUpdatedAt(current.updatedAt) })
       .where('account_id', '=', accountId)
       .where('camp_id', '=', campId)
-      .where('status', '=', current.status)
-      .where('status', 'in', from)
       .returningAll()
-      .executeTakeFirst();
-    if (!row) {
-      const now = await requireCampaign(trx, accountId, campId);
-      throw conflict(`Cannot ${action} a campaign that is ${now.status}`);
-    }
+      .executeTakeFirstOrThrow();
     const campaign = toCampaign(row);
     await raise(campId, 'campaign.status_changed', { ...campaign, previousStatus: current.status });
     return campaign;

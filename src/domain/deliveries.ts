@@ -119,12 +119,43 @@ export async function redeliver(db: Kysely<Database>, accountId: string, deliver
   return queued;
 }
 
+/**
+ * Cancels the pending deliveries to a campaign's text pipeline postWebhook (the pipeline is being deleted): they
+ * become `failed` with `reason`, unsent, like those of a disabled webhook. Leased ones too: the worker records an
+ * outcome only while the delivery is pending, and `claimDueDeliveries` does not hand out a delivery whose pipeline
+ * is gone (one a concurrent inbound message added after this ran, say).
+ */
+export async function cancelPipelineDeliveries(
+  db: Kysely<Database>,
+  accountId: string,
+  campId: string,
+  reason: string,
+): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({
+      status: 'failed',
+      lease_owner: null,
+      next_attempt_at: null,
+      last_error: reason,
+      updated_at: new Date().toISOString(),
+    })
+    .where('account_id', '=', accountId)
+    .where('camp_id', '=', campId)
+    .where('webhook_id', 'is', null)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
 /** What the worker needs to make one attempt. */
 export interface ClaimedDelivery {
   deliveryId: string;
   accountId: string;
   webhookId: string | null;
-  /** The webhook's URL (or the pipeline's postWebhook); null when the webhook is disabled. */
+  /**
+   * The webhook's URL (or the pipeline's postWebhook); null when the webhook is disabled (or the text pipeline was
+   * deleted): the delivery is then abandoned unsent.
+   */
   url: string | null;
   /** Null for text pipeline deliveries, which have no secret. */
   sealedSecret: string | null;
@@ -132,11 +163,18 @@ export interface ClaimedDelivery {
   /** Seconds between retries; null means WEBHOOK_RETRY_SCHEDULE. */
   retryDelays: number[] | null;
   retries: number;
+  /** The end of this claim's lease: with the owner, what identifies the lease when the outcome is recorded. */
+  leaseUntil: string;
 }
 
 /**
  * Leases up to `limit` due deliveries to `owner` until `leaseUntil`. On PostgreSQL the candidate rows are locked
  * with SKIP LOCKED, so workers of several instances claim disjoint sets; SQLite runs one writer at a time anyway.
+ *
+ * What is handed out is checked as it is read here, after the lease was taken: a delivery cancelled meanwhile
+ * (its text pipeline deleted) is not returned, and one whose pipeline is gone comes with no URL. The worker POSTs
+ * at once after the claim, so what remains is the short window between this read and the POST, and the POST
+ * itself: a delete that commits then cannot stop it (its outcome is then not recorded: the row is no longer pending).
  */
 export async function claimDueDeliveries(
   db: Kysely<Database>,
@@ -165,6 +203,11 @@ export async function claimDueDeliveries(
     .selectFrom('webhook_deliveries')
     .innerJoin('events', 'events.event_id', 'webhook_deliveries.event_id')
     .leftJoin('webhooks', 'webhooks.webhook_id', 'webhook_deliveries.webhook_id')
+    .leftJoin('text_pipelines', (join) =>
+      join
+        .onRef('text_pipelines.account_id', '=', 'webhook_deliveries.account_id')
+        .onRef('text_pipelines.camp_id', '=', 'webhook_deliveries.camp_id'),
+    )
     .select([
       'webhook_deliveries.delivery_id',
       'webhook_deliveries.account_id',
@@ -176,22 +219,26 @@ export async function claimDueDeliveries(
       'webhooks.url',
       'webhooks.enabled',
       'webhooks.secret_sealed',
+      'text_pipelines.camp_id as pipeline_camp_id',
     ])
     .where(
       'webhook_deliveries.delivery_id',
       'in',
       claimed.map((row) => row.delivery_id),
     )
+    .where('webhook_deliveries.status', '=', 'pending')
+    .where('webhook_deliveries.lease_owner', '=', claim.owner)
     .execute();
   return rows.map((row) => ({
     deliveryId: row.delivery_id,
     accountId: row.account_id,
     webhookId: row.webhook_id,
-    url: row.webhook_id ? (row.enabled ? row.url : null) : row.target_url,
+    url: row.webhook_id ? (row.enabled ? row.url : null) : row.pipeline_camp_id === null ? null : row.target_url,
     sealedSecret: row.secret_sealed,
     payload: row.payload,
     retryDelays: row.retry_delays === null ? null : (JSON.parse(row.retry_delays) as number[]),
     retries: Number(row.retries),
+    leaseUntil: claim.leaseUntil,
   }));
 }
 
@@ -200,10 +247,21 @@ export type AttemptOutcome =
   | { ok: true; responseCode: number }
   | { ok: false; responseCode: number | null; error: string; retryAt: string | null };
 
-/** Records an attempt, if `owner` still holds the lease (a lease that ran out belongs to whoever took it next). */
+/**
+ * The lease an outcome is recorded under. An outcome is written only while that very lease is held: the row still
+ * names `owner` AND still ends at `leaseUntil`. A lease that ran out belongs to whoever took the delivery next, and
+ * the late outcome of the first attempt must not overwrite theirs (attempts, status, response code, next attempt);
+ * the end tells two leases of one worker apart (a worker may take over its own delivery after its lease ran out).
+ */
+export interface Lease {
+  owner: string;
+  leaseUntil: string;
+}
+
+/** Records an attempt, if the lease it was made under is still held (see `Lease`). */
 export async function recordAttempt(
   db: Kysely<Database>,
-  owner: string,
+  lease: Lease,
   deliveryId: string,
   outcome: AttemptOutcome,
 ): Promise<void> {
@@ -224,15 +282,19 @@ export async function recordAttempt(
           },
     )
     .where('delivery_id', '=', deliveryId)
-    .where('lease_owner', '=', owner)
+    .where('lease_owner', '=', lease.owner)
+    .where('next_attempt_at', '=', lease.leaseUntil)
     .where('status', '=', 'pending')
     .execute();
 }
 
-/** Fails a claimed delivery without an attempt (its webhook was disabled after the event). */
+/**
+ * Fails a claimed delivery without an attempt (its webhook was disabled, or its text pipeline deleted, after the
+ * event), if the lease is still held.
+ */
 export async function abandonDelivery(
   db: Kysely<Database>,
-  owner: string,
+  lease: Lease,
   deliveryId: string,
   reason: string,
 ): Promise<void> {
@@ -246,7 +308,8 @@ export async function abandonDelivery(
       updated_at: new Date().toISOString(),
     })
     .where('delivery_id', '=', deliveryId)
-    .where('lease_owner', '=', owner)
+    .where('lease_owner', '=', lease.owner)
+    .where('next_attempt_at', '=', lease.leaseUntil)
     .where('status', '=', 'pending')
     .execute();
 }

@@ -2,6 +2,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, TextPipelinesTable } from '../db/types.js';
 import { requireCampaign } from './campaigns.js';
+import { cancelPipelineDeliveries } from './deliveries.js';
 import { notFound } from './errors.js';
 import { checkWebhookTarget } from './webhooks.js';
 import { TEXT_PIPELINE_DEFAULTS, type TextPipelineInput } from './pipelines.schema.js';
@@ -78,19 +79,25 @@ export async function getTextPipelines(
   return campIds.map((campId) => byCampaign.get(campId) ?? null);
 }
 
-/** Deletes the configuration and returns it as it was; unknown campaign or none stored → NOT_FOUND. */
+/**
+ * Deletes the configuration and returns it as it was; unknown campaign or none stored → NOT_FOUND. Its pending
+ * postWebhook deliveries are cancelled in the same transaction (see `cancelPipelineDeliveries`).
+ */
 export async function deleteTextPipeline(
   db: Kysely<Database>,
   accountId: string,
   campId: string,
 ): Promise<TextPipeline> {
   await requireCampaign(db, accountId, campId);
-  const row = await db
-    .deleteFrom('text_pipelines')
-    .where('account_id', '=', accountId)
-    .where('camp_id', '=', campId)
-    .returningAll()
-    .executeTakeFirst();
-  if (!row) throw pipelineNotFound();
-  return toPipeline(row);
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .deleteFrom('text_pipelines')
+      .where('account_id', '=', accountId)
+      .where('camp_id', '=', campId)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw pipelineNotFound();
+    await cancelPipelineDeliveries(trx, accountId, campId, 'Text pipeline deleted');
+    return toPipeline(row);
+  });
 }

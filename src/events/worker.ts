@@ -81,8 +81,10 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   }
 
   async function attempt(delivery: ClaimedDelivery): Promise<void> {
+    const lease = { owner, leaseUntil: delivery.leaseUntil };
     if (!delivery.url) {
-      await abandonDelivery(db, owner, delivery.deliveryId, 'Webhook is disabled');
+      const reason = delivery.webhookId ? 'Webhook is disabled' : 'Text pipeline deleted';
+      await abandonDelivery(db, lease, delivery.deliveryId, reason);
       return;
     }
     const timestamp = Math.floor(clock() / 1000);
@@ -132,7 +134,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         'webhook delivery attempt failed',
       );
     }
-    await recordAttempt(db, owner, delivery.deliveryId, outcome);
+    await recordAttempt(db, lease, delivery.deliveryId, outcome);
   }
 
   function track(delivery: ClaimedDelivery): void {

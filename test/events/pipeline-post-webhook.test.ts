@@ -2,6 +2,7 @@
 // postWebhook is POSTed there after postWebhookDelay seconds; a failed delivery is retried mexRetry times, retryDelay
 // MINUTES apart, then fails. No real waiting: the worker runs on a clock the test moves forward (`offset`).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { claimDueDeliveries, recordAttempt } from '../../src/domain/deliveries.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { campaignModelData } from '../helpers/campaigns.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
@@ -409,5 +410,106 @@ describe('postWebhook target check', () => {
       body: { goal: 'Book a demo', postWebhook: 'https://hooks.example.com/x' },
     });
     expect(ok.status, ok.text).toBe(200);
+  });
+});
+
+// Deleting the text pipeline cancels its pending postWebhook deliveries: they become FAILED ("Text pipeline deleted"),
+// unsent, at once, whichever door deleted it; the worker never sends them, however far its clock moves.
+describe('deleting the text pipeline', () => {
+  beforeEach(() => start());
+
+  const deleteBy = {
+    async REST() {
+      const reply = await app().rest('DELETE', `/text_pipeline_configuration?campId=${CAMP}`, { token });
+      expect(reply.status, reply.text).toBe(200);
+      expect(reply.body).toEqual({ detail: 'Text pipeline configuration deleted' });
+    },
+    async GraphQL() {
+      const reply = await app().gql(
+        'mutation ($c: String!) { deleteTextPipeline(campId: $c) { campId } }',
+        { c: CAMP },
+        token,
+      );
+      expect(reply.body.errors, reply.text).toBeUndefined();
+      expect(reply.body.data.deleteTextPipeline).toEqual({ campId: CAMP });
+    },
+  };
+
+  const rows = () =>
+    app()
+      .app.database.db.selectFrom('webhook_deliveries')
+      .select(['status', 'attempts', 'last_error', 'next_attempt_at', 'lease_owner'])
+      .execute();
+  const cancelled = { status: 'failed', attempts: 0, last_error: 'Text pipeline deleted', next_attempt_at: null };
+
+  for (const [door, remove] of Object.entries(deleteBy)) {
+    it(`cancels its pending postWebhook deliveries (${door} delete)`, async () => {
+      const r = await receiver();
+      await setPipeline({ postWebhook: r.url, postWebhookDelay: 30 });
+      await inbound('m.1', 'm.2');
+      expect((await pipelineDeliveries()).map((delivery) => delivery.status)).toEqual(['PENDING', 'PENDING']);
+
+      await remove();
+      expect(await rows()).toEqual([
+        { ...cancelled, lease_owner: null },
+        { ...cancelled, lease_owner: null },
+      ]);
+
+      // Past their due time: still nothing sent.
+      offset = 10 * MINUTE;
+      await sleep(QUIET_MS);
+      expect(r.received).toHaveLength(0);
+
+      // A new pipeline lists them as they ended, and does not revive them.
+      await setPipeline({ postWebhook: r.url });
+      offset = 20 * MINUTE;
+      await sleep(QUIET_MS);
+      expect(r.received).toHaveLength(0);
+      expect(await pipelineDeliveries()).toEqual([
+        expect.objectContaining({ status: 'FAILED', attempts: 0, lastError: 'Text pipeline deleted' }),
+        expect.objectContaining({ status: 'FAILED', attempts: 0, lastError: 'Text pipeline deleted' }),
+      ]);
+    });
+  }
+
+  it('cancels a delivery a worker has leased but not posted yet; that worker cannot record an outcome for it', async () => {
+    const r = await receiver();
+    await setPipeline({ postWebhook: r.url, postWebhookDelay: 30 });
+    await inbound('m.1');
+    // Another instance's worker (here, by hand) leases the due delivery and stalls before its POST.
+    const { db, dialect } = app().app.database;
+    const lease = { owner: 'worker_stalled', leaseUntil: new Date(Date.now() + 60 * SECOND).toISOString() };
+    const claimed = await claimDueDeliveries(db, dialect, {
+      owner: lease.owner,
+      now: new Date(Date.now() + 31 * SECOND).toISOString(),
+      leaseUntil: lease.leaseUntil,
+      limit: 10,
+    });
+    expect(claimed).toHaveLength(1);
+
+    await deleteBy.GraphQL();
+    expect(await rows()).toEqual([{ ...cancelled, lease_owner: null }]);
+    await recordAttempt(db, lease, claimed[0]!.deliveryId, { ok: true, responseCode: 200 });
+    expect(await rows()).toEqual([{ ...cancelled, lease_owner: null }]);
+
+    // Its lease long over, no worker takes the delivery up.
+    offset = 10 * MINUTE;
+    await sleep(QUIET_MS);
+    expect(r.received).toHaveLength(0);
+    expect(await rows()).toEqual([{ ...cancelled, lease_owner: null }]);
+  });
+
+  it('a delivery still pending when its pipeline is gone (added as the delete committed) is not sent: checked at claim', async () => {
+    const r = await receiver();
+    await setPipeline({ postWebhook: r.url, postWebhookDelay: 30 });
+    await inbound('m.1');
+    // As if the inbound message's transaction had added the delivery just after a delete had cancelled the others.
+    await app().app.database.db.deleteFrom('text_pipelines').where('camp_id', '=', CAMP).execute();
+
+    offset = 31 * SECOND;
+    await eventually(async () => expect(await rows()).toEqual([{ ...cancelled, lease_owner: null }]));
+    offset = 10 * MINUTE;
+    await sleep(QUIET_MS);
+    expect(r.received).toHaveLength(0);
   });
 });
