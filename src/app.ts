@@ -96,6 +96,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
           retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
           timeoutMs: config.WEBHOOK_TIMEOUT_SECONDS * 1000,
           allowPrivate: config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
+          availability,
           ...options.worker,
         });
   // After a commit that raised events: live subscribers hear of them, and the worker looks for deliveries at once.

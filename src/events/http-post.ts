@@ -30,6 +30,8 @@ export interface PostOptions {
   headers: Record<string, string>;
   timeoutMs: number;
   allowPrivate: boolean;
+  /** Aborts the request early (the worker stopping). */
+  signal?: AbortSignal;
 }
 
 /** POSTs `body`; resolves with the response status, rejects on a refused target, a network error or the timeout. */
@@ -47,7 +49,9 @@ export function postJson(url: string, body: string, options: PostOptions): Promi
         method: 'POST',
         headers: { ...options.headers, 'content-length': String(Buffer.byteLength(body)) },
         lookup: options.allowPrivate ? undefined : guardedLookup,
-        signal: AbortSignal.timeout(options.timeoutMs),
+        signal: options.signal
+          ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs), options.signal])
+          : AbortSignal.timeout(options.timeoutMs),
       },
       (response) => {
         resolve(response.statusCode ?? 0);

@@ -30,6 +30,8 @@ export interface DeliveryWorkerOptions {
   retrySchedule: readonly number[];
   timeoutMs: number;
   allowPrivate: boolean;
+  /** Told of database errors: true when it was an outage (logged once there), not a failure to log here. */
+  availability?: { failed(error: unknown): boolean };
   /** How often to look for due deliveries when nothing wakes the worker (scheduled retries, other instances). */
   pollMs?: number;
   /** Attempts in flight at once. */
@@ -42,8 +44,12 @@ export interface DeliveryWorker {
   /** Look for due deliveries now (called after a commit that raised events). */
   wake(): void;
   /** Stops claiming, and waits for the attempts in flight. */
-  stop(): Promise<void>;
+  /** Stops claiming; waits up to `graceMs` (default 1 s) for attempts in flight, then cuts them. */
+  stop(graceMs?: number): Promise<void>;
 }
+
+/** How long a stopping worker waits for attempts in flight. */
+const STOP_GRACE_MS = 1000;
 
 export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { db, logger } = options;
@@ -80,6 +86,9 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     return new Date(clock() + delay * 1000 * (1 + Math.random() * 0.1)).toISOString();
   }
 
+  /** Aborted when a stopping worker's grace has run out: attempts still in flight are cut, their outcome unrecorded. */
+  const stopping = new AbortController();
+
   async function attempt(delivery: ClaimedDelivery): Promise<void> {
     const lease = { owner, leaseUntil: delivery.leaseUntil };
     if (!delivery.url) {
@@ -104,6 +113,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         headers,
         timeoutMs: options.timeoutMs,
         allowPrivate: options.allowPrivate,
+        signal: stopping.signal,
       });
       if (status >= 200 && status < 300) {
         outcome = { ok: true, responseCode: status };
@@ -128,6 +138,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         retryAt: retryAt(delivery),
       };
     }
+    // Cut short by shutdown: the lease runs out and the delivery is attempted again (same webhook-id) by any instance.
+    if (stopping.signal.aborted) return;
     if (!outcome.ok) {
       logger.warn(
         { deliveryId: delivery.deliveryId, webhookId: delivery.webhookId, error: outcome.error },
@@ -139,7 +151,10 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
 
   function track(delivery: ClaimedDelivery): void {
     const running = attempt(delivery)
-      .catch((error: unknown) => logger.error({ err: error, deliveryId: delivery.deliveryId }, 'delivery failed'))
+      .catch((error: unknown) => {
+        if (options.availability?.failed(error) || stopping.signal.aborted) return;
+        logger.error({ err: error, deliveryId: delivery.deliveryId }, 'delivery failed');
+      })
       .finally(() => {
         inFlight.delete(running);
         wake();
@@ -162,7 +177,10 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
             limit: free,
           });
         } catch (error) {
-          if (running) logger.error({ err: error }, 'could not claim webhook deliveries');
+          // An unreachable database is logged once by the availability tracker, not at every poll.
+          if (running && !options.availability?.failed(error)) {
+            logger.error({ err: error }, 'could not claim webhook deliveries');
+          }
         }
         for (const delivery of claimed) track(delivery);
       }
@@ -175,13 +193,16 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   const done = loop();
   return {
     wake,
-    async stop() {
+    async stop(graceMs = STOP_GRACE_MS) {
       running = false;
       wake();
-      // Bounded: an attempt ends within its timeout; a claim stuck on a dead database must not hold shutdown.
-      const finished = done.then(() => Promise.allSettled([...inFlight]));
-      const limit = new Promise((resolve) => setTimeout(resolve, options.timeoutMs + 2000).unref());
-      await Promise.race([finished, limit]);
+      // Bounded: attempts in flight get `graceMs` to finish, then are cut (their leases run out and any instance
+      // tries again with the same webhook-id); a claim stuck on a dead database must not hold shutdown either.
+      const settled = () => done.then(() => Promise.allSettled([...inFlight]));
+      const after = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+      await Promise.race([settled(), after(graceMs)]);
+      stopping.abort();
+      await Promise.race([settled(), after(250)]);
     },
   };
 }

@@ -28,7 +28,7 @@ async function appWithRemovableDatabase(stream: NodeJS.WritableStream) {
     proxy = await startTcpProxy('127.0.0.1', 5432);
     const port = proxy.port;
     const app = await startApp(env, [], {
-      worker: false,
+      worker: { pollMs: 50 },
       logStream: stream as never,
       rewriteDatabaseUrl: (url) => {
         const parsed = new URL(url);
@@ -43,7 +43,7 @@ async function appWithRemovableDatabase(stream: NodeJS.WritableStream) {
   cleanup = () => rmSync(dir, { recursive: true, force: true });
   const file = join(dir, 'db.sqlite');
   const app = await startApp({ ...env, DATABASE_URL: `sqlite:${file}`, DATABASE_TIMEOUT_SECONDS: '0.05' }, [], {
-    worker: false,
+    worker: { pollMs: 50 },
     logStream: stream as never,
   });
   const locker = new SQLite(file);
