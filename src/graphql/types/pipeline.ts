@@ -74,7 +74,9 @@ builder.mutationFields((t) => ({
   }),
   deleteTextPipeline: t.field({
     type: TextPipelineRef,
-    description: 'Deletes the text pipeline; returns it as it was.',
+    description:
+      'Deletes the text pipeline; returns it as it was. Its postWebhook deliveries not yet sent are cancelled ' +
+      '(FAILED, lastError "Text pipeline deleted").',
     args: { campId: t.arg.string({ required: true, validate: campIdField }) },
     resolve: (_root, args, context) => deleteTextPipeline(context.db, viewerOf(context).id, args.campId),
   }),
