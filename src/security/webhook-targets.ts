@@ -2,6 +2,7 @@
 // ALLOW_PRIVATE_WEBHOOK_TARGETS is set. URLs are checked at registration (literal addresses and well-known local
 // names; nothing is resolved then, since DNS answers change) and every address DNS gives is checked again at
 // delivery, on the connection itself (see src/events/http-post.ts), so a name cannot be re-pointed in between.
+// IPv6 addresses that embed an IPv4 address (IPv4-compatible, mapped, SIIT, NAT64, 6to4, Teredo) are judged by it.
 import ipaddr from 'ipaddr.js';
 
 /** ipaddr.js range names → how an error message describes them. Everything but `unicast` is refused. */
@@ -20,14 +21,48 @@ const RANGE_LABELS: Record<string, string> = {
 const LOCAL_NAMES =
   /^(localhost|.+\.localhost|localhost\.localdomain|metadata|metadata\.google\.internal|instance-data|instance-data\.ec2\.internal)\.?$/i;
 
-/** Why an IP address may not be called (a sentence fragment), or null when it is public. */
-export function refusedAddress(address: string): string | null {
-  if (!ipaddr.isValid(address)) return 'not an IP address';
-  let ip = ipaddr.parse(address);
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+const rangeRefusal = (ip: ipaddr.IPv4 | ipaddr.IPv6): string | null => {
   const range = ip.range();
   if (range === 'unicast') return null;
   return RANGE_LABELS[range] ?? `a reserved address (${range})`;
+};
+
+/**
+ * The IPv4 addresses an IPv6 address carries inside it, in the forms that route to them: IPv4-compatible (::/96),
+ * IPv4-mapped (::ffff:0:0/96, however it is spelled), SIIT (::ffff:0:0:0/96), NAT64 (64:ff9b::/96 and the local-use
+ * 64:ff9b:1::/48), 6to4 (2002::/16, bits 16–47) and Teredo (2001::/32: the server in bits 32–63, the client in the
+ * last 32 bits, inverted). Each is judged as that IPv4 address would be.
+ */
+function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4[] {
+  const w = ip.parts; // eight 16-bit words
+  const v4 = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+  const zero = (from: number, to: number) => w.slice(from, to).every((word) => word === 0);
+  const last = v4(w[6] ?? 0, w[7] ?? 0);
+  if (zero(0, 5) && (w[5] === 0 || w[5] === 0xffff)) return [last]; // compatible, mapped
+  if (zero(0, 4) && w[4] === 0xffff && w[5] === 0) return [last]; // SIIT
+  if (w[0] === 0x64 && w[1] === 0xff9b && (zero(2, 6) || w[2] === 1)) return [last]; // NAT64
+  if (w[0] === 0x2002) return [v4(w[1] ?? 0, w[2] ?? 0)]; // 6to4
+  if (w[0] === 0x2001 && w[1] === 0) return [v4(w[2] ?? 0, w[3] ?? 0), v4((w[6] ?? 0) ^ 0xffff, (w[7] ?? 0) ^ 0xffff)];
+  return [];
+}
+
+/** Why an IP address may not be called (a sentence fragment), or null when it is public. */
+export function refusedAddress(address: string): string | null {
+  if (!ipaddr.isValid(address)) return 'not an IP address';
+  const ip = ipaddr.parse(address);
+  if (ip.kind() === 'ipv4') return rangeRefusal(ip);
+  const v6 = ip as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return rangeRefusal(v6.toIPv4Address());
+  // :: and ::1 sit inside ::/96 too, but are themselves what they are.
+  if (v6.range() === 'loopback' || v6.range() === 'unspecified') return rangeRefusal(v6);
+  const embedded = embeddedIPv4(v6);
+  if (embedded.length === 0) return rangeRefusal(v6);
+  // An IPv6 form of a public IPv4 address (NAT64 to a public host, say) is as public as that address.
+  for (const inner of embedded) {
+    const reason = rangeRefusal(inner);
+    if (reason) return `${reason} (it embeds ${inner.toString()})`;
+  }
+  return null;
 }
 
 /**

@@ -52,3 +52,41 @@ describe('refusedAddress', () => {
     expect(refusedAddress('not-an-ip')).toBe('not an IP address');
   });
 });
+
+describe('IPv6 forms that embed an IPv4 address', () => {
+  it.each([
+    ['http://[::169.254.169.254]/', 'link-local', '169.254.169.254'], // IPv4-compatible (URL parsing: ::a9fe:a9fe)
+    ['http://[::127.0.0.1]/', 'loopback', '127.0.0.1'],
+    ['http://[::a00:1]/', 'private', '10.0.0.1'],
+    ['http://[::ffff:7f00:1]/', 'loopback', ''], // IPv4-mapped, in its spellings
+    ['http://[0:0:0:0:0:ffff:7f00:0001]/', 'loopback', ''],
+    ['http://[::FFFF:127.0.0.1]/', 'loopback', ''],
+    ['http://[::ffff:0:7f00:1]/', 'loopback', '127.0.0.1'], // SIIT
+    ['http://[64:ff9b::7f00:1]/', 'loopback', '127.0.0.1'], // NAT64
+    ['http://[64:ff9b::a9fe:a9fe]/', 'link-local', '169.254.169.254'],
+    ['http://[64:ff9b:1::a00:1]/', 'private', '10.0.0.1'], // local-use NAT64
+    ['http://[2002:7f00:1::]/', 'loopback', '127.0.0.1'], // 6to4
+    ['http://[2002:c0a8:101::1]/', 'private', '192.168.1.1'],
+    ['http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/', 'loopback', '127.0.0.1'], // Teredo: client 127.0.0.1
+    ['http://[2001:0:a00:1::1]/', 'private', '10.0.0.1'], // Teredo: server 10.0.0.1
+  ])('refuses %s (%s %s)', (url, kind, inner) => {
+    const reason = refusedTarget(url);
+    expect(reason).toContain(kind);
+    if (inner) expect(reason).toContain(`embeds ${inner}`);
+  });
+
+  it.each(['http://[2001:4860:4860::8888]/', 'http://[64:ff9b::808:808]/', 'http://[2002:808:808::1]/'])(
+    'accepts %s (a public IPv4 address, or none)',
+    (url) => {
+      expect(refusedTarget(url)).toBeNull();
+    },
+  );
+
+  it('judges resolved addresses the same way at delivery (what the guarded DNS lookup calls)', () => {
+    expect(refusedAddress('::ffff:169.254.169.254')).toContain('link-local');
+    expect(refusedAddress('64:ff9b::7f00:1')).toContain('loopback');
+    expect(refusedAddress('::7f00:1')).toContain('loopback');
+    expect(refusedAddress('2002:a00:1::')).toContain('private');
+    expect(refusedAddress('64:ff9b::808:808')).toBeNull();
+  });
+});
