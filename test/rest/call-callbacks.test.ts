@@ -348,3 +348,52 @@ describe('tenant isolation', () => {
     expect((await logsOf(t, b.token))[0]).toMatchObject({ status: 'completed' });
   });
 });
+
+describe('a signature is valid only for the URL of the campaign it names', () => {
+  const OTHER = 'other-campaign';
+  const CALLBACK = /* GraphQL */ `
+    mutation ($apiKey: String!, $campId: String!, $url: String!, $params: JSONObject!, $signature: String) {
+      receiveCallStatusCallback(apiKey: $apiKey, campId: $campId, url: $url, params: $params, signature: $signature) {
+        callId
+        campaignId
+      }
+    }
+  `;
+
+  beforeEach(async () => {
+    await createCampaign(t, a.token, OTHER);
+  });
+
+  it("REST: a callback signed for campaign A's URL, posted to B's path → 403, nothing stored", async () => {
+    const signature = sign(AUTH_TOKEN, `http://127.0.0.1${webhookPath(a.apiKey, CAMP)}`, COMPLETED);
+    expectForbidden(await sendCallback(t, a.apiKey, OTHER, COMPLETED, { signature }));
+    expect(await storedRows(t)).toEqual([]);
+  });
+
+  it("GraphQL: A's URL and signature with campId B → FORBIDDEN; with campId A it is accepted", async () => {
+    const url = `https://gateway.example.com${webhookPath(a.apiKey, CAMP)}`;
+    const signature = sign(AUTH_TOKEN, url, COMPLETED);
+    const forged = await t.gql(CALLBACK, { apiKey: a.apiKey, campId: OTHER, url, params: COMPLETED, signature });
+    expect(forged.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect(await storedRows(t)).toEqual([]);
+    const genuine = await t.gql(CALLBACK, { apiKey: a.apiKey, campId: CAMP, url, params: COMPLETED, signature });
+    expect(genuine.body.errors).toBeUndefined();
+    expect(genuine.body.data.receiveCallStatusCallback).toEqual({ callId: SID, campaignId: CAMP });
+  });
+
+  it('GraphQL: a URL that is not a callback URL at all → FORBIDDEN, even when signed', async () => {
+    const url = 'https://gateway.example.com/anything';
+    const signature = sign(AUTH_TOKEN, url, COMPLETED);
+    const reply = await t.gql(CALLBACK, { apiKey: a.apiKey, campId: CAMP, url, params: COMPLETED, signature });
+    expect(reply.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+
+  it("REST: behind a PUBLIC_BASE_URL with a path prefix, the campaign's own URL still verifies", async () => {
+    await restart({ PUBLIC_BASE_URL: 'https://gateway.example.com/prefix' });
+    const campId = 'Spring_2024-b';
+    await createCampaign(t, a.token, campId);
+    const path = webhookPath(a.apiKey, campId);
+    const signature = sign(AUTH_TOKEN, `https://gateway.example.com/prefix${path}`, COMPLETED);
+    await expectReceived(await sendCallback(t, a.apiKey, campId, COMPLETED, { signature }));
+  });
+});

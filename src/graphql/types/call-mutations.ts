@@ -12,7 +12,8 @@ builder.mutationFields((t) => ({
     description:
       'A call-status callback of the telephony provider (POST /api/v3/telephony_webhook/{apiKey}/{campId} runs this). ' +
       'No bearer token: the API key names the account and `signature` must be the provider signature of `url` and ' +
-      '`params` made with the stored auth token (FORBIDDEN otherwise). Idempotent per CallSid.',
+      "`params` made with the stored auth token, where `url` is this campaign's callback URL (its path ends in " +
+      '/telephony_webhook/{apiKey}/{campId}); FORBIDDEN otherwise. Idempotent per CallSid.',
     args: {
       apiKey: t.arg.string({ required: true }),
       campId: t.arg.string({ required: true }),
