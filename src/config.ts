@@ -44,6 +44,11 @@ const envSchema = z.object({
   /** Requests without a valid bearer token (sign-up, login, provider webhooks, …) per client address per minute. */
   ANONYMOUS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
   /**
+   * Request bodies over 64 KiB, in MiB per tenant (account, or client address without a token) per minute: parsing a
+   * large body takes the shared event loop milliseconds, so a tenant may not send them back to back.
+   */
+  LARGE_BODY_MIB_PER_MINUTE: z.coerce.number().positive().max(100_000).default(16),
+  /**
    * How many reverse proxies in front of the gateway append to X-Forwarded-For: the client address is the entry that
    * many places from the right (0: the socket's peer, X-Forwarded-For ignored).
    */

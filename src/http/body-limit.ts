@@ -30,10 +30,9 @@ export async function limitBody(request: Request, rest: boolean): Promise<Reques
     }
     chunks.push(value);
   }
-  return new Request(request.url, {
-    method: request.method,
-    headers: request.headers,
-    body: Buffer.concat(chunks),
-    signal: request.signal,
-  });
+  const body = Buffer.concat(chunks);
+  // Its size is known now: later checks (the large-body budget) read it as for any other body.
+  const headers = new Headers(request.headers);
+  headers.set('content-length', String(body.byteLength));
+  return new Request(request.url, { method: request.method, headers, body, signal: request.signal });
 }

@@ -10,7 +10,7 @@ import { type RestHandler, REST_PREFIX } from '../rest/router.js';
 import { limitBody } from './body-limit.js';
 import { clientAddressOf } from './client-address.js';
 import { HEALTH_PATHS } from './health.js';
-import { rateLimitResponse } from './rate-limit.js';
+import { bodyBudgetResponse, rateLimitResponse, tenantOf } from './rate-limit.js';
 import { refuse } from './refusal.js';
 import { currentErrorCodes, loggablePath, requestIdFor, runWithRequestId } from './request-context.js';
 
@@ -54,10 +54,18 @@ export function createDoors({
       return health(url.pathname);
     }
     const isRest = url.pathname === REST_PREFIX || url.pathname.startsWith(`${REST_PREFIX}/`);
-    const limited = await rateLimitResponse(services, received, isRest, clientAddress);
+    const tenant = tenantOf(services, received, clientAddress);
+    const limited = await rateLimitResponse(services, tenant, isRest);
     if (limited) return limited;
     const request = await limitBody(received, isRest);
     if (request instanceof Response) return request;
+    const bytes = Number(request.headers.get('content-length') ?? 0);
+    const overBudget = await bodyBudgetResponse(services, tenant, bytes, isRest);
+    if (overBudget) {
+      // Read (not parsed: that is the expensive part) so the client sees the 429 instead of a cut connection.
+      await request.arrayBuffer();
+      return overBudget;
+    }
     if (isRest) {
       if (request.method === 'GET') {
         const page = await docs(url.pathname);

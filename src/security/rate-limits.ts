@@ -8,6 +8,7 @@ import { RateLimiterMemory, type RateLimiterAbstract, RateLimiterRedis, RateLimi
 export interface RateLimitSettings {
   requestsPerMinute: number;
   anonymousPerMinute: number;
+  largeBodyMiBPerMinute: number;
   loginMaxFailures: number;
   loginWindowSeconds: number;
 }
@@ -18,6 +19,11 @@ export interface RateLimits {
   /** Counts one request without a valid bearer token from this client address; the same answer as `request`. */
   anonymousRequest(address: string): Promise<number | null>;
   /**
+   * Counts a request body of `bytes` against the tenant's budget of large bodies (those over LARGE_BODY_BYTES; the
+   * rest are free); the same answer as `request`.
+   */
+  bodyBytes(tenant: string, bytes: number): Promise<number | null>;
+  /**
    * Counts a login attempt for this e-mail from this client address before the password is checked (so parallel
    * guesses count too): null when it may go ahead, else the seconds before it may try again. A success then clears
    * the count. Keyed by both, so that nobody can lock another person out from their own address.
@@ -26,12 +32,17 @@ export interface RateLimits {
   loginSucceeded(email: string, address: string): Promise<void>;
 }
 
+/** Bodies up to this size are not counted against the large-body budget. */
+export const LARGE_BODY_BYTES = 64 * 1024;
+/** The large-body budget is counted in units of this many bytes. */
+const BODY_UNIT = 16 * 1024;
+
 const secondsOf = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 /** null when the point was granted, else the seconds before the next one. */
-async function consume(limiter: RateLimiterAbstract, key: string): Promise<number | null> {
+async function consume(limiter: RateLimiterAbstract, key: string, points = 1): Promise<number | null> {
   try {
-    await limiter.consume(key);
+    await limiter.consume(key, points);
     return null;
   } catch (rejection) {
     if (rejection instanceof RateLimiterRes) return secondsOf(rejection.msBeforeNext);
@@ -55,12 +66,15 @@ function limiter(redis: Redis | null, keyPrefix: string, points: number, duratio
 export function createRateLimits(settings: RateLimitSettings, redis: Redis | null): RateLimits {
   const requests = limiter(redis, 'requests', settings.requestsPerMinute, 60);
   const anonymous = limiter(redis, 'anonymous', settings.anonymousPerMinute, 60);
+  const bodies = limiter(redis, 'large-bodies', (settings.largeBodyMiBPerMinute * 1024 * 1024) / BODY_UNIT, 60);
   const logins = limiter(redis, 'login-failures', settings.loginMaxFailures, settings.loginWindowSeconds);
   const key = (email: string, address: string) => JSON.stringify([email.trim().toLowerCase(), address]);
 
   return {
     request: (accountId) => consume(requests, accountId),
     anonymousRequest: (address) => consume(anonymous, address),
+    bodyBytes: (tenant, bytes) =>
+      bytes > LARGE_BODY_BYTES ? consume(bodies, tenant, Math.ceil(bytes / BODY_UNIT)) : Promise.resolve(null),
     loginAttempt: (email, address) => consume(logins, key(email, address)),
     async loginSucceeded(email, address) {
       await logins.delete(key(email, address));

@@ -112,6 +112,8 @@ export async function startApp(
     PASSWORD_HASH_COST: '10',
     // Every in-process request comes from the same (unknown) address: the per-address throttle is tested on its own.
     ANONYMOUS_RATE_LIMIT_PER_MINUTE: '100000',
+    // Tests send large bodies back to back on purpose; the large-body budget is tested on its own.
+    LARGE_BODY_MIB_PER_MINUTE: '100000',
     ...env,
   });
   const queries: string[] = [];

@@ -106,3 +106,34 @@ describe('login', () => {
     expect(row.password_hash.split('$')[1]).toBe(String(2 ** 10));
   });
 });
+
+describe('large request bodies are budgeted per tenant', () => {
+  test('bodies over 64 KiB count against LARGE_BODY_MIB_PER_MINUTE: 429 with Retry-After on both doors, per tenant', async () => {
+    t = await startApp({ LARGE_BODY_MIB_PER_MINUTE: '1', TRUST_PROXY: '1' });
+    const user = await t.account();
+    const other = await t.account();
+    // 300 KB of padding in an otherwise valid GraphQL request.
+    const big = { query: '{ __typename }', variables: { pad: 'x'.repeat(300_000) } };
+    const send = (token?: string, headers: Record<string, string> = {}) =>
+      t!.request('POST', '/graphql', { body: big, ...(token ? { token } : {}), headers });
+    for (let i = 0; i < 3; i++) expect((await send(user.token)).status).toBe(200);
+    const refused = await send(user.token);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.body.errors[0]).toMatchObject({ extensions: { code: 'RATE_LIMITED' } });
+    expect(refused.body.errors[0].message).toMatch(/1 MiB of large request bodies per minute/);
+    const rest = await t.rest('POST', '/update_campaign', {
+      token: user.token,
+      raw: JSON.stringify({ campId: 'x', pad: 'y'.repeat(100_000) }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(rest.status).toBe(429);
+    expect(rest.body.detail).toMatch(/large request bodies/);
+    // Small bodies are not counted; another account, and another address, have budgets of their own.
+    expect((await t.gql('{ __typename }', {}, user.token)).status).toBe(200);
+    expect((await send(other.token)).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await send(undefined, from('198.51.100.9'))).status).toBe(200);
+    expect((await send(undefined, from('198.51.100.9'))).status).toBe(429);
+    expect((await send(undefined, from('198.51.100.10'))).status).toBe(200);
+  });
+});
