@@ -119,6 +119,15 @@ export async function redeliver(db: Kysely<Database>, accountId: string, deliver
   return queued;
 }
 
+/** The columns of a delivery that ends here, unsent, for `reason`. */
+const failedFor = (reason: string) => ({
+  status: 'failed' as const,
+  lease_owner: null,
+  next_attempt_at: null,
+  last_error: reason,
+  updated_at: new Date().toISOString(),
+});
+
 /**
  * Cancels the pending deliveries to a campaign's text pipeline postWebhook (the pipeline is being deleted): they
  * become `failed` with `reason`, unsent, like those of a disabled webhook. Leased ones too: the worker records an
@@ -133,13 +142,7 @@ export async function cancelPipelineDeliveries(
 ): Promise<void> {
   await db
     .updateTable('webhook_deliveries')
-    .set({
-      status: 'failed',
-      lease_owner: null,
-      next_attempt_at: null,
-      last_error: reason,
-      updated_at: new Date().toISOString(),
-    })
+    .set(failedFor(reason))
     .where('account_id', '=', accountId)
     .where('camp_id', '=', campId)
     .where('webhook_id', 'is', null)
@@ -300,13 +303,7 @@ export async function abandonDelivery(
 ): Promise<void> {
   await db
     .updateTable('webhook_deliveries')
-    .set({
-      status: 'failed',
-      lease_owner: null,
-      next_attempt_at: null,
-      last_error: reason,
-      updated_at: new Date().toISOString(),
-    })
+    .set(failedFor(reason))
     .where('delivery_id', '=', deliveryId)
     .where('lease_owner', '=', lease.owner)
     .where('next_attempt_at', '=', lease.leaseUntil)

@@ -50,15 +50,9 @@ function call(agent: http.Agent, port: number, method: string, path: string, bod
   });
 }
 
-it('drains on SIGTERM without resetting a request already sent', async () => {
-  const started = await start();
-  server = started.child;
-  const { port } = started;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 20 });
-  const email = `drain-${Date.now()}@example.com`;
-  const credentials = JSON.stringify({ email, password: 'a long password' });
-  expect(await call(agent, port, 'POST', '/api/v3/signup', credentials)).toEqual({ status: 200 });
-  const login = await new Promise<string>((resolve) => {
+/** The access token of the account `email` (password 'a long password'). */
+function logIn(port: number, email: string): Promise<string> {
+  return new Promise<string>((resolve) => {
     const request = http.request(
       {
         host: '127.0.0.1',
@@ -75,6 +69,17 @@ it('drains on SIGTERM without resetting a request already sent', async () => {
     );
     request.end(JSON.stringify({ username: email, password: 'a long password' }));
   });
+}
+
+it('drains on SIGTERM without resetting a request already sent', async () => {
+  const started = await start();
+  server = started.child;
+  const { port } = started;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 20 });
+  const email = `drain-${Date.now()}@example.com`;
+  const credentials = JSON.stringify({ email, password: 'a long password' });
+  expect(await call(agent, port, 'POST', '/api/v3/signup', credentials)).toEqual({ status: 200 });
+  const login = await logIn(port, email);
 
   // 20 clients, each sending requests back to back on a keep-alive connection, until the server is gone.
   const outcomes: Array<Outcome & { afterSigterm: boolean }> = [];
@@ -128,23 +133,7 @@ it('ends open SSE streams with event: complete, closes idle keep-alive connectio
   expect(
     await call(agent, port, 'POST', '/api/v3/signup', JSON.stringify({ email, password: 'a long password' })),
   ).toEqual({ status: 200 });
-  const token = await new Promise<string>((resolve) => {
-    const request = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path: '/api/v3/login',
-        headers: { 'content-type': 'application/json' },
-      },
-      (response) => {
-        let text = '';
-        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        response.on('end', () => resolve((JSON.parse(text) as { access_token: string }).access_token));
-      },
-    );
-    request.end(JSON.stringify({ username: email, password: 'a long password' }));
-  });
+  const token = await logIn(port, email);
   const campaign = JSON.stringify({
     campId: 'spring',
     campaignModelData: {
