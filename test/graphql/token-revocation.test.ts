@@ -2,7 +2,7 @@
 // the live streams opened with them; a stream also ends when its token expires, and when the server drains.
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { campaignModelData } from '../helpers/campaigns.js';
+import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { closeAll, subscribe } from '../events/sse.js';
 
 let t: TestApp;
@@ -11,11 +11,7 @@ let user: Awaited<ReturnType<TestApp['account']>>;
 beforeEach(async () => {
   t = await startApp();
   user = await t.account();
-  const created = await t.rest('POST', '/update_campaign', {
-    token: user.token,
-    body: { campId: 'spring', campaignModelData: campaignModelData() },
-  });
-  expect(created.status).toBe(200);
+  await createLegacyCampaign(t, user.token, 'spring');
 });
 afterEach(async () => {
   vi.useRealTimers();

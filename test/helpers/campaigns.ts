@@ -1,3 +1,4 @@
+import type { TestApp } from './app.js';
 // A valid legacy campaignModelData (seed §2.1): every required field, including the four metrics.
 export function campaignModelData(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -34,4 +35,13 @@ export function campaignInput(overrides: Record<string, unknown> = {}): Record<s
     postCallAnalysisSchema: {},
     ...overrides,
   };
+}
+
+/** Creates (or replaces) campaign `campId` of the account with `token` by the legacy door; throws unless 200. */
+export async function createLegacyCampaign(t: TestApp, token: string, campId: string): Promise<void> {
+  const reply = await t.rest('POST', '/update_campaign', {
+    token,
+    body: { campId, campaignModelData: campaignModelData() },
+  });
+  if (reply.status !== 200) throw new Error(`update_campaign failed: ${reply.text}`);
 }

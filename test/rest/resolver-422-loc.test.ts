@@ -2,18 +2,14 @@
 // legacy body's terms: starting with "body", naming the field as the legacy client sent it.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { campaignModelData } from '../helpers/campaigns.js';
+import { createLegacyCampaign } from '../helpers/campaigns.js';
 
 let t: TestApp;
 let user: Awaited<ReturnType<TestApp['account']>>;
 beforeAll(async () => {
   t = await startApp();
   user = await t.account();
-  const created = await t.rest('POST', '/update_campaign', {
-    token: user.token,
-    body: { campId: 'spring', campaignModelData: campaignModelData() },
-  });
-  expect(created.status).toBe(200);
+  await createLegacyCampaign(t, user.token, 'spring');
 });
 afterAll(() => t.close());
 
