@@ -16,7 +16,7 @@ afterEach(async () => {
 it("A's update of campaign `spring` reaches A's receiver only; B, with its own `spring` and webhook, gets no delivery row", async () => {
   t = await startApp({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }, [], { worker: { pollMs: 20 } });
   const app = t;
-  const setUp = async () => {
+  const tenant = async () => {
     const account = await app.account();
     const receiver = await startReceiver();
     receivers.push(receiver);
@@ -25,27 +25,41 @@ it("A's update of campaign `spring` reaches A's receiver only; B, with its own `
         token: account.token,
         body: { campId: 'spring', campaignModelData: campaignModelData({ title }) },
       });
-    expect((await update('created')).status).toBe(200);
-    const created = await app.rest('POST', '/create_webhook', { token: account.token, body: { url: receiver.url } });
+    return { account, receiver, update };
+  };
+  const attachWebhook = async (owner: Awaited<ReturnType<typeof tenant>>) => {
+    const created = await app.rest('POST', '/create_webhook', {
+      token: owner.account.token,
+      body: { url: owner.receiver.url },
+    });
+    expect(created.status).toBe(200);
     const webhookId = created.body.webhookId as string;
     const attached = await app.rest('POST', `/add_webhook_campaingn?webhookId=${webhookId}&campaignId=spring`, {
-      token: account.token,
+      token: owner.account.token,
     });
     expect(attached.status).toBe(200);
-    return { account, receiver, update, webhookId };
+    return webhookId;
   };
-  const a = await setUp();
-  const b = await setUp();
+  const a = await tenant();
+  const b = await tenant();
+  // Both campaigns exist before either webhook is attached: the only event raised with webhooks attached is A's update.
+  expect((await a.update('A created it')).status).toBe(200);
+  expect((await b.update('B created it')).status).toBe(200);
+  const aWebhook = await attachWebhook(a);
+  const bWebhook = await attachWebhook(b);
 
   expect((await a.update('A renamed it')).status).toBe(200);
-  const [received] = await a.receiver.waitFor(1);
-  expect(received?.json.data.title).toBe('A renamed it');
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  expect(a.receiver.received).toHaveLength(1);
-  expect(b.receiver.received).toHaveLength(0);
+  // The delivery rows are written in the update's transaction: they are all there once it has answered.
   const rows = await app.app.database.db
     .selectFrom('webhook_deliveries')
     .select(['account_id', 'webhook_id'])
     .execute();
-  expect(rows).toEqual([{ account_id: a.account.id, webhook_id: a.webhookId }]);
+  expect(rows.filter((row) => row.webhook_id === bWebhook)).toEqual([]);
+  expect(rows.filter((row) => row.account_id === b.account.id)).toEqual([]);
+  expect(rows).toEqual([{ account_id: a.account.id, webhook_id: aWebhook }]);
+
+  const [received] = await a.receiver.waitFor(1);
+  expect(received?.json.data.title).toBe('A renamed it');
+  expect(a.receiver.received).toHaveLength(1);
+  expect(b.receiver.received).toHaveLength(0);
 });
