@@ -1,7 +1,11 @@
-// `npm run bench`: 50 connections on loopback (autocannon) against three servers over the same SQLite file, measured
-// in one run: the raw baseline (bench/raw-server.ts), our REST `get_campaigns`, and our GraphQL query of the same 50
-// campaigns with all their scalar fields. Prints requests/s, p50, p99, RSS and each one's ratio to the raw baseline.
-import { type ChildProcess, spawn } from 'node:child_process';
+// `npm run bench`: 50 keep-alive connections (autocannon, closed loop, loopback) against three servers over the same
+// SQLite file, measured in one run: the raw baseline (bench/raw-server.ts), our REST `get_campaigns`, and our GraphQL
+// query of the same 50 campaigns with all their scalar fields. Each server is a fresh process pinned to core 0
+// (taskset, where it exists), this load generator on core 1. Warm-up and measurement run on the same connections:
+// one autocannon run, and only responses after the warm-up count. Reported per target: requests/s, p50, p99, CPU µs
+// per request (the server's user + system time from /proc over the measured part), peak RSS (VmHWM) and bytes per
+// response, with the ratio to the raw baseline's requests/s. BENCH_STRICT=1 fails the run on any non-2xx (smoke).
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +29,15 @@ const env = {
   // The per-account limit (1200/min by default) would stop a load test at once.
   RATE_LIMIT_PER_MINUTE: '1000000',
 };
+
+const hasTaskset = (() => {
+  try {
+    execFileSync('taskset', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
 const ALL_FIELDS = `id campId title voiceId language script purpose knowledgeBase calendar firstLine flowName systemPrompt
   tone maxCallTimeout inactiveCallTimeout postCallAnalysis postCallAnalysisSchema timeZone isFreeflow public sampleSid
@@ -53,22 +66,26 @@ async function seed(): Promise<{ token: string; accountId: string }> {
   }
 }
 
-/** Starts a server script with tsx's loader; its output goes to a file (read for the "listening on" line). */
+/** Starts a server script pinned to core 0; its output goes to a file (read for the "listening on" line). */
 async function startServer(
   script: string,
   extraEnv: Record<string, string>,
 ): Promise<{ child: ChildProcess; base: string }> {
-  const log = join(dir, `${script.replace(/\W/g, '_')}.log`);
-  const child = spawn(
+  const log = join(dir, `${script.replace(/\W/g, '_')}-${Date.now()}.log`);
+  const node = [
     process.execPath,
-    [...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', join(ROOT, script)],
-    {
-      cwd: ROOT,
-      env: { ...process.env, ...env, PORT: '0', ...extraEnv },
-      stdio: ['ignore', openSync(log, 'w'), 'inherit'],
-    },
-  );
-  for (let i = 0; i < 200; i++) {
+    ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
+    '--import',
+    'tsx',
+    join(ROOT, script),
+  ];
+  const [command, ...args] = hasTaskset ? ['taskset', '-c', '0', ...node] : node;
+  const child = spawn(command ?? process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: '0', ...extraEnv },
+    stdio: ['ignore', openSync(log, 'w'), 'inherit'],
+  });
+  for (let i = 0; i < 400; i++) {
     const found = /listening on (http:\/\/\S+)/.exec(readFileSync(log, 'utf8'));
     if (found?.[1]) return { child, base: found[1] };
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -76,70 +93,126 @@ async function startServer(
   throw new Error(`${script} did not start`);
 }
 
-function rssMb(pid: number | undefined): number {
+/** The process's CPU time (user + system) in µs, and its peak RSS in MB, from /proc. */
+function processStats(pid: number): { cpuMicros: number; peakMb: number } {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  const ticks = Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+  return { cpuMicros: (ticks * 1e6) / 100, peakMb: Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024 };
 }
 
 interface Result {
   name: string;
-  requests: number;
+  rps: number;
   p50: number;
   p99: number;
-  rss: number;
-  errors: number;
+  cpuMicros: number;
+  peakMb: number;
+  bytes: number;
+  failures: number;
 }
 
-async function load(name: string, pid: number | undefined, options: autocannon.Options): Promise<Result> {
-  await autocannon({ ...options, connections: CONNECTIONS, duration: WARMUP });
-  const result = await autocannon({ ...options, connections: CONNECTIONS, duration: DURATION });
-  const non2xx = result.non2xx + result.errors + result.timeouts;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+
+/** One autocannon run of WARMUP + DURATION seconds on the same connections; only the part after WARMUP counts. */
+async function measure(name: string, pid: number, options: autocannon.Options): Promise<Result> {
+  const latencies: number[] = [];
+  let bytes = 0;
+  let failures = 0;
+  let measuring = false;
+  let cpuAtStart = 0;
+  const instance = autocannon({
+    ...options,
+    connections: CONNECTIONS,
+    duration: WARMUP + DURATION,
+  }) as unknown as autocannon.Instance & Promise<autocannon.Result>;
+  const started = setTimeout(() => {
+    measuring = true;
+    cpuAtStart = processStats(pid).cpuMicros;
+  }, WARMUP * 1000);
+  instance.on('response', (_client: unknown, status: number, responseBytes: number, responseTime: number) => {
+    if (!measuring) return;
+    latencies.push(responseTime);
+    bytes += responseBytes;
+    if (status < 200 || status >= 300) failures += 1;
+  });
+  const result = await instance;
+  clearTimeout(started);
+  const stats = processStats(pid);
+  failures += result.errors + result.timeouts;
+  latencies.sort((a, b) => a - b);
   return {
     name,
-    requests: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    rss: rssMb(pid),
-    errors: non2xx,
+    rps: latencies.length / DURATION,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    cpuMicros: latencies.length > 0 ? (stats.cpuMicros - cpuAtStart) / latencies.length : 0,
+    peakMb: stats.peakMb,
+    bytes: latencies.length > 0 ? bytes / latencies.length : 0,
+    failures,
   };
 }
 
-async function main(): Promise<void> {
-  const { token, accountId } = await seed();
-  const servers: ChildProcess[] = [];
+async function target(
+  name: string,
+  script: string,
+  extraEnv: Record<string, string>,
+  options: autocannon.Options,
+): Promise<Result> {
+  const { child, base } = await startServer(script, extraEnv);
   try {
-    const raw = await startServer('bench/raw-server.ts', { BENCH_DB: join(dir, 'bench.db'), BENCH_ACCOUNT: accountId });
-    servers.push(raw.child);
-    const ours = await startServer('src/main.ts', { LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' });
-    servers.push(ours.child);
-    const auth = { authorization: `Bearer ${token}` };
+    return await measure(name, child.pid ?? 0, { ...options, url: `${base}${String(options.url)}` });
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
+}
 
+async function main(): Promise<void> {
+  if (hasTaskset) execFileSync('taskset', ['-cp', '1', String(process.pid)], { stdio: 'ignore' });
+  const { token, accountId } = await seed();
+  const auth = { authorization: `Bearer ${token}` };
+  const ours = { LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' };
+  try {
     const results = [
-      await load('raw node:http + better-sqlite3', raw.child.pid, { url: `${raw.base}/campaigns` }),
-      await load('REST GET /api/v3/get_campaigns', ours.child.pid, {
-        url: `${ours.base}/api/v3/get_campaigns`,
+      await target(
+        'raw node:http + better-sqlite3',
+        'bench/raw-server.ts',
+        { BENCH_DB: join(dir, 'bench.db'), BENCH_ACCOUNT: accountId },
+        { url: '/campaigns' },
+      ),
+      await target('REST GET /api/v3/get_campaigns', 'src/main.ts', ours, {
+        url: '/api/v3/get_campaigns',
         headers: auth,
       }),
-      await load(`GraphQL campaigns(first: ${CAMPAIGNS}), all fields`, ours.child.pid, {
-        url: `${ours.base}/graphql`,
+      await target(`GraphQL campaigns(first: ${CAMPAIGNS}), all fields`, 'src/main.ts', ours, {
+        url: '/graphql',
         method: 'POST',
         headers: { ...auth, 'content-type': 'application/json' },
         body: GRAPHQL_BODY,
       }),
     ];
-    const base = results[0]?.requests ?? 1;
+    const base = results[0]?.rps ?? 1;
     console.log(
-      `\n${CAMPAIGNS} campaigns, ${CONNECTIONS} connections, ${DURATION} s each after ${WARMUP} s of warm-up (autocannon, loopback)\n`,
+      `\n${CAMPAIGNS} campaigns, ${CONNECTIONS} keep-alive connections, ${WARMUP} s warm-up then ${DURATION} s on the ` +
+        `same connections; server ${hasTaskset ? 'pinned to core 0, load on core 1' : 'not pinned (no taskset)'}\n`,
     );
-    console.log('| target | requests/s | p50 ms | p99 ms | RSS MB | vs raw | errors |');
-    console.log('|---|---|---|---|---|---|---|');
+    console.log(
+      '| target | requests/s | vs raw | p50 ms | p99 ms | CPU µs/request | peak RSS MB | bytes/response | non-2xx |',
+    );
+    console.log('|---|---|---|---|---|---|---|---|---|');
     for (const r of results) {
       console.log(
-        `| ${r.name} | ${r.requests.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.rss.toFixed(0)} | ${((100 * r.requests) / base).toFixed(0)} % | ${r.errors} |`,
+        `| ${r.name} | ${r.rps.toFixed(0)} | ${((100 * r.rps) / base).toFixed(0)} % | ${r.p50.toFixed(1)} | ` +
+          `${r.p99.toFixed(1)} | ` +
+          `${r.cpuMicros.toFixed(0)} | ${r.peakMb.toFixed(0)} | ${r.bytes.toFixed(0)} | ${r.failures} |`,
       );
     }
+    if (process.env.BENCH_STRICT === '1' && results.some((r) => r.failures > 0 || r.rps === 0)) {
+      throw new Error('a target answered something other than 2xx (or nothing)');
+    }
   } finally {
-    for (const child of servers) child.kill('SIGTERM');
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -271,6 +271,9 @@ async function main(): Promise<void> {
       console.log(`| ${kind} | ${shown} |`);
     }
     console.log(`\n5xx answers to hostile requests: ${serverErrors}`);
+    if (process.env.BENCH_STRICT === '1' && (serverErrors > 0 || quiet.errors > 0 || underAttack.errors > 0)) {
+      throw new Error('a 5xx to a hostile request, or a failed victim request');
+    }
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
