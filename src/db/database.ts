@@ -23,12 +23,37 @@ export interface OpenOptions {
   timeoutMs?: number;
 }
 
+/** What Kysely's SQLite driver uses of a statement. */
+type DriverStatement = Pick<SQLite.Statement, 'reader' | 'all' | 'run' | 'iterate'>;
+
+/**
+ * A reading statement that fetches rows as arrays (better-sqlite3's `raw` mode) and turns them into objects with a
+ * mapper compiled for its columns: building each row object in C++ costs far more than one object literal of a
+ * fixed shape in JS. The rows are the same objects, key for key (a repeated column name keeps its last value, as
+ * better-sqlite3 does).
+ */
+function rowsAsArrays(statement: SQLite.Statement): DriverStatement {
+  const columns = statement.columns().map((column) => column.name);
+  const body = columns.map((name, index) => `${JSON.stringify(name)}: row[${index}]`).join(', ');
+  const toObject = new Function('row', `return { ${body} };`) as (row: unknown[]) => Record<string, unknown>;
+  statement.raw(true);
+  return {
+    reader: true,
+    all: (...parameters: unknown[]) => (statement.all(...parameters) as unknown[][]).map(toObject),
+    run: (...parameters: unknown[]) => statement.run(...parameters),
+    *iterate(...parameters: unknown[]) {
+      for (const row of statement.iterate(...parameters) as Iterable<unknown[]>) yield toObject(row);
+    },
+  } as DriverStatement;
+}
+
 /**
  * better-sqlite3 compiles a statement on every `prepare`; Kysely prepares each query it runs. Our queries come from a
- * small set of shapes (values are bound parameters), so compiled statements are kept and reused, up to a bound.
+ * small set of shapes (values are bound parameters), so compiled statements (with their row mappers) are kept and
+ * reused, up to a bound.
  */
 function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
-  const cache = new Map<string, SQLite.Statement>();
+  const cache = new Map<string, DriverStatement>();
   const prepare = sqlite.prepare.bind(sqlite);
   return new Proxy(sqlite, {
     get(target, property, receiver) {
@@ -37,7 +62,8 @@ function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
         let statement = cache.get(source);
         if (!statement) {
           if (cache.size >= 500) cache.clear();
-          statement = prepare(source);
+          const prepared = prepare(source);
+          statement = prepared.reader ? rowsAsArrays(prepared) : prepared;
           cache.set(source, statement);
         }
         return statement;
