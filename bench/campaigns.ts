@@ -75,8 +75,7 @@ async function startServer(
   const node = [
     process.execPath,
     ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
-    '--import',
-    'tsx',
+    ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []),
     join(ROOT, script),
   ];
   const [command, ...args] = hasTaskset ? ['taskset', '-c', '0', ...node] : node;
@@ -171,6 +170,8 @@ async function target(
 
 async function main(): Promise<void> {
   if (hasTaskset) execFileSync('taskset', ['-cp', '1', String(process.pid)], { stdio: 'ignore' });
+  // Our server runs as `npm start` runs it: compiled JavaScript (dist/), not through a TypeScript loader.
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
   const { token, accountId } = await seed();
   const auth = { authorization: `Bearer ${token}` };
   const ours = { LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' };
@@ -182,11 +183,11 @@ async function main(): Promise<void> {
         { BENCH_DB: join(dir, 'bench.db'), BENCH_ACCOUNT: accountId },
         { url: '/campaigns' },
       ),
-      await target('REST GET /api/v3/get_campaigns', 'src/main.ts', ours, {
+      await target('REST GET /api/v3/get_campaigns', 'dist/src/main.js', ours, {
         url: '/api/v3/get_campaigns',
         headers: auth,
       }),
-      await target(`GraphQL campaigns(first: ${CAMPAIGNS}), all fields`, 'src/main.ts', ours, {
+      await target(`GraphQL campaigns(first: ${CAMPAIGNS}), all fields`, 'dist/src/main.js', ours, {
         url: '/graphql',
         method: 'POST',
         headers: { ...auth, 'content-type': 'application/json' },

@@ -2,7 +2,7 @@
 // measured quiet, then again while an attacker account sends the hostile requests of issue 11 in a loop (ReDoS
 // pattern, 33 000 node ids, 15 000 social messages, 100 000 '[', JSON 5 000 deep in a body, variables and a JSON
 // literal, wrong-password logins). The target: the victim's p99 under attack within 2× its quiet p99, in one run.
-// The server is `src/main.ts` as `npm start` runs it, pinned to core 0 (taskset) with this load generator on core 1.
+// The server is `dist/src/main.js` as `npm start` runs it, pinned to core 0 (taskset) with this load generator on core 1.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -167,7 +167,9 @@ function hostileRequests(seeded: Seeded): Array<[kind: string, path: string, ini
 
 async function startServer(): Promise<{ child: ChildProcess; base: string }> {
   const log = join(dir, 'server.log');
-  const node = [process.execPath, '--import', 'tsx', join(ROOT, 'src/main.ts')];
+  // As `npm start` runs it: compiled JavaScript (dist/), built first.
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  const node = [process.execPath, join(ROOT, 'dist/src/main.js')];
   const [command, ...args] = hasTaskset ? ['taskset', '-c', '0', ...node] : node;
   const child = spawn(command!, args, {
     cwd: ROOT,

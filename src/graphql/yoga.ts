@@ -5,7 +5,6 @@ import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { PothosValidationError } from '@pothos/core';
 import { GraphQLError, getOperationAST, OperationTypeNode } from 'graphql';
 import { createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
@@ -156,7 +155,8 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
     multipart: false,
     cors: { origin: '*', allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'] },
     graphiql: { title: 'Campaign gateway', defaultQuery: GRAPHIQL_DEFAULT_QUERY },
-    renderGraphiQL,
+    // GraphiQL's bundle (~27 MB of strings in memory) loads the first time someone opens GraphiQL, not at start.
+    renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
     maskedErrors: { maskError: (error, message, isDev) => maskDomainErrors(services, error, message, isDev) },
     logging: yogaLogger(services.logger),
     plugins: [
