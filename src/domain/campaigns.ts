@@ -300,7 +300,12 @@ export interface CampaignFilter {
 }
 
 function filtered(db: Kysely<Database>, accountId: string, filter: CampaignFilter) {
-  let query = db.selectFrom('campaigns').selectAll().where('account_id', '=', accountId);
+  return filteredRows(db, accountId, filter).selectAll();
+}
+
+/** The account's campaigns matching the filter, nothing selected yet. */
+function filteredRows(db: Kysely<Database>, accountId: string, filter: CampaignFilter) {
+  let query = db.selectFrom('campaigns').where('account_id', '=', accountId);
   if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.search) {
     const pattern = `%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -327,6 +332,31 @@ export async function listCampaigns(
     .offset(filter.offset)
     .execute();
   return rows.map(toCampaign);
+}
+
+/** A campaign as a list entry shows it (the legacy `get_campaigns`): five columns, not the 25 of a campaign. */
+export type CampaignSummary = Pick<Campaign, 'campId' | 'title' | 'status' | 'description' | 'createdAt'>;
+
+/** listCampaigns, reading only what a CampaignSummary holds. */
+export async function listCampaignSummaries(
+  db: Kysely<Database>,
+  accountId: string,
+  filter: CampaignFilter & { limit: number; offset: number },
+): Promise<CampaignSummary[]> {
+  const rows = await filteredRows(db, accountId, filter)
+    .select(['camp_id', 'title', 'status', 'description', 'created_at'])
+    .orderBy('created_at', 'desc')
+    .orderBy('camp_id', 'desc')
+    .limit(filter.limit)
+    .offset(filter.offset)
+    .execute();
+  return rows.map((row) => ({
+    campId: row.camp_id,
+    title: row.title,
+    status: row.status as CampaignStatus,
+    description: row.description,
+    createdAt: row.created_at,
+  }));
 }
 
 /** A keyset page (newest first by createdAt, then campId) for Relay connections. */
