@@ -183,6 +183,12 @@ async function main(): Promise<void> {
         { BENCH_DB: join(dir, 'bench.db'), BENCH_ACCOUNT: accountId },
         { url: '/campaigns' },
       ),
+      await target(
+        'raw, the 5 columns of a list entry',
+        'bench/raw-server.ts',
+        { BENCH_DB: join(dir, 'bench.db'), BENCH_ACCOUNT: accountId },
+        { url: '/campaign-list' },
+      ),
       await target('REST GET /api/v3/get_campaigns', 'dist/src/main.js', ours, {
         url: '/api/v3/get_campaigns',
         headers: auth,

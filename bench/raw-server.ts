@@ -1,5 +1,6 @@
 // The raw baseline of `npm run bench`: node:http and one prepared better-sqlite3 statement returning the account's
-// campaigns (the same 50 rows our doors return) as JSON. No framework, no auth, no validation.
+// campaigns (the same 50 rows our doors return) as JSON — all columns at /campaigns, the five of a list entry at
+// /campaign-list. No framework, no auth, no validation.
 import { createServer } from 'node:http';
 import SQLite from 'better-sqlite3';
 
@@ -11,13 +12,24 @@ const statement = db.prepare(
   'select * from campaigns where account_id = ? order by created_at desc, camp_id desc limit 1000',
 );
 
+// The same list with only the five columns a legacy list entry shows: the like-for-like baseline of get_campaigns.
+const entries = db.prepare(
+  'select camp_id, title, status, description, created_at from campaigns where account_id = ? ' +
+    'order by created_at desc, camp_id desc limit 1000',
+);
+
 const server = createServer((request, response) => {
-  if (request.url !== '/campaigns') {
+  const rows =
+    request.url === '/campaigns'
+      ? statement.all(accountId)
+      : request.url === '/campaign-list'
+        ? entries.all(accountId)
+        : null;
+  if (!rows) {
     response.writeHead(404).end();
     return;
   }
-  const body = JSON.stringify(statement.all(accountId));
-  response.writeHead(200, { 'content-type': 'application/json' }).end(body);
+  response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(rows));
 });
 server.listen(0, '127.0.0.1', () => {
   const address = server.address();
