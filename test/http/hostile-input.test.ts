@@ -204,3 +204,25 @@ describe('JSON nesting is capped at 64 levels on every door', () => {
     expect(fine.body.errors).toBeUndefined();
   });
 });
+
+describe('the compiled-schema cache', () => {
+  test('a changed postCallAnalysisSchema takes effect at the next outcome (validators are keyed by the schema)', async () => {
+    const RECORD = `mutation ($a: JSON) { recordCallOutcome(callId: "CA1", analysis: $a) { callId } }`;
+    const UPSERT = `mutation ($data: CampaignDataInput!) { upsertCampaign(campId: "cached", data: $data) { campId } }`;
+    const withPattern = (pattern: string) =>
+      campaignInput({
+        postCallAnalysis: true,
+        postCallAnalysisSchema: { type: 'object', properties: { outcome: { type: 'string', pattern } } },
+      });
+    await t.gql(UPSERT, { data: withPattern('^booked$') }, user.token);
+    await connectTelephony(t, user.token);
+    expect((await sendCallback(t, user.apiKey, 'cached', { CallSid: 'CA1', CallStatus: 'completed' })).status).toBe(
+      200,
+    );
+    expect((await t.gql(RECORD, { a: { outcome: 'booked' } }, user.token)).body.errors).toBeUndefined();
+    expect((await t.gql(RECORD, { a: { outcome: 'declined' } }, user.token)).body.errors).toHaveLength(1);
+    await t.gql(UPSERT, { data: withPattern('^declined$') }, user.token);
+    expect((await t.gql(RECORD, { a: { outcome: 'declined' } }, user.token)).body.errors).toBeUndefined();
+    expect((await t.gql(RECORD, { a: { outcome: 'booked' } }, user.token)).body.errors).toHaveLength(1);
+  });
+});
