@@ -5,11 +5,14 @@
 // one autocannon run, and only responses after the warm-up count. Reported per target: requests/s, p50, p99, CPU µs
 // per request (the server's user + system time from /proc over the measured part), peak RSS (VmHWM) and bytes per
 // response, with the ratio to the raw baseline's requests/s. BENCH_STRICT=1 fails the run on any non-2xx (smoke).
+// With DATABASE_URL=postgres://… it runs on a fresh PostgreSQL database made (and dropped) there, against a raw
+// baseline of prepared `pg` statements, and also reports PostgreSQL's own CPU µs per request.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { campaignData, signUpAndLogin } from './support.js';
@@ -21,8 +24,16 @@ const WARMUP = Number(process.env.WARMUP ?? 3);
 const CAMPAIGNS = 50;
 
 const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
+const POSTGRES = process.env.DATABASE_URL?.startsWith('postgres') ? new URL(process.env.DATABASE_URL) : null;
+const benchDatabase = `bench_${Date.now()}`;
+const databaseUrl = (() => {
+  if (!POSTGRES) return `sqlite:${join(dir, 'bench.db')}`;
+  const url = new URL(POSTGRES);
+  url.pathname = `/${benchDatabase}`;
+  return url.toString();
+})();
 const env = {
-  DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`,
+  DATABASE_URL: databaseUrl,
   JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
   SECRETS_KEY: Buffer.alloc(32, 9).toString('base64'),
   PASSWORD_HASH_COST: '10',
@@ -92,16 +103,40 @@ async function startServer(
   throw new Error(`${script} did not start`);
 }
 
-/** The process's CPU time (user + system) in µs, and its peak RSS in MB, from /proc. */
-function processStats(pid: number): { cpuMicros: number; peakMb: number } {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  const ticks = Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return { cpuMicros: (ticks * 1e6) / 100, peakMb: Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024 };
+/** A process's CPU time (user + system) in µs, from /proc; 0 once it is gone. */
+function cpuMicros(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return ((Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) * 1e6) / 100;
+  } catch {
+    return 0;
+  }
 }
+
+/** The process's CPU time in µs and its peak RSS in MB, from /proc. */
+function processStats(pid: number): { cpuMicros: number; peakMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return { cpuMicros: cpuMicros(pid), peakMb: Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024 };
+}
+
+/** CPU µs of every PostgreSQL server process, by pid (the backends serving our connections among them). */
+function postgresCpu(): Map<number, number> {
+  if (!POSTGRES) return new Map();
+  let pids: number[] = [];
+  try {
+    pids = execFileSync('pgrep', ['-x', 'postgres'], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+  } catch {
+    return new Map();
+  }
+  return new Map(pids.map((pid) => [pid, cpuMicros(pid)]));
+}
+
+const postgresCpuSince = (before: Map<number, number>) =>
+  [...postgresCpu()].reduce((sum, [pid, now]) => sum + now - (before.get(pid) ?? 0), 0);
 
 interface Result {
   name: string;
+  postgresMicros: number;
   rps: number;
   p50: number;
   p99: number;
@@ -121,6 +156,7 @@ async function measure(name: string, pid: number, options: autocannon.Options): 
   let failures = 0;
   let measuring = false;
   let cpuAtStart = 0;
+  let postgresAtStart = new Map<number, number>();
   const instance = autocannon({
     ...options,
     connections: CONNECTIONS,
@@ -129,6 +165,7 @@ async function measure(name: string, pid: number, options: autocannon.Options): 
   const started = setTimeout(() => {
     measuring = true;
     cpuAtStart = processStats(pid).cpuMicros;
+    postgresAtStart = postgresCpu();
   }, WARMUP * 1000);
   instance.on('response', (_client: unknown, status: number, responseBytes: number, responseTime: number) => {
     if (!measuring) return;
@@ -139,6 +176,7 @@ async function measure(name: string, pid: number, options: autocannon.Options): 
   const result = await instance;
   clearTimeout(started);
   const stats = processStats(pid);
+  const postgres = postgresCpuSince(postgresAtStart);
   failures += result.errors + result.timeouts;
   latencies.sort((a, b) => a - b);
   return {
@@ -147,6 +185,7 @@ async function measure(name: string, pid: number, options: autocannon.Options): 
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
     cpuMicros: latencies.length > 0 ? (stats.cpuMicros - cpuAtStart) / latencies.length : 0,
+    postgresMicros: latencies.length > 0 ? postgres / latencies.length : 0,
     peakMb: stats.peakMb,
     bytes: latencies.length > 0 ? bytes / latencies.length : 0,
     failures,
@@ -168,27 +207,34 @@ async function target(
   }
 }
 
+/** On PostgreSQL: the fresh database the run uses (and drops at the end). */
+async function administer(statement: string): Promise<void> {
+  if (!POSTGRES) return;
+  const client = new pg.Client({ connectionString: POSTGRES.toString() });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
 async function main(): Promise<void> {
+  await administer(`create database ${benchDatabase}`);
   if (hasTaskset) execFileSync('taskset', ['-cp', '1', String(process.pid)], { stdio: 'ignore' });
   // Our server runs as `npm start` runs it: compiled JavaScript (dist/), not through a TypeScript loader.
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
   const { token, accountId } = await seed();
+  const raw = POSTGRES ? 'bench/raw-pg-server.ts' : 'bench/raw-server.ts';
+  const rawEnv = { BENCH_DB: POSTGRES ? databaseUrl : join(dir, 'bench.db'), BENCH_ACCOUNT: accountId };
   const auth = { authorization: `Bearer ${token}` };
   const ours = { LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' };
   try {
     const results = [
-      await target(
-        'raw node:http + better-sqlite3',
-        'bench/raw-server.ts',
-        { BENCH_DB: join(dir, 'bench.db'), BENCH_ACCOUNT: accountId },
-        { url: '/campaigns' },
-      ),
-      await target(
-        'raw, the 5 columns of a list entry',
-        'bench/raw-server.ts',
-        { BENCH_DB: join(dir, 'bench.db'), BENCH_ACCOUNT: accountId },
-        { url: '/campaign-list' },
-      ),
+      await target(POSTGRES ? 'raw node:http + pg' : 'raw node:http + better-sqlite3', raw, rawEnv, {
+        url: '/campaigns',
+      }),
+      await target('raw, the 5 columns of a list entry', raw, rawEnv, { url: '/campaign-list' }),
       await target('REST GET /api/v3/get_campaigns', 'dist/src/main.js', ours, {
         url: '/api/v3/get_campaigns',
         headers: auth,
@@ -202,18 +248,19 @@ async function main(): Promise<void> {
     ];
     const base = results[0]?.rps ?? 1;
     console.log(
-      `\n${CAMPAIGNS} campaigns, ${CONNECTIONS} keep-alive connections, ${WARMUP} s warm-up then ${DURATION} s on the ` +
+      `\n${POSTGRES ? 'PostgreSQL' : 'SQLite'}, ${CAMPAIGNS} campaigns, ${CONNECTIONS} keep-alive connections, ${WARMUP} s warm-up then ${DURATION} s on the ` +
         `same connections; server ${hasTaskset ? 'pinned to core 0, load on core 1' : 'not pinned (no taskset)'}\n`,
     );
+    const pgColumn = POSTGRES ? ' PostgreSQL CPU µs/request |' : '';
     console.log(
-      '| target | requests/s | vs raw | p50 ms | p99 ms | CPU µs/request | peak RSS MB | bytes/response | non-2xx |',
+      `| target | requests/s | vs raw | p50 ms | p99 ms | CPU µs/request |${pgColumn} peak RSS MB | bytes/response | non-2xx |`,
     );
-    console.log('|---|---|---|---|---|---|---|---|---|');
+    console.log(`|---|---|---|---|---|---|${POSTGRES ? '---|' : ''}---|---|---|`);
     for (const r of results) {
       console.log(
         `| ${r.name} | ${r.rps.toFixed(0)} | ${((100 * r.rps) / base).toFixed(0)} % | ${r.p50.toFixed(1)} | ` +
-          `${r.p99.toFixed(1)} | ` +
-          `${r.cpuMicros.toFixed(0)} | ${r.peakMb.toFixed(0)} | ${r.bytes.toFixed(0)} | ${r.failures} |`,
+          `${r.p99.toFixed(1)} | ${r.cpuMicros.toFixed(0)} | ${POSTGRES ? `${r.postgresMicros.toFixed(0)} | ` : ''}` +
+          `${r.peakMb.toFixed(0)} | ${r.bytes.toFixed(0)} | ${r.failures} |`,
       );
     }
     if (process.env.BENCH_STRICT === '1' && results.some((r) => r.failures > 0 || r.rps === 0)) {
@@ -221,6 +268,7 @@ async function main(): Promise<void> {
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    await administer(`drop database if exists ${benchDatabase} with (force)`);
   }
 }
 
