@@ -1,4 +1,5 @@
 // Opens Kysely on better-sqlite3 or PostgreSQL, chosen by DATABASE_URL (DESIGN.md §3).
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -72,6 +73,39 @@ function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
   });
 }
 
+/** Statements named so far (a query's name is its text's hash); past the bound, queries go unnamed. */
+const statementNames = new Map<string, string>();
+const MAX_NAMED_STATEMENTS = 300;
+/** Shapes with long `in (…)` lists would each be a statement of their own: those stay unnamed. */
+const MAX_NAMED_PARAMETERS = 32;
+const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
+
+function statementName(text: string): string | undefined {
+  let name = statementNames.get(text);
+  if (name === undefined && statementNames.size < MAX_NAMED_STATEMENTS) {
+    name = `k${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * A pg client that sends Kysely's queries as named statements: PostgreSQL parses and plans each shape once per
+ * connection instead of on every query. Only plain reads and writes with few parameters are named, at most
+ * MAX_NAMED_STATEMENTS shapes, so the statements kept per connection stay bounded.
+ */
+class PreparingClient extends pg.Client {
+  override query(...args: unknown[]): never {
+    const base = super.query as unknown as (...rest: unknown[]) => never;
+    const [text, values] = args;
+    if (args.length === 2 && typeof text === 'string' && Array.isArray(values)) {
+      const name = values.length <= MAX_NAMED_PARAMETERS && PREPARABLE.test(text) ? statementName(text) : undefined;
+      if (name) return base.call(this, { name, text, values });
+    }
+    return base.apply(this, args);
+  }
+}
+
 /** Closing twice (a shutdown racing a test's teardown, say) closes once. */
 function once(close: () => Promise<void>): () => Promise<void> {
   let closing: Promise<void> | undefined;
@@ -102,7 +136,12 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
     return { db, dialect: 'sqlite', close: once(() => db.destroy()) };
   }
   // int8 (COUNT, SUM of integers) arrives as a string by default; our counts fit in a double.
-  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: timeoutMs });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    connectionTimeoutMillis: timeoutMs,
+    Client: PreparingClient,
+  });
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Queries in flight still report their own errors.
   });
