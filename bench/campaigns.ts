@@ -15,7 +15,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { campaignData, signUpAndLogin } from './support.js';
+import { campaignData, hasTaskset, signUpAndLogin } from './support.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
@@ -40,15 +40,6 @@ const env = {
   // The per-account limit (1200/min by default) would stop a load test at once.
   RATE_LIMIT_PER_MINUTE: '1000000',
 };
-
-const hasTaskset = (() => {
-  try {
-    execFileSync('taskset', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 const ALL_FIELDS = `id campId title voiceId language script purpose knowledgeBase calendar firstLine flowName systemPrompt
   tone maxCallTimeout inactiveCallTimeout postCallAnalysis postCallAnalysisSchema timeZone isFreeflow public sampleSid

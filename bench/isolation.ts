@@ -12,7 +12,7 @@ import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { chunks } from '../src/db/chunks.js';
 import { telephonySignature } from '../src/security/telephony-signature.js';
-import { campaignData, signUpAndLogin } from './support.js';
+import { campaignData, hasTaskset, signUpAndLogin } from './support.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10);
@@ -41,15 +41,6 @@ const SCENARIOS: Array<[name: string, env: Record<string, string>]> = [
     { RATE_LIMIT_PER_MINUTE: '1000000', ANONYMOUS_RATE_LIMIT_PER_MINUTE: '1000000' },
   ],
 ];
-
-const hasTaskset = (() => {
-  try {
-    execFileSync('taskset', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 interface Seeded {
   victims: string[];

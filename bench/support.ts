@@ -1,4 +1,5 @@
 // Shared pieces of the benchmarks: an account, a campaign body, timing and the result table.
+import { execFileSync } from 'node:child_process';
 import type { App } from '../src/app.js';
 
 export async function signUpAndLogin(app: App): Promise<{ token: string; accountId: string }> {
@@ -69,3 +70,13 @@ export function summary(rows: Array<[name: string, times: number[], baseline: nu
     );
   }
 }
+
+/** Whether `taskset` is here to pin the server to core 0 and the load generator to core 1. */
+export const hasTaskset = (() => {
+  try {
+    execFileSync('taskset', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
