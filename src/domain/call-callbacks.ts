@@ -23,20 +23,22 @@ export interface CallStatusCallback {
 }
 
 /**
- * Whether `url` is the callback URL of this key and campaign: its path ends in /telephony_webhook/{apiKey}/{campId}.
- * The signature covers the URL, so a signature is then valid for this campaign only (not for another campaign of
- * the same account, which a caller naming the URL and the campaign separately could otherwise pair with it).
+ * Whether `url` is the callback URL of this key and campaign: its path ends in /telephony_webhook/{apiKey}/{campId}
+ * (segments compared decoded; empty ones skipped, as the REST router skips them). The signature covers the URL, so a
+ * signature is then valid for this campaign only (not for another campaign or key, which a caller naming the URL and
+ * the campaign separately could otherwise pair with it).
  */
 function isCallbackUrlOf(url: string, apiKey: string, campId: string): boolean {
   try {
-    const [hook, key, camp] = new URL(url).pathname.split('/').slice(-3).map(decodeURIComponent);
+    const segments = new URL(url).pathname.split('/').filter(Boolean);
+    const [hook, key, camp] = segments.slice(-3).map(decodeURIComponent);
     return hook === 'telephony_webhook' && key === apiKey && camp === campId;
   } catch {
     return false;
   }
 }
 
-/** Nothing is read or stored before the key and the signature check out. */
+/** Nothing is read or stored before the URL, the key and the signature check out. */
 export async function receiveCallStatus(db: Kysely<Database>, box: SecretBox, callback: CallStatusCallback) {
   if (!isCallbackUrlOf(callback.url, callback.apiKey, callback.campId)) throw forbidden('Invalid signature');
   const account = await findAccountByApiKey(db, callback.apiKey);

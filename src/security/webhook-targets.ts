@@ -46,23 +46,37 @@ function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4[] {
   return [];
 }
 
-/** Why an IP address may not be called (a sentence fragment), or null when it is public. */
-export function refusedAddress(address: string): string | null {
-  if (!ipaddr.isValid(address)) return 'not an IP address';
+/** Why an address is refused: its range's label, and the IPv4 address it embeds when that is what is refused. */
+interface Refusal {
+  label: string;
+  embeds?: string;
+}
+
+function refusal(address: string): Refusal | null {
+  if (!ipaddr.isValid(address)) return { label: 'not an IP address' };
   const ip = ipaddr.parse(address);
-  if (ip.kind() === 'ipv4') return rangeRefusal(ip);
-  const v6 = ip as ipaddr.IPv6;
-  if (v6.isIPv4MappedAddress()) return rangeRefusal(v6.toIPv4Address());
   // :: and ::1 sit inside ::/96 too, but are themselves what they are.
-  if (v6.range() === 'loopback' || v6.range() === 'unspecified') return rangeRefusal(v6);
-  const embedded = embeddedIPv4(v6);
-  if (embedded.length === 0) return rangeRefusal(v6);
+  const byOwnRange = ip.kind() === 'ipv4' || ip.range() === 'loopback' || ip.range() === 'unspecified';
+  const embedded = byOwnRange ? [] : embeddedIPv4(ip as ipaddr.IPv6);
+  if (embedded.length === 0) {
+    const label = rangeRefusal(ip);
+    return label ? { label } : null;
+  }
   // An IPv6 form of a public IPv4 address (NAT64 to a public host, say) is as public as that address.
   for (const inner of embedded) {
-    const reason = rangeRefusal(inner);
-    if (reason) return `${reason} (it embeds ${inner.toString()})`;
+    const label = rangeRefusal(inner);
+    if (label) return { label, embeds: inner.toString() };
   }
   return null;
+}
+
+/**
+ * Why an IP address may not be called, as a phrase that follows it after a comma ("a loopback address", "which
+ * embeds 127.0.0.1, a loopback address"), or null when it is public. The delivery checks every resolved address here.
+ */
+export function refusedAddress(address: string): string | null {
+  const r = refusal(address);
+  return r && (r.embeds ? `which embeds ${r.embeds}, ${r.label}` : r.label);
 }
 
 /**
@@ -79,8 +93,8 @@ export function refusedTarget(url: string): string | null {
   // WHATWG URL parsing has already normalised IPv4 forms such as 0x7f.1 to 127.0.0.1; IPv6 keeps its brackets.
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
   if (ipaddr.isValid(host)) {
-    const reason = refusedAddress(host);
-    return reason && `${host} is ${reason}`;
+    const r = refusal(host);
+    return r && (r.embeds ? `${host} embeds ${r.embeds}, ${r.label}` : `${host} is ${r.label}`);
   }
   if (LOCAL_NAMES.test(host)) return `${host} is a local host name`;
   return null;

@@ -47,46 +47,87 @@ describe('refusedAddress', () => {
   it('classifies resolved addresses, IPv4-mapped ones by their IPv4 part', () => {
     expect(refusedAddress('93.184.216.34')).toBeNull();
     expect(refusedAddress('::ffff:93.184.216.34')).toBeNull();
-    expect(refusedAddress('::ffff:192.168.0.1')).toBe('a private address');
+    expect(refusedAddress('::ffff:192.168.0.1')).toBe('which embeds 192.168.0.1, a private address');
     expect(refusedAddress('fc00::5')).toBe('a private address');
     expect(refusedAddress('not-an-ip')).toBe('not an IP address');
   });
 });
 
 describe('IPv6 forms that embed an IPv4 address', () => {
+  // [URL, the refusal]: the address as URL parsing spells it, then the IPv4 address it embeds and why that is refused.
   it.each([
-    ['http://[::169.254.169.254]/', 'link-local', '169.254.169.254'], // IPv4-compatible (URL parsing: ::a9fe:a9fe)
-    ['http://[::127.0.0.1]/', 'loopback', '127.0.0.1'],
-    ['http://[::a00:1]/', 'private', '10.0.0.1'],
-    ['http://[::ffff:7f00:1]/', 'loopback', ''], // IPv4-mapped, in its spellings
-    ['http://[0:0:0:0:0:ffff:7f00:0001]/', 'loopback', ''],
-    ['http://[::FFFF:127.0.0.1]/', 'loopback', ''],
-    ['http://[::ffff:0:7f00:1]/', 'loopback', '127.0.0.1'], // SIIT
-    ['http://[64:ff9b::7f00:1]/', 'loopback', '127.0.0.1'], // NAT64
-    ['http://[64:ff9b::a9fe:a9fe]/', 'link-local', '169.254.169.254'],
-    ['http://[64:ff9b:1::a00:1]/', 'private', '10.0.0.1'], // local-use NAT64
-    ['http://[2002:7f00:1::]/', 'loopback', '127.0.0.1'], // 6to4
-    ['http://[2002:c0a8:101::1]/', 'private', '192.168.1.1'],
-    ['http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/', 'loopback', '127.0.0.1'], // Teredo: client 127.0.0.1
-    ['http://[2001:0:a00:1::1]/', 'private', '10.0.0.1'], // Teredo: server 10.0.0.1
-  ])('refuses %s (%s %s)', (url, kind, inner) => {
-    const reason = refusedTarget(url);
-    expect(reason).toContain(kind);
-    if (inner) expect(reason).toContain(`embeds ${inner}`);
+    // IPv4-compatible, ::/96 (URL parsing writes ::169.254.169.254 as ::a9fe:a9fe)
+    ['http://[::169.254.169.254]/', '::a9fe:a9fe embeds 169.254.169.254, a link-local address'],
+    ['http://[::a9fe:a9fe]/latest/meta-data', '::a9fe:a9fe embeds 169.254.169.254, a link-local address'],
+    ['http://[::127.0.0.1]/', '::7f00:1 embeds 127.0.0.1, a loopback address'],
+    ['http://[::a00:1]/', '::a00:1 embeds 10.0.0.1, a private address'],
+    ['http://[::2]/', '::2 embeds 0.0.0.2, an unspecified address'],
+    // IPv4-mapped, ::ffff:0:0/96, in its spellings
+    ['http://[::ffff:127.0.0.1]/', '::ffff:7f00:1 embeds 127.0.0.1, a loopback address'],
+    ['http://[::ffff:7f00:1]/', '::ffff:7f00:1 embeds 127.0.0.1, a loopback address'],
+    ['http://[0:0:0:0:0:ffff:7f00:0001]/', '::ffff:7f00:1 embeds 127.0.0.1, a loopback address'],
+    ['http://[::FFFF:127.0.0.1]/', '::ffff:7f00:1 embeds 127.0.0.1, a loopback address'],
+    ['http://[::ffff:100.64.0.1]/', '::ffff:6440:1 embeds 100.64.0.1, a shared (carrier-grade NAT) address'],
+    ['http://[::ffff:255.255.255.255]/', '::ffff:ffff:ffff embeds 255.255.255.255, a broadcast address'],
+    ['http://[::ffff:0.0.0.0]/', '::ffff:0:0 embeds 0.0.0.0, an unspecified address'],
+    // SIIT, ::ffff:0:0:0/96
+    ['http://[::ffff:0:7f00:1]/', '::ffff:0:7f00:1 embeds 127.0.0.1, a loopback address'],
+    ['http://[::ffff:0:169.254.169.254]/', '::ffff:0:a9fe:a9fe embeds 169.254.169.254, a link-local address'],
+    // NAT64, 64:ff9b::/96, and the local-use 64:ff9b:1::/48
+    ['http://[64:ff9b::7f00:1]/', '64:ff9b::7f00:1 embeds 127.0.0.1, a loopback address'],
+    ['http://[64:ff9b::169.254.169.254]/', '64:ff9b::a9fe:a9fe embeds 169.254.169.254, a link-local address'],
+    ['http://[64:ff9b::e000:1]/', '64:ff9b::e000:1 embeds 224.0.0.1, a multicast address'],
+    ['http://[64:ff9b:1::a00:1]/', '64:ff9b:1::a00:1 embeds 10.0.0.1, a private address'],
+    ['http://[64:ff9b:1:abcd::c0a8:1]/', '64:ff9b:1:abcd::c0a8:1 embeds 192.168.0.1, a private address'],
+    // 6to4, 2002::/16: the IPv4 address is bits 16–47
+    ['http://[2002:7f00:1::]/', '2002:7f00:1:: embeds 127.0.0.1, a loopback address'],
+    ['http://[2002:c0a8:101::1]/', '2002:c0a8:101::1 embeds 192.168.1.1, a private address'],
+    ['http://[2002:f000:1::1]/', '2002:f000:1::1 embeds 240.0.0.1, a reserved address (reserved)'],
+    // Teredo, 2001::/32: the client is the last 32 bits inverted, the server bits 32–63
+    [
+      'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/',
+      '2001:0:4136:e378:8000:63bf:80ff:fffe embeds 127.0.0.1, a loopback address',
+    ],
+    ['http://[2001:0:4136:e378:8000:63bf:5601:5601]/', 'embeds 169.254.169.254, a link-local address'],
+    ['http://[2001:0:a00:1::1]/', '2001:0:a00:1::1 embeds 10.0.0.1, a private address'],
+  ])('refuses %s', (url, reason) => {
+    expect(refusedTarget(url)).toContain(reason);
   });
 
-  it.each(['http://[2001:4860:4860::8888]/', 'http://[64:ff9b::808:808]/', 'http://[2002:808:808::1]/'])(
-    'accepts %s (a public IPv4 address, or none)',
-    (url) => {
-      expect(refusedTarget(url)).toBeNull();
-    },
-  );
+  it.each([
+    'http://[2001:4860:4860::8888]/', // no IPv4 inside
+    'http://[::ffff:8.8.8.8]/',
+    'http://[::808:808]/',
+    'http://[::ffff:0:808:808]/',
+    'http://[64:ff9b::808:808]/', // NAT64 to 8.8.8.8
+    'http://[64:ff9b:1::808:808]/',
+    'http://[2002:808:808::1]/',
+    'http://[2001:0:4136:e378:8000:63bf:f7f7:f7f7]/', // Teredo: server 65.54.227.120, client 8.8.8.8
+  ])('accepts %s (an IPv6 form of a public IPv4 address, or none)', (url) => {
+    expect(refusedTarget(url)).toBeNull();
+  });
+
+  it.each([
+    ['http://[2001:db8::1]/', 'a reserved address (reserved)'],
+    ['http://[2001:2::1]/', 'a reserved address (benchmarking)'],
+    ['http://[100::1]/', 'a reserved address (discard)'],
+    ['http://[ff02::1]/', 'a multicast address'],
+    ['http://[fe80::a9fe:a9fe]/', 'a link-local address'],
+  ])('still refuses %s, whose own range is not unicast (%s)', (url, reason) => {
+    expect(refusedTarget(url)).toContain(`is ${reason}`);
+  });
 
   it('judges resolved addresses the same way at delivery (what the guarded DNS lookup calls)', () => {
-    expect(refusedAddress('::ffff:169.254.169.254')).toContain('link-local');
-    expect(refusedAddress('64:ff9b::7f00:1')).toContain('loopback');
-    expect(refusedAddress('::7f00:1')).toContain('loopback');
-    expect(refusedAddress('2002:a00:1::')).toContain('private');
+    expect(refusedAddress('::ffff:169.254.169.254')).toBe(
+      'which embeds 169.254.169.254, a link-local address (cloud metadata services live there)',
+    );
+    expect(refusedAddress('::ffff:127.0.0.1')).toBe('which embeds 127.0.0.1, a loopback address');
+    expect(refusedAddress('64:ff9b::7f00:1')).toBe('which embeds 127.0.0.1, a loopback address');
+    expect(refusedAddress('::7f00:1')).toBe('which embeds 127.0.0.1, a loopback address');
+    expect(refusedAddress('2002:a00:1::')).toBe('which embeds 10.0.0.1, a private address');
+    expect(refusedAddress('::1')).toBe('a loopback address');
+    expect(refusedAddress('::')).toBe('an unspecified address');
     expect(refusedAddress('64:ff9b::808:808')).toBeNull();
+    expect(refusedAddress('2001:4860:4860::8888')).toBeNull();
   });
 });

@@ -359,6 +359,33 @@ describe('a signature is valid only for the URL of the campaign it names', () =>
       }
     }
   `;
+  const callback = (vars: { apiKey?: string; campId: string; url: string; signature?: string }) =>
+    t.gql(CALLBACK, {
+      apiKey: vars.apiKey ?? a.apiKey,
+      campId: vars.campId,
+      url: vars.url,
+      params: COMPLETED,
+      signature: vars.signature ?? sign(AUTH_TOKEN, vars.url, COMPLETED),
+    });
+  const expectInvalidSignature = (reply: Awaited<ReturnType<typeof callback>>) => {
+    expect(reply.body.data).toBeNull();
+    expect(reply.body.errors).toEqual([
+      expect.objectContaining({
+        message: 'Invalid signature',
+        extensions: expect.objectContaining({ code: 'FORBIDDEN' }),
+      }),
+    ]);
+  };
+
+  /** POSTs a form-encoded callback to `path` as it is (percent-encoding and all), signed over `signedUrl`. */
+  const postTo = (path: string, signedUrl: string) =>
+    t.request('POST', path, {
+      raw: new URLSearchParams(COMPLETED).toString(),
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-telephony-signature': sign(AUTH_TOKEN, signedUrl, COMPLETED),
+      },
+    });
 
   beforeEach(async () => {
     await createCampaign(t, a.token, OTHER);
@@ -368,24 +395,47 @@ describe('a signature is valid only for the URL of the campaign it names', () =>
     const signature = sign(AUTH_TOKEN, `http://127.0.0.1${webhookPath(a.apiKey, CAMP)}`, COMPLETED);
     expectForbidden(await sendCallback(t, a.apiKey, OTHER, COMPLETED, { signature }));
     expect(await storedRows(t)).toEqual([]);
+    // …while the same callback on A's own path is accepted.
+    await expectReceived(await sendCallback(t, a.apiKey, CAMP, COMPLETED, { signature }));
   });
 
-  it("GraphQL: A's URL and signature with campId B → FORBIDDEN; with campId A it is accepted", async () => {
+  it("GraphQL: A's URL and signature with campId B → FORBIDDEN, nothing read; with campId A it is accepted", async () => {
     const url = `https://gateway.example.com${webhookPath(a.apiKey, CAMP)}`;
-    const signature = sign(AUTH_TOKEN, url, COMPLETED);
-    const forged = await t.gql(CALLBACK, { apiKey: a.apiKey, campId: OTHER, url, params: COMPLETED, signature });
-    expect(forged.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    t.resetQueries();
+    expectInvalidSignature(await callback({ campId: OTHER, url }));
+    expect(t.queries).toEqual([]);
     expect(await storedRows(t)).toEqual([]);
-    const genuine = await t.gql(CALLBACK, { apiKey: a.apiKey, campId: CAMP, url, params: COMPLETED, signature });
+    expect(await logsOf(t, a.token, OTHER)).toEqual([]);
+
+    const genuine = await callback({ campId: CAMP, url });
     expect(genuine.body.errors).toBeUndefined();
     expect(genuine.body.data.receiveCallStatusCallback).toEqual({ callId: SID, campaignId: CAMP });
   });
 
-  it('GraphQL: a URL that is not a callback URL at all → FORBIDDEN, even when signed', async () => {
-    const url = 'https://gateway.example.com/anything';
-    const signature = sign(AUTH_TOKEN, url, COMPLETED);
-    const reply = await t.gql(CALLBACK, { apiKey: a.apiKey, campId: CAMP, url, params: COMPLETED, signature });
-    expect(reply.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  it("GraphQL: a URL naming another account's key → FORBIDDEN 'Invalid signature'", async () => {
+    const b = await t.account();
+    const url = `https://gateway.example.com${webhookPath(b.apiKey, CAMP)}`;
+    expectInvalidSignature(await callback({ campId: CAMP, url }));
+    expect(await storedRows(t)).toEqual([]);
+  });
+
+  it.each([
+    ['not a callback URL at all', 'https://gateway.example.com/anything'],
+    ['not a URL', 'not a url'],
+    ['the campaign as a query parameter', 'https://gateway.example.com/api/v3/telephony_webhook?campId=spring-2024'],
+    ['a campaign whose id only starts alike', `https://gateway.example.com/api/v3/telephony_webhook/KEY/${CAMP}x`],
+    ['a badly percent-encoded path', 'https://gateway.example.com/api/v3/telephony_webhook/KEY/%E0%A4%A'],
+  ])('GraphQL: %s → FORBIDDEN, even when signed', async (_case, template) => {
+    const url = template.replace('KEY', a.apiKey);
+    expectInvalidSignature(await callback({ campId: CAMP, url }));
+    expect(await storedRows(t)).toEqual([]);
+  });
+
+  it('GraphQL: the URL may percent-encode the key and the campaign (compared decoded)', async () => {
+    const url = `https://gateway.example.com/api/v3/telephony_webhook/${a.apiKey.replace('ck_', 'ck%5F')}/%73pring-2024`;
+    const reply = await callback({ campId: CAMP, url });
+    expect(reply.body.errors).toBeUndefined();
+    expect(reply.body.data.receiveCallStatusCallback).toEqual({ callId: SID, campaignId: CAMP });
   });
 
   it("REST: behind a PUBLIC_BASE_URL with a path prefix, the campaign's own URL still verifies", async () => {
@@ -395,5 +445,17 @@ describe('a signature is valid only for the URL of the campaign it names', () =>
     const path = webhookPath(a.apiKey, campId);
     const signature = sign(AUTH_TOKEN, `https://gateway.example.com/prefix${path}`, COMPLETED);
     await expectReceived(await sendCallback(t, a.apiKey, campId, COMPLETED, { signature }));
+    expect(await logsOf(t, a.token, campId)).toHaveLength(1);
+  });
+
+  it('REST: a percent-encoded campId (behind a prefix) and a trailing slash still verify', async () => {
+    await restart({ PUBLIC_BASE_URL: 'https://gateway.example.com/prefix/' });
+    const encoded = `/api/v3/telephony_webhook/${a.apiKey}/%73pring%2D2024`;
+    await expectReceived(await postTo(encoded, `https://gateway.example.com/prefix${encoded}`));
+    const slash = `${webhookPath(a.apiKey, CAMP)}/`;
+    await expectReceived(await postTo(slash, `https://gateway.example.com/prefix${slash}`));
+    expect(await logsOf(t, a.token)).toHaveLength(1);
+    // The encoded path names spring-2024, so it is no path for another campaign.
+    expectForbidden(await postTo(webhookPath(a.apiKey, OTHER), `https://gateway.example.com/prefix${encoded}`));
   });
 });
