@@ -28,6 +28,9 @@ export const STATUS_RANK: Record<CallStatus, number> = {
 };
 export const isTerminal = (status: CallStatus) => STATUS_RANK[status] === 3;
 
+/** A call's charge is stored as a finite amount: `Price` beyond this (or 400 nines, Infinity) is refused. */
+export const MAX_CALL_PRICE = 1_000_000;
+
 const DECIMAL = /^\s*[-+]?(\d+\.?\d*|\.\d+)\s*$/;
 
 /** The form parameters of a call-status callback, as the common telephony providers send them. */
@@ -42,8 +45,10 @@ export const callbackParamsSchema = z
     /** A decimal string; providers send charges as negative amounts, so the sign is ignored. */
     Price: z
       .string()
+      .max(32)
       .regex(DECIMAL, 'must be a decimal number')
       .transform((price) => Math.abs(Number(price)))
+      .refine((price) => price <= MAX_CALL_PRICE, `must be at most ${MAX_CALL_PRICE}`)
       .optional(),
     RecordingUrl: z
       .url({ protocol: /^https?$/ })

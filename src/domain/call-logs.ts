@@ -38,7 +38,8 @@ const toCallLog = (row: Row): CallLog => ({
   startedAt: row.started_at,
   endedAt: row.ended_at,
   durationSeconds: row.duration_seconds === null ? null : Number(row.duration_seconds),
-  cost: row.cost === null ? null : Number(row.cost),
+  // A non-finite amount (stored before prices were capped) reads as unknown rather than failing the whole list.
+  cost: row.cost === null || !Number.isFinite(Number(row.cost)) ? null : Number(row.cost),
   recordingUrl: row.recording_url,
   transcript: row.transcript,
   summary: row.summary,

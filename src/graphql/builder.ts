@@ -5,7 +5,7 @@ import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import ValidationPlugin from '@pothos/plugin-validation';
 import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
-import { GraphQLError, GraphQLScalarType } from 'graphql';
+import { GraphQLError, GraphQLScalarType, type GraphQLSchema, isObjectType } from 'graphql';
 import type { z } from 'zod';
 import { badInput, unauthenticated } from '../domain/errors.js';
 import { issuesFromZod } from '../validation/issues.js';
@@ -13,6 +13,23 @@ import { jsonShapeProblem } from '../validation/json-limits.js';
 import { AUTH_FAILURE_MESSAGES, type Context } from './context.js';
 
 export const MAX_NODE_IDS = 100;
+
+/**
+ * A well-formed global id whose type is not a Node type of this schema (`Nope:1`, `Query:1`) is the client's mistake:
+ * BAD_USER_INPUT, as a malformed id, rather than the "has not been implemented" error Pothos would raise.
+ */
+function refuseForeignTypes(
+  ids: readonly { typename: string }[],
+  schema: GraphQLSchema,
+  pathOf: (index: number) => (string | number)[],
+): void {
+  const issues = ids.flatMap(({ typename }, index) => {
+    const type = schema.getType(typename);
+    if (isObjectType(type) && type.getInterfaces().some((face) => face.name === 'Node')) return [];
+    return [{ path: pathOf(index), type: 'value_error', message: 'the id does not name a node of this API' }];
+  });
+  if (issues.length > 0) throw badInput(issues);
+}
 
 export const builder = new SchemaBuilder<{
   Context: Context;
@@ -38,8 +55,14 @@ export const builder = new SchemaBuilder<{
     edgesFieldOptions: { nullable: false },
     nodeFieldOptions: { nullable: false },
     // At most MAX_NODE_IDS ids per `nodes` call (README "Limits"): each id is a lookup.
+    nodeQueryOptions: {
+      resolve: (_root, args, _context, info, resolveNode) => {
+        refuseForeignTypes([args.id], info.schema, () => ['id']);
+        return resolveNode(args.id);
+      },
+    },
     nodesQueryOptions: {
-      resolve: (_root, args, _context, _info, resolveNodes) => {
+      resolve: (_root, args, _context, info, resolveNodes) => {
         if (args.ids.length > MAX_NODE_IDS) {
           throw badInput([
             {
@@ -49,6 +72,7 @@ export const builder = new SchemaBuilder<{
             },
           ]);
         }
+        refuseForeignTypes(args.ids, info.schema, (index) => ['ids', index]);
         return resolveNodes(args.ids);
       },
     },

@@ -24,6 +24,8 @@ export function requestShapeLimits(): Plugin {
       onRequestParseDone({ requestParserResult }) {
         const batch: Params[] = Array.isArray(requestParserResult) ? requestParserResult : [requestParserResult];
         for (const params of batch) {
+          // A batch entry that is not an object (`[null]`, `[0]`) is yoga's to refuse with its own 400.
+          if (typeof params !== 'object' || params === null) continue;
           const problem = problemOf(params);
           if (problem) {
             throw new GraphQLError(problem, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });

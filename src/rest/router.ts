@@ -117,6 +117,7 @@ function errorResponse(
   route: RestRoute,
   errors: readonly GraphQLError[],
   variables: Record<string, unknown>,
+  logger: Services['logger'],
 ): Response {
   const first = errors[0];
   const code = first?.extensions?.code as ErrorCode | undefined;
@@ -139,6 +140,8 @@ function errorResponse(
       typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {},
     );
   }
+  // Masked errors were logged where they were masked; an error without any code is a fault nobody has reported yet.
+  if (!code) logger.error({ err: first }, 'unexpected error without a code on a REST route');
   return detailResponse(500, 'Internal Server Error');
 }
 
@@ -186,7 +189,8 @@ export function createRestRouter(yoga: Yoga, services: Services, routes: readonl
     const { contextFactory, execute, schema } = yoga.getEnveloped({ request, clientAddress, ...auth });
     const contextValue = await contextFactory();
     const result = (await execute({ schema, document, contextValue, variableValues })) as ExecutionResult;
-    if (result.errors && result.errors.length > 0) return errorResponse(route, result.errors, variableValues);
+    if (result.errors && result.errors.length > 0)
+      return errorResponse(route, result.errors, variableValues, services.logger);
     const legacyBody = route.respond(result.data, variableValues);
     if (legacyBody === null && route.missing) {
       return detailResponse(404, typeof route.missing === 'string' ? route.missing : route.missing(result.data));

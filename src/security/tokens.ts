@@ -20,6 +20,9 @@ export interface TokenIssuer {
 /** Verified tokens remembered (until they expire), so a client's repeated requests skip the HMAC. */
 const MAX_REMEMBERED = 10_000;
 
+/** What an account id can look like (`acc_` and base64url today): printable ASCII, at most 128 characters. */
+const ACCOUNT_ID_SHAPE = /^[\x21-\x7e]{1,128}$/;
+
 export function createTokenIssuer(secret: string, ttlSeconds: number): TokenIssuer {
   // A KeyObject made once: given a string, jsonwebtoken builds a key object on every call.
   const key = createSecretKey(Buffer.from(secret, 'utf8'));
@@ -39,6 +42,11 @@ export function createTokenIssuer(secret: string, ttlSeconds: number): TokenIssu
       try {
         const payload = jwt.verify(token, key, { algorithms: ['HS256'] });
         if (typeof payload !== 'object' || typeof payload.sub !== 'string' || typeof payload.exp !== 'number') {
+          return null;
+        }
+        // Account ids are short printable ASCII; a subject with a NUL or other control character (which PostgreSQL
+        // cannot even compare against text) names no account.
+        if (!ACCOUNT_ID_SHAPE.test(payload.sub)) {
           return null;
         }
         const version = payload.ver === undefined ? 0 : payload.ver;

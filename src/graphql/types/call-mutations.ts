@@ -5,6 +5,17 @@ import { recordCallOutcome } from '../../domain/call-outcomes.js';
 import { builder, viewerOf } from '../builder.js';
 import { CallLogRef } from './call-log.js';
 
+/**
+ * The callback's form fields: a flat object of at most MAX_CALLBACK_FIELDS names, each value a string (a number or
+ * boolean is read as its text). A nested object or list is a client mistake (BAD_USER_INPUT), never a crash.
+ */
+const MAX_CALLBACK_FIELDS = 100;
+const callbackFormSchema = z
+  .record(z.string().max(256), z.union([z.string().max(10_000), z.number(), z.boolean()]))
+  .refine((form) => Object.keys(form).length <= MAX_CALLBACK_FIELDS, {
+    message: `at most ${MAX_CALLBACK_FIELDS} fields`,
+  });
+
 builder.mutationFields((t) => ({
   receiveCallStatusCallback: t.field({
     type: CallLogRef,
@@ -18,7 +29,7 @@ builder.mutationFields((t) => ({
       apiKey: t.arg.string({ required: true }),
       campId: t.arg.string({ required: true }),
       url: t.arg.string({ required: true }),
-      params: t.arg({ type: 'JSONObject', required: true }),
+      params: t.arg({ type: 'JSONObject', required: true, validate: callbackFormSchema }),
       signature: t.arg.string(),
     },
     resolve: async (_root, args, context) => {
