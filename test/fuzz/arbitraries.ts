@@ -17,6 +17,10 @@ export const fuzzParameters = (numRuns: number): fc.Parameters<unknown> => ({
   endOnFailure: true,
 });
 
+/** `arbitrary`'s value in one case of `oneIn`, null in the others (fc.option's `freq` is the other way round). */
+export const sometimes = <T>(arbitrary: fc.Arbitrary<T>, oneIn: number): fc.Arbitrary<T | null> =>
+  fc.oneof({ weight: oneIn - 1, arbitrary: fc.constant(null) }, { weight: 1, arbitrary });
+
 const oddStrings = fc.constantFrom(
   '',
   ' ',

@@ -1,16 +1,10 @@
 // Property-based fuzzing of every GraphQL root field (queries, mutations, subscriptions sent as plain POSTs), generated
-// from the schema: each argument gets a hostile value (input objects get their own fields filled with hostile values,
-// or something else entirely), sometimes as a variable and sometimes the whole request is malformed; headers vary.
-// Property: no 5xx and nothing internal in any body (arbitraries.ts). FUZZ_RUNS / FUZZ_SEED as for REST.
+// from the schema: each argument gets a value of its type with now and then a hostile part (graphql-values.ts), sent
+// as variables or written inline as literals, sometimes in a batch with entries that are not requests, sometimes the
+// whole request is malformed; headers vary. Property: no 5xx, nothing internal in any body (arbitraries.ts), and
+// every error carries a code. FUZZ_RUNS / FUZZ_SEED as for REST.
 import fc from 'fast-check';
-import {
-  getNamedType,
-  type GraphQLArgument,
-  type GraphQLField,
-  type GraphQLInputType,
-  isInputObjectType,
-  isLeafType,
-} from 'graphql';
+import { getNamedType, type GraphQLArgument, type GraphQLField, isLeafType, isNonNullType } from 'graphql';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { schema } from '../../src/graphql/schema.js';
 import { startApp, type TestApp } from '../helpers/app.js';
@@ -22,10 +16,11 @@ import {
   deepText,
   describeRequest,
   fuzzParameters,
-  hostileValue,
   runsPerOperation,
+  sometimes,
   TOKEN,
 } from './arbitraries.js';
+import { literalOf, typedValue } from './graphql-values.js';
 
 let t: TestApp;
 let token: string;
@@ -63,40 +58,32 @@ const roots: RootField[] = (['query', 'mutation', 'subscription'] as const).flat
   return Object.values(type?.getFields() ?? {}).map((field) => ({ operation, field }));
 });
 
-/** A value for an argument of this type: mostly hostile, input objects sometimes with their own fields. */
-function valueFor(type: GraphQLInputType, depth = 0): fc.Arbitrary<unknown> {
-  const named = getNamedType(type);
-  if (!isInputObjectType(named) || depth > 2) return hostileValue;
-  const fields = Object.values(named.getFields());
-  return fc.oneof(
-    {
-      weight: 3,
-      arbitrary: fc.record(Object.fromEntries(fields.map((f) => [f.name, valueFor(f.type, depth + 1)])), {
-        requiredKeys: [],
-      }),
-    },
-    { weight: 1, arbitrary: hostileValue },
-  );
-}
-
-function documentFor({ operation, field }: RootField): string {
-  const variables = field.args.map((arg: GraphQLArgument) => `$${arg.name}: ${String(arg.type)}`).join(', ');
-  const args = field.args.map((arg) => `${arg.name}: $${arg.name}`).join(', ');
+function documentFor({ operation, field }: RootField, literals: Record<string, unknown> | null): string {
+  const variableArgs = literals ? [] : field.args;
+  const variables = variableArgs.map((arg: GraphQLArgument) => `$${arg.name}: ${String(arg.type)}`).join(', ');
+  const args = field.args
+    .filter((arg) => !literals || arg.name in literals)
+    .map((arg) => `${arg.name}: ${literals ? literalOf(literals[arg.name], arg.type) : `$${arg.name}`}`)
+    .join(', ');
   const selection = isLeafType(getNamedType(field.type)) ? '' : ' { __typename }';
   return `${operation} Fuzz${variables ? `(${variables})` : ''} { ${field.name}${args ? `(${args})` : ''}${selection} }`;
 }
 
 const requestFor = (root: RootField) =>
   fc.record({
-    variables: fc.record(Object.fromEntries(root.field.args.map((arg) => [arg.name, valueFor(arg.type)])), {
-      requiredKeys: [],
+    arguments: fc.record(Object.fromEntries(root.field.args.map((arg) => [arg.name, typedValue(schema, arg.type)])), {
+      requiredKeys: root.field.args.filter((arg) => isNonNullType(arg.type)).map((arg) => arg.name),
     }),
-    malformed: fc.option(
+    /** Inputs written inline in the document instead of sent as variables. */
+    asLiterals: fc.boolean(),
+    /** The operation sent in an array with entries that are not requests. */
+    batch: sometimes(fc.array(fc.constantFrom<unknown>(null, 0, 'x', [], {}, { query: 1 }), { maxLength: 3 }), 8),
+    malformed: sometimes(
       fc.oneof(
         deepText,
         fc.constantFrom('{', '{"query": 1}', '{"query": "{", "variables": "x"}', '[]', 'null', '{"query": null}'),
       ),
-      { freq: 8 },
+      8,
     ),
     authorization,
     contentType,
@@ -109,18 +96,37 @@ const requestFor = (root: RootField) =>
     ),
   });
 
+/** Every error a JSON answer carries has a code: a client can always tell its own mistakes from ours. */
+function checkErrorCodes(what: string, text: string): void {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return;
+  }
+  for (const result of Array.isArray(parsed) ? parsed : [parsed]) {
+    const errors = (result as { errors?: { message: string; extensions?: { code?: unknown } }[] } | null)?.errors;
+    for (const error of errors ?? []) {
+      expect(error.extensions?.code, `${what} → an error without a code: ${error.message.slice(0, 300)}`).toBeTypeOf(
+        'string',
+      );
+    }
+  }
+}
+
 it('no GraphQL root field answers 5xx or shows internals, whatever it is sent', async () => {
   const exercised = new Set<string>();
   const runs = runsPerOperation(roots.length);
   for (const root of roots) {
-    const query = documentFor(root);
     await fc.assert(
       fc.asyncProperty(requestFor(root), async (input) => {
+        const query = documentFor(root, input.asLiterals ? input.arguments : null);
+        const request = { query, variables: input.asLiterals ? {} : input.arguments };
         const headers: Record<string, string> = {};
         if (input.authorization) headers.authorization = input.authorization.replace(TOKEN, token);
         if (input.contentType) headers['content-type'] = input.contentType;
         if (input.accept) headers.accept = input.accept;
-        const raw = input.malformed ?? JSON.stringify({ query, variables: input.variables });
+        const raw = input.malformed ?? JSON.stringify(input.batch ? [request, ...input.batch] : request);
         // A subscription that is accepted answers with a stream: read its first bytes, then hang up.
         const response = await t.app.fetch(
           new Request('http://127.0.0.1/graphql', { method: 'POST', headers, body: raw }),
@@ -135,12 +141,9 @@ it('no GraphQL root field answers 5xx or shows internals, whatever it is sent', 
         } else {
           text = await response.text();
         }
-        checkReply(describeRequest('POST', '/graphql', headers, raw), {
-          status: response.status,
-          headers: response.headers,
-          body: text,
-          text,
-        });
+        const what = describeRequest('POST', '/graphql', headers, raw);
+        checkReply(what, { status: response.status, headers: response.headers, body: text, text });
+        if (!streaming) checkErrorCodes(what, text);
         exercised.add(root.field.name);
         if (text.includes('UNAUTHENTICATED') && headers.authorization === `Bearer ${token}`) await freshToken();
       }),
