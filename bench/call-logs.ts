@@ -1,11 +1,14 @@
-// Benchmark: one page of 100 call logs of a campaign, filtered by status and a time window, out of 100 000 logs
-// on SQLite. Measures the whole REST and GraphQL paths in process (app.fetch) against a raw baseline in the same
-// run: the same SQL as a prepared better-sqlite3 statement, rows serialised to JSON.
+// Benchmark: one page of 100 call logs of a campaign, filtered by status and a time window, out of 100 000 logs.
+// Measures the whole REST and GraphQL paths in process (app.fetch) against a raw baseline in the same run: the same
+// SQL as a prepared statement, rows serialised to JSON. On SQLite by default (a prepared better-sqlite3 statement);
+// with DATABASE_URL=postgres://… on a fresh PostgreSQL database made (and dropped) there, against a named prepared
+// `pg` query on one connection.
 // Run: npm run bench:call-logs   (CALL_LOGS=100000 ITERATIONS=300 to change the sizes)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
+import pg from 'pg';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { chunks } from '../src/db/chunks.js';
@@ -16,10 +19,27 @@ const CALL_LOGS = Number(process.env.CALL_LOGS ?? 100_000);
 const ITERATIONS = Number(process.env.ITERATIONS ?? 300);
 const DAY = 24 * 3600 * 1000;
 
+const POSTGRES = process.env.DATABASE_URL?.startsWith('postgres') ? new URL(process.env.DATABASE_URL) : null;
+const benchDatabase = `bench_call_logs_${process.pid}`;
+const postgresUrl = POSTGRES ? Object.assign(new URL(POSTGRES), { pathname: `/${benchDatabase}` }).toString() : '';
+
+/** On PostgreSQL: creates or drops the run's own database. */
+async function administer(statement: string): Promise<void> {
+  if (!POSTGRES) return;
+  const client = new pg.Client({ connectionString: POSTGRES.toString() });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'bench-call-logs-'));
 const file = join(dir, 'bench.db');
+await administer(`create database ${benchDatabase}`);
 const config = loadConfig({
-  DATABASE_URL: `sqlite:${file}`,
+  DATABASE_URL: POSTGRES ? postgresUrl : `sqlite:${file}`,
   JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0',
   SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'),
   LOG_LEVEL: 'silent',
@@ -74,15 +94,25 @@ console.log(`seeded ${CALL_LOGS} call logs in ${((performance.now() - seedStart)
 const since = new Date(now - 60 * DAY).toISOString();
 const until = new Date(now - 5 * DAY).toISOString();
 
-const raw = new SQLite(file, { readonly: true });
-const statement = raw.prepare(
-  `select * from call_logs where account_id = ? and camp_id = ? and status = ? and started_at >= ? and started_at <= ?
-   order by started_at desc, call_id desc limit 100 offset 0`,
-);
-const baseline = await timed(ITERATIONS, async () => {
-  const rows = statement.all(accountId, 'c1', 'completed', since, until);
-  return JSON.stringify(rows).length;
-});
+const PAGE_SQL = `select * from call_logs where account_id = ? and camp_id = ? and status = ? and started_at >= ?
+  and started_at <= ? order by started_at desc, call_id desc limit 100 offset 0`;
+const pageParams = [accountId, 'c1', 'completed', since, until];
+let closeRaw: () => Promise<void>;
+let rawPage: () => Promise<unknown[]>;
+if (POSTGRES) {
+  const client = new pg.Client({ connectionString: postgresUrl });
+  await client.connect();
+  let n = 0;
+  const text = PAGE_SQL.replace(/\?/g, () => `$${++n}`);
+  rawPage = async () => (await client.query({ name: 'bench_page', text, values: pageParams })).rows;
+  closeRaw = () => client.end();
+} else {
+  const raw = new SQLite(file, { readonly: true });
+  const statement = raw.prepare(PAGE_SQL);
+  rawPage = async () => statement.all(...pageParams);
+  closeRaw = async () => void raw.close();
+}
+const baseline = await timed(ITERATIONS, async () => JSON.stringify(await rawPage()).length);
 
 const restUrl = `http://bench/api/v3/get_call_logs_for_campaign?campId=c1&status=completed&since=${since}&until=${until}&limit=100`;
 const rest = await timed(ITERATIONS, async () => {
@@ -112,14 +142,16 @@ const graphql = await timed(ITERATIONS, async () => {
 });
 
 console.log(
-  `\n${CALL_LOGS} call logs, page of 100 for one campaign, status + since/until filters, ${ITERATIONS} runs each`,
+  `\n${POSTGRES ? 'PostgreSQL' : 'SQLite'}, ${CALL_LOGS} call logs, page of 100 for one campaign, status + ` +
+    `since/until filters, ${ITERATIONS} runs each`,
 );
 summary([
-  ['raw SQL (prepared better-sqlite3 + JSON)', baseline, baseline],
+  [POSTGRES ? 'raw SQL (prepared pg query + JSON)' : 'raw SQL (prepared better-sqlite3 + JSON)', baseline, baseline],
   ['REST get_call_logs_for_campaign', rest, baseline],
   ['GraphQL callLogs connection', graphql, baseline],
 ]);
 
-raw.close();
+await closeRaw();
 await app.close();
+await administer(`drop database if exists ${benchDatabase}`);
 rmSync(dir, { recursive: true, force: true });
