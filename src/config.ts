@@ -1,4 +1,4 @@
-// Environment → typed configuration, parsed and validated once at start (DESIGN.md §2).
+// Environment → typed configuration, parsed and validated once at start (docs/architecture.md).
 // Secrets that are not given are generated once into ./data/secrets.json (mode 0600).
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -28,7 +28,7 @@ const envSchema = z.object({
     .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be a comma-separated list of seconds')
     .default('5,300,1800,7200,18000,36000')
     .transform((value) => value.split(',').map(Number)),
-  /** How long a receiver has to answer one delivery attempt (DESIGN.md §9: 10 s). */
+  /** How long a receiver has to answer one delivery attempt (docs/decisions.md §9: 10 s). */
   WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().positive().max(60).default(10),
   /**
    * How long a request may wait for the database: PostgreSQL's connect (and pool) timeout, SQLite's busy timeout.
@@ -39,7 +39,7 @@ const envSchema = z.object({
     .string()
     .regex(/^rediss?:\/\/.+/, 'must be redis://... or rediss://...')
     .optional(),
-  /** Requests per minute per account, on both doors (DESIGN.md §11). */
+  /** Requests per minute per account, on both doors (docs/decisions.md §11). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1200),
   /** Requests without a valid bearer token (sign-up, login, provider webhooks, …) per client address per minute. */
   ANONYMOUS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),

@@ -1,4 +1,4 @@
-// Opens Kysely on better-sqlite3 or PostgreSQL, chosen by DATABASE_URL (DESIGN.md §3).
+// Opens Kysely on better-sqlite3 or PostgreSQL, chosen by DATABASE_URL (docs/architecture.md).
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';

@@ -1,4 +1,4 @@
-// Input rules for accounts (DESIGN.md §4), shared by GraphQL arguments and the REST door.
+// Input rules for accounts (docs/decisions.md §4), shared by GraphQL arguments and the REST door.
 import { z } from 'zod';
 
 export const emailField = z

@@ -1,4 +1,4 @@
-// Accounts: sign-up, password login, bearer and API-key lookup, key rotation (DESIGN.md §4).
+// Accounts: sign-up, password login, bearer and API-key lookup, key rotation (docs/decisions.md §4).
 import type { Kysely, Selectable } from 'kysely';
 import { isUniqueViolation } from '../db/errors.js';
 import type { AccountsTable, Database } from '../db/types.js';

@@ -1,4 +1,4 @@
-// Call-status callbacks from the telephony provider (DESIGN.md §7): identified by the account's API key in the
+// Call-status callbacks from the telephony provider (docs/decisions.md §7): identified by the account's API key in the
 // path, verified by the provider's signature with the stored auth token, then applied to the call log.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';

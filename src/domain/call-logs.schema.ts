@@ -1,4 +1,4 @@
-// Call-log rules: the provider's call statuses, callback parameters, listing filters (DESIGN.md §7).
+// Call-log rules: the provider's call statuses, callback parameters, listing filters (docs/decisions.md §7).
 import { z } from 'zod';
 import { dateTimeField, intField } from '../validation/fields.js';
 import { campIdField } from './campaigns.schema.js';

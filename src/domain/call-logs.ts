@@ -1,4 +1,4 @@
-// Call logs: one per (account, CallSid), moved forward by call-status callbacks, listed newest first (DESIGN.md §7).
+// Call logs: one per (account, CallSid), moved forward by call-status callbacks, listed newest first (docs/decisions.md §7).
 import type { Kysely, Selectable } from 'kysely';
 import { type KeysetPage, keysetPage } from '../db/keyset.js';
 import type { CallLogsTable, Database } from '../db/types.js';

@@ -1,5 +1,5 @@
 // What the AI engine attaches to a call once it is over: transcript, summary and the post-call analysis,
-// validated against the campaign's postCallAnalysisSchema when the campaign asks for analysis (DESIGN.md §7).
+// validated against the campaign's postCallAnalysisSchema when the campaign asks for analysis (docs/decisions.md §7).
 import type { ErrorObject } from 'ajv';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';

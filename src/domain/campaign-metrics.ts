@@ -1,4 +1,4 @@
-// Campaign metrics are derived from call logs, never stored or taken from clients (DESIGN.md §5, §7).
+// Campaign metrics are derived from call logs, never stored or taken from clients (docs/decisions.md §5, §7).
 // Every reader goes through loadCampaignMetrics, batched per request by a dataloader: one grouped query.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';

@@ -1,4 +1,4 @@
-// Campaign input rules (DESIGN.md §5): the seed's campaignModel fields, their defaults and the decided ranges.
+// Campaign input rules (docs/decisions.md §5): the legacy interface's campaignModel fields, their defaults and the decided ranges.
 // GraphQL input types validate with these schemas; the REST door validates legacy bodies with them too.
 import { z } from 'zod';
 import {

@@ -1,4 +1,4 @@
-// Campaigns: create, upsert (full replacement), partial update, delete, status transitions, listing (DESIGN.md §5).
+// Campaigns: create, upsert (full replacement), partial update, delete, status transitions, listing (docs/decisions.md §5).
 import { type Kysely, PostgresIntrospector, type Selectable, sql, type Transaction } from 'kysely';
 import { isUniqueViolation } from '../db/errors.js';
 import { type KeysetPage, keysetPage } from '../db/keyset.js';

@@ -1,4 +1,4 @@
-// Delivery rows of the outbox (DESIGN.md §9): what the worker claims and records, and what owners see and redeliver.
+// Delivery rows of the outbox (docs/decisions.md §9): what the worker claims and records, and what owners see and redeliver.
 // A claim is a lease: `next_attempt_at` moves to the lease's end and `lease_owner` names the worker, so a worker
 // that dies mid-attempt only delays the delivery until the lease runs out, and another worker takes it then.
 import type { Kysely, Selectable } from 'kysely';

@@ -1,4 +1,4 @@
-// The error kinds every door understands (DESIGN.md §10). GraphQL exposes `code` as extensions.code;
+// The error kinds every door understands (docs/decisions.md §10). GraphQL exposes `code` as extensions.code;
 // the REST router maps it to an HTTP status.
 export type ErrorCode =
   | 'BAD_USER_INPUT'

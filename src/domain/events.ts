@@ -1,4 +1,4 @@
-// Campaign events and the outbox (DESIGN.md §9). An event is written in the transaction of the change that raised
+// Campaign events and the outbox (docs/decisions.md §9). An event is written in the transaction of the change that raised
 // it, together with one delivery row per webhook attached to its campaign (and one for the text pipeline's
 // postWebhook when a social message arrives), so a committed change always has its deliveries and a rolled-back
 // one never does. Listeners (live subscriptions, the delivery worker) hear of events only after the commit.
@@ -118,7 +118,7 @@ async function recordEvents(
       .where('camp_id', '=', campId)
       .executeTakeFirst();
     if (pipeline?.post_webhook) {
-      // DESIGN.md §6: posted after postWebhookDelay seconds; a failure retried mexRetry times, retryDelay minutes apart.
+      // docs/decisions.md §6: posted after postWebhookDelay seconds; a failure retried mexRetry times, retryDelay minutes apart.
       targets.push({
         webhookId: null,
         url: pipeline.post_webhook,

@@ -1,4 +1,4 @@
-// Meeting rules (DESIGN.md §8): a campaign, a title, a time window in UTC, a time zone, 1–50 participants.
+// Meeting rules (docs/decisions.md §8): a campaign, a title, a time window in UTC, a time zone, 1–50 participants.
 import { z } from 'zod';
 import { dateTimeField, textField, timeZoneField } from '../validation/fields.js';
 import { campIdField } from './campaigns.schema.js';

@@ -1,4 +1,4 @@
-// Meetings booked through the calendar integration (DESIGN.md §8). The account's scheduled meetings never overlap.
+// Meetings booked through the calendar integration (docs/decisions.md §8). The account's scheduled meetings never overlap.
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, MeetingsTable } from '../db/types.js';
 import { newId } from '../security/api-keys.js';

@@ -1,4 +1,4 @@
-// Text pipeline rules (DESIGN.md §6): the seed's ranges, and decided units and defaults.
+// Text pipeline rules (docs/decisions.md §6): the legacy interface's ranges, and decided units and defaults.
 import { z } from 'zod';
 import { intField, textField } from '../validation/fields.js';
 

@@ -1,4 +1,4 @@
-// The text pipeline that follows a campaign: one configuration per campaign (DESIGN.md §6).
+// The text pipeline that follows a campaign: one configuration per campaign (docs/decisions.md §6).
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, TextPipelinesTable } from '../db/types.js';
 import { requireCampaign } from './campaigns.js';

@@ -1,4 +1,4 @@
-// The two Meta-style envelopes the social channel posts (DESIGN.md §8):
+// The two Meta-style envelopes the social channel posts (docs/decisions.md §8):
 //   entry[].changes[].value.messages[]  (id, from, timestamp, text.body)
 //   entry[].messaging[]                 (sender.id, timestamp, message.mid, message.text)
 import { z } from 'zod';

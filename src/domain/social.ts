@@ -1,4 +1,4 @@
-// The social channel's webhook (DESIGN.md §8): the verification handshake, and inbound messages stored once per
+// The social channel's webhook (docs/decisions.md §8): the verification handshake, and inbound messages stored once per
 // message id. No bearer token: the account's API key is in the path; the app secret, when stored, signs the body.
 import type { Kysely, Selectable } from 'kysely';
 import { chunks } from '../db/chunks.js';

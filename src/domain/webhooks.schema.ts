@@ -1,4 +1,4 @@
-// Webhook rules (DESIGN.md §9): an http(s) URL, the event types it wants (none = all), a description.
+// Webhook rules (docs/decisions.md §9): an http(s) URL, the event types it wants (none = all), a description.
 import { z } from 'zod';
 import { boolField, textField } from '../validation/fields.js';
 

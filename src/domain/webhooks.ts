@@ -1,4 +1,4 @@
-// The webhook registry (DESIGN.md §9): an account's webhooks, their signing secrets (sealed at rest) and the
+// The webhook registry (docs/decisions.md §9): an account's webhooks, their signing secrets (sealed at rest) and the
 // campaigns each one is attached to. Events of a campaign go to the enabled webhooks attached to it.
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, WebhooksTable } from '../db/types.js';

@@ -1,4 +1,4 @@
-// Live campaign events for GraphQL subscriptions (DESIGN.md §9): in-process by default; with REDIS_URL, through
+// Live campaign events for GraphQL subscriptions (docs/decisions.md §9): in-process by default; with REDIS_URL, through
 // Redis pub/sub, so an event committed on one instance reaches subscribers connected to any other.
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub, type PubSub } from 'graphql-yoga';

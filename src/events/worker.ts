@@ -1,4 +1,4 @@
-// The delivery worker (DESIGN.md §9), run by every server process: it leases due deliveries from the outbox, POSTs
+// The delivery worker (docs/decisions.md §9), run by every server process: it leases due deliveries from the outbox, POSTs
 // each with Standard Webhooks headers, and records the outcome: success on a 2xx, otherwise a retry on the schedule
 // (with up to 10 % jitter), `failed` after the last one. A 410 Gone disables the webhook. The same `webhook-id` (the
 // delivery id) goes with every attempt. Requests never wait for it: a commit that raised events only wakes it.

@@ -85,7 +85,7 @@ function maskDomainErrors(services: Services, error: unknown, message: string, i
   return masked;
 }
 
-/** DESIGN.md §11: depth ≤ 12, aliases ≤ 30, tokens ≤ 5000 and a cost limit, checked before anything runs. */
+/** docs/decisions.md §11: depth ≤ 12, aliases ≤ 30, tokens ≤ 5000 and a cost limit, checked before anything runs. */
 export const GRAPHQL_LIMITS = { depth: 12, aliases: 30, tokens: 5000, cost: 20_000 } as const;
 
 /**

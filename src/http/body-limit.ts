@@ -1,4 +1,4 @@
-// Request bodies are at most 1 MiB on every door (DESIGN.md §11): a larger Content-Length is refused before anything
+// Request bodies are at most 1 MiB on every door (docs/decisions.md §11): a larger Content-Length is refused before anything
 // is read, and a body without one (chunked) is read only up to the limit.
 import { refuse } from './refusal.js';
 

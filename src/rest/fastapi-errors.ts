@@ -1,4 +1,4 @@
-// Error bodies exactly as the legacy FastAPI service sent them (DESIGN.md §10).
+// Error bodies exactly as the legacy FastAPI service sent them (docs/decisions.md §10).
 import { type ParseError, parse as parseJsonc } from 'jsonc-parser';
 import type { ErrorCode, InputIssue } from '../domain/errors.js';
 import { redactSecrets, SECRET_FIELD_NAMES } from '../security/redact.js';

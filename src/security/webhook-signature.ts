@@ -1,4 +1,4 @@
-// Standard Webhooks signing (https://www.standardwebhooks.com, DESIGN.md §9): the secret is `whsec_` + base64 of
+// Standard Webhooks signing (https://www.standardwebhooks.com, docs/decisions.md §9): the secret is `whsec_` + base64 of
 // 32 random bytes, the HMAC key is its decoded part, and the signature covers `${id}.${timestamp}.${body}`.
 import { createHmac, randomBytes } from 'node:crypto';
 

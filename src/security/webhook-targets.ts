@@ -1,4 +1,4 @@
-// SSRF guard for outbound webhook calls (DESIGN.md §9): only public unicast addresses are reachable, unless
+// SSRF guard for outbound webhook calls (docs/decisions.md §9): only public unicast addresses are reachable, unless
 // ALLOW_PRIVATE_WEBHOOK_TARGETS is set. URLs are checked at registration (literal addresses and well-known local
 // names; nothing is resolved then, since DNS answers change) and every address DNS gives is checked again at
 // delivery, on the connection itself (see src/events/http-post.ts), so a name cannot be re-pointed in between.

@@ -1,4 +1,4 @@
-// The social channel's webhook signature (DESIGN.md §8): X-Hub-Signature-256 = "sha256=" + hex(HMAC-SHA256(app
+// The social channel's webhook signature (docs/decisions.md §8): X-Hub-Signature-256 = "sha256=" + hex(HMAC-SHA256(app
 // secret, raw body)), checked against the published test vector of GitHub's webhook documentation.
 import { describe, expect, it } from 'vitest';
 import { hubSignature, secretsEqual, verifyHubSignature } from '../../src/security/hub-signature.js';

@@ -1,4 +1,4 @@
-// Integration secrets at rest (DESIGN.md §8): AES-256-GCM under a 32-byte key, a fresh IV per value, tamper-evident
+// Integration secrets at rest (docs/decisions.md §8): AES-256-GCM under a 32-byte key, a fresh IV per value, tamper-evident
 // envelopes, and the one way a secret is ever shown.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

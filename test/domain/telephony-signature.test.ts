@@ -1,4 +1,4 @@
-// The telephony providers' call-status signature (DESIGN.md §7): base64(HMAC-SHA1(auth token, URL + each POST
+// The telephony providers' call-status signature (docs/decisions.md §7): base64(HMAC-SHA1(auth token, URL + each POST
 // parameter's name and value in parameter-name order)), checked against the providers' published test vector.
 import { describe, expect, it } from 'vitest';
 import { telephonySignature, verifyTelephonySignature } from '../../src/security/telephony-signature.js';

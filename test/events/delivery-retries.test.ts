@@ -1,4 +1,4 @@
-// A delivery attempt that gets no HTTP answer at all is retried like one answered with an error (DESIGN.md §9): a
+// A delivery attempt that gets no HTTP answer at all is retried like one answered with an error (docs/decisions.md §9): a
 // refused connection (nothing listens on the port) and a receiver that does not answer within
 // WEBHOOK_TIMEOUT_SECONDS (fractions allowed) each leave the delivery PENDING with attempts 1, no response code and
 // the error in lastError; once the receiver is back, the next attempt (same webhook-id) succeeds. No real waiting

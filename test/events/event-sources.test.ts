@@ -1,4 +1,4 @@
-// Every event type of DESIGN.md §9 is raised by its source and reaches the webhooks attached to its campaign, with
+// Every event type of docs/decisions.md §9 is raised by its source and reaches the webhooks attached to its campaign, with
 // the body {id, type, createdAt, data}: campaign.updated (REST update_campaign, GraphQL updateCampaign and
 // upsertCampaign), campaign.status_changed (pause, resume, complete), call.ended (the telephony callback that makes a
 // call terminal, once), social.message.received (once per new message) and meeting.booked. Also: who gets what

@@ -1,4 +1,4 @@
-// A delivery whose lease ran out while its attempt was still in flight is taken up again (DESIGN.md §9), and from
+// A delivery whose lease ran out while its attempt was still in flight is taken up again (docs/decisions.md §9), and from
 // then on the outcome is the new lease holder's to record: the late outcome of the first attempt must not overwrite
 // it (attempts, status, response code, next attempt). The worker writes an outcome only while the row still names
 // its lease: the same owner AND the same lease end (src/domain/deliveries.ts recordAttempt).

@@ -1,6 +1,6 @@
 // Two instances on one PostgreSQL database share the outbox: their workers lease deliveries with FOR UPDATE SKIP
 // LOCKED, so 200 events are delivered exactly once between them in the normal case. PostgreSQL only: several
-// instances is the PostgreSQL deployment (DESIGN.md §12), and two in-process apps on one SQLite file would block each
+// instances is the PostgreSQL deployment (docs/architecture.md), and two in-process apps on one SQLite file would block each
 // other (better-sqlite3 waits for a lock synchronously, on the thread the other app needs to release it).
 import { afterEach, expect, it } from 'vitest';
 import { DIALECT, startApp, type TestApp } from '../helpers/app.js';

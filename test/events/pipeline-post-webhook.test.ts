@@ -1,4 +1,4 @@
-// The text pipeline's postWebhook (DESIGN.md §6, §9): an inbound social message on a campaign whose pipeline has a
+// The text pipeline's postWebhook (docs/decisions.md §6, §9): an inbound social message on a campaign whose pipeline has a
 // postWebhook is POSTed there after postWebhookDelay seconds; a failed delivery is retried mexRetry times, retryDelay
 // MINUTES apart, then fails. No real waiting: the worker runs on a clock the test moves forward (`offset`).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// GraphQL subscription campaignEvents over SSE (DESIGN.md §9): what a live subscriber hears after REST and GraphQL
+// GraphQL subscription campaignEvents over SSE (docs/decisions.md §9): what a live subscriber hears after REST and GraphQL
 // changes, that it hears only its own account's campaign, that failed changes and unauthenticated callers get
 // nothing, and that with REDIS_URL an event committed on one instance reaches a subscriber connected to another.
 import { randomBytes } from 'node:crypto';

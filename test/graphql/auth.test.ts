@@ -1,4 +1,4 @@
-// Accounts through the GraphQL door (DESIGN.md §4, §10): signUp and login need no token, everything else
+// Accounts through the GraphQL door (docs/decisions.md §4, §10): signUp and login need no token, everything else
 // needs a bearer token, and errors carry extensions.code (plus extensions.issues for bad input).
 import jwt from 'jsonwebtoken';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Call logs over GraphQL (DESIGN.md §7, §10, §13): Query.callLogs and Campaign.callLogs connections walked forwards
+// Call logs over GraphQL (docs/decisions.md §7, §10; docs/graphql.md): Query.callLogs and Campaign.callLogs connections walked forwards
 // and backwards, their filters, agreement with callLogList and the legacy REST door, paging and cursor errors,
 // tenant isolation, CallLog.campaign, and recordCallOutcome with the campaign's postCallAnalysisSchema.
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';

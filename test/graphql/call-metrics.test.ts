@@ -1,5 +1,5 @@
 // Campaign metrics are the aggregates of the campaign's call logs after any sequence of call-status callbacks
-// (DESIGN.md §5, §7): a property-style test over seeded pseudo-random callback sequences, checked by both doors.
+// (docs/decisions.md §5, §7): a property-style test over seeded pseudo-random callback sequences, checked by both doors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { campaignModelData } from '../helpers/campaigns.js';

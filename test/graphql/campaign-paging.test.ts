@@ -1,4 +1,4 @@
-// Paging the campaigns connection (DESIGN.md §5, §13): keyset cursors forwards and backwards, a total order even
+// Paging the campaigns connection (docs/decisions.md §5; docs/graphql.md): keyset cursors forwards and backwards, a total order even
 // when campaigns share a millisecond, status and search filters, page-size and cursor validation, campaignList.
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';

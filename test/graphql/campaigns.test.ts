@@ -1,4 +1,4 @@
-// Campaigns over GraphQL (DESIGN.md §5, §13): create, update, upsert, validation, status transitions, delete,
+// Campaigns over GraphQL (docs/decisions.md §5; docs/graphql.md): create, update, upsert, validation, status transitions, delete,
 // node refetch, tenant isolation, voices, authentication.
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';

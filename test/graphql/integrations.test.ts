@@ -1,7 +1,7 @@
-// Integrations over GraphQL (DESIGN.md §8, §10, §13): connectX / disconnectX and viewer.integrations for every kind
+// Integrations over GraphQL (docs/decisions.md §8, §10; docs/graphql.md): connectX / disconnectX and viewer.integrations for every kind
 // but telephony (test/rest/telephony.test.ts covers updateTelephony). Driven from the declarations in
 // src/domain/integrations.schema.ts with a table of valid sample values per kind, so a new kind is covered as soon as
-// it is declared; the GraphQL names of DESIGN §8 are also asserted literally. Every secret sent is generated here, and
+// it is declared; the GraphQL names of docs/decisions.md §8 are also asserted literally. Every secret sent is generated here, and
 // every reply is checked for each of them.
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import { type Reply, startApp, type TestApp } from '../helpers/app.js';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-/** The GraphQL names of DESIGN §8 ("connectX / disconnectX for each kind"), literally. */
+/** The GraphQL names of docs/decisions.md §8 ("connectX / disconnectX for each kind"), literally. */
 const DESIGN_NAMES: Record<string, { type: string; connect: string; disconnect: string }> = {
   board: { type: 'BoardIntegration', connect: 'connectBoard', disconnect: 'disconnectBoard' },
   calendar: { type: 'CalendarIntegration', connect: 'connectCalendar', disconnect: 'disconnectCalendar' },
@@ -253,7 +253,7 @@ afterEach(async () => {
 // ---------------------------------------------------------------------------------------------------------------
 
 describe('the schema', () => {
-  it('has the GraphQL names of DESIGN §8 for the five kinds', () => {
+  it('has the GraphQL names of docs/decisions.md §8 for the five kinds', () => {
     for (const [name, names] of Object.entries(DESIGN_NAMES)) {
       const kind = KINDS.find((k) => k.kind === name);
       expect(kind, name).toBeDefined();

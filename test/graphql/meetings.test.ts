@@ -1,4 +1,4 @@
-// Meetings (DESIGN.md §8, §10, §13): bookMeeting needs the calendar integration, validates its input, refuses
+// Meetings (docs/decisions.md §8, §10; docs/graphql.md): bookMeeting needs the calendar integration, validates its input, refuses
 // overlapping scheduled meetings of one account (also under concurrency), cancelMeeting, the listings
 // (Campaign.meetings, Query.upcomingMeetings, Query.meeting), the legacy REST doors (GET /get_calendar_info and
 // GET /meetings/get_calendar_info), tenancy, and the cascade when a campaign is deleted.

@@ -9,7 +9,7 @@ test('schema/schema.graphql is up to date (regenerate with `npm run schema`)', (
   expect(committed).toBe(printSortedSchema());
 });
 
-test('the schema names the surface frontends rely on (DESIGN.md §13)', () => {
+test('the schema names the surface frontends rely on (docs/graphql.md)', () => {
   const sdl = printSortedSchema();
   for (const field of [
     'viewer: Account!',

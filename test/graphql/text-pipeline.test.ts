@@ -1,4 +1,4 @@
-// The text pipeline over GraphQL (DESIGN.md §6, §10, §13): setTextPipeline, deleteTextPipeline, Campaign.textPipeline,
+// The text pipeline over GraphQL (docs/decisions.md §6, §10; docs/graphql.md): setTextPipeline, deleteTextPipeline, Campaign.textPipeline,
 // defaults, validation issues with paths, NOT_FOUND, cascade on campaign delete, tenancy, batched listing.
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';

@@ -1,4 +1,4 @@
-// Webhooks over GraphQL (DESIGN.md §9, §10): createWebhook, node refetch, webhooks / webhook, updateWebhook,
+// Webhooks over GraphQL (docs/decisions.md §9, §10): createWebhook, node refetch, webhooks / webhook, updateWebhook,
 // deleteWebhook, attachWebhook / detachWebhook with Campaign.webhooks and Webhook.campaigns, Webhook.deliveries,
 // redeliverWebhookDelivery, tenant isolation, authentication and the SQL cost of Campaign.webhooks.
 // Delivery itself (signatures, retries, 410) is covered by test/events/webhook-delivery.test.ts.

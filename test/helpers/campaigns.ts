@@ -1,5 +1,5 @@
 import type { TestApp } from './app.js';
-// A valid legacy campaignModelData (seed §2.1): every required field, including the four metrics.
+// A valid legacy campaignModelData (legacy-interface.md §2.1): every required field, including the four metrics.
 export function campaignModelData(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     title: 'Spring outreach',

@@ -1,4 +1,4 @@
-// Limits and protection (DESIGN.md §4 login throttling, §10 error shapes, §11 limits): body size, GraphQL document
+// Limits and protection (docs/decisions.md §4 login throttling, §10 error shapes, §11 limits): body size, GraphQL document
 // limits (graphql-armor), page size, failed-login lockout and the per-account request rate, alone and shared
 // between instances through Redis.
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The legacy REST door's accounts and authentication, as a FastAPI client sees them (DESIGN.md §4, §10):
+// The legacy REST door's accounts and authentication, as a FastAPI client sees them (docs/decisions.md §4, §10):
 // sign-up, the OAuth2 password-flow login, and the 401s every bearer-protected path answers.
 import { createHash } from 'node:crypto';
 import jwt from 'jsonwebtoken';

@@ -1,4 +1,4 @@
-// The telephony provider's call-status callbacks on the legacy door (DESIGN.md §7, §10):
+// The telephony provider's call-status callbacks on the legacy door (docs/decisions.md §7, §10):
 // POST /api/v3/telephony_webhook/{apiKey}/{campId}, form-encoded, signed with X-Telephony-Signature.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';

@@ -1,4 +1,4 @@
-// Call logs by the legacy door (DESIGN.md §7, §10): GET /get_call_logs_for_campaign and GET /get_call_logs_for_user,
+// Call logs by the legacy door (docs/decisions.md §7, §10): GET /get_call_logs_for_campaign and GET /get_call_logs_for_user,
 // their shape, newest-first order, filters (status, since, until, limit, offset), FastAPI-shaped 422s, 404 for an
 // unknown campaign, 401 without a token, and tenant isolation. Logs are created by signed provider callbacks.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';

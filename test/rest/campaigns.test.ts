@@ -1,4 +1,4 @@
-// Legacy campaign paths (DESIGN.md §5, §10; seed §2.1, §2.2, §4.1, §7):
+// Legacy campaign paths (docs/decisions.md §5, §10; legacy-interface.md §2.1, §2.2, §4.1, §7):
 // POST /update_campaign, GET /get_campaigns, GET /get_campaign, and the router's 404/405.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';

@@ -1,7 +1,7 @@
-// Integrations by the legacy REST door (DESIGN.md §8, §10): add / get / remove for every kind but telephony
+// Integrations by the legacy REST door (docs/decisions.md §8, §10): add / get / remove for every kind but telephony
 // (which has its own paths, test/rest/telephony.test.ts). The tests are driven from the declarations in
 // src/domain/integrations.schema.ts, with a table of valid sample values per kind, so a new kind is covered as soon
-// as it is declared; the paths and words of DESIGN §8 are also asserted literally.
+// as it is declared; the paths and words of docs/decisions.md §8 are also asserted literally.
 // Every secret sent is generated here, and every reply made through the helpers below is checked for each of them.
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ import { type Reply, startApp, type TestApp } from '../helpers/app.js';
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 // ---------------------------------------------------------------------------------------------------------------
-// What DESIGN §8 says, literally.
+// What docs/decisions.md §8 says, literally.
 
 interface DesignRow {
   /** How the 404 sentences name the kind. */
@@ -303,8 +303,8 @@ afterEach(async () => {
 
 // ---------------------------------------------------------------------------------------------------------------
 
-describe('the declarations and DESIGN §8', () => {
-  it('declare the five kinds of DESIGN §8 (and telephony), with its fields and secret fields', () => {
+describe('the declarations and docs/decisions.md §8', () => {
+  it('declare the five kinds of docs/decisions.md §8 (and telephony), with its fields and secret fields', () => {
     expect(KINDS.map((kind) => kind.kind)).toEqual(expect.arrayContaining(Object.keys(DESIGN)));
     for (const [name, row] of Object.entries(DESIGN)) {
       const kind = KINDS.find((k) => k.kind === name);
@@ -316,7 +316,7 @@ describe('the declarations and DESIGN §8', () => {
     expect(INTEGRATION_KINDS.map((kind) => kind.kind)).toContain('telephony');
   });
 
-  it('the paths of each kind are exactly the seed and added paths of DESIGN §8', () => {
+  it('the paths of each kind are exactly the legacy and added paths of docs/decisions.md §8', () => {
     for (const [name, row] of Object.entries(DESIGN)) {
       const kind = KINDS.find((k) => k.kind === name);
       if (!kind) throw new Error(`no ${name} kind`);
@@ -327,7 +327,7 @@ describe('the declarations and DESIGN §8', () => {
     }
   });
 
-  it('the seed paths and the added paths, literally, are each one route behind a bearer token', () => {
+  it('the legacy paths and the added paths, literally, are each one route behind a bearer token', () => {
     const literal = [
       'DELETE /remove_board_info',
       'GET /get_calendar_info',
@@ -369,7 +369,7 @@ describe('the declarations and DESIGN §8', () => {
     }
   });
 
-  it('the 404 words are those of DESIGN §8', () => {
+  it('the 404 words are those of docs/decisions.md §8', () => {
     for (const [name, row] of Object.entries(DESIGN)) {
       const kind = KINDS.find((k) => k.kind === name);
       expect(kind?.notFound, name).toBe(`${row.name} integration not found`);

@@ -1,4 +1,4 @@
-// The social channel's webhook (DESIGN.md §8, §10, §11), without bearer token: the GET verification handshake and
+// The social channel's webhook (docs/decisions.md §8, §10, §11), without bearer token: the GET verification handshake and
 // the POST receiver at /api/v3/social_webhook/{apiKey}/{campId}. Messages of both Meta-style envelopes are stored once
 // per message id and read back through GraphQL Campaign.socialMessages; with an app secret stored, the body must carry
 // an X-Hub-Signature-256 computed over its exact raw bytes.

@@ -1,4 +1,4 @@
-// Telephony settings (DESIGN.md §7, §8, §10): POST /update_telephony, GET /get_telephony, and the GraphQL doors
+// Telephony settings (docs/decisions.md §7, §8, §10): POST /update_telephony, GET /get_telephony, and the GraphQL doors
 // updateTelephony, disconnectTelephony and viewer.integrations.telephony. The auth token is encrypted at rest and
 // never shown whole: every reply made in this file is checked for it.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

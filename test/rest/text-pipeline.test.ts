@@ -1,4 +1,4 @@
-// Legacy text pipeline paths (DESIGN.md §6, §10): POST | GET | DELETE /text_pipeline_configuration?campId=
+// Legacy text pipeline paths (docs/decisions.md §6, §10): POST | GET | DELETE /text_pipeline_configuration?campId=
 // (also campaignId or camp_id), defaults, replacement, FastAPI-shaped 422s, 404s, cascade on campaign delete, tenancy.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';

@@ -1,4 +1,4 @@
-// GET /get_supported_voices (DESIGN.md §5; seed §4.1): the voice catalogue as a bare array.
+// GET /get_supported_voices (docs/decisions.md §5; legacy-interface.md §4.1): the voice catalogue as a bare array.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { campaignModelData } from '../helpers/campaigns.js';

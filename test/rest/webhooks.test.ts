@@ -1,4 +1,4 @@
-// Webhooks by REST (DESIGN.md §9, §10): POST /create_webhook, GET /get_webhooks, DELETE /remove_webhook and the seed's
+// Webhooks by REST (docs/decisions.md §9, §10): POST /create_webhook, GET /get_webhooks, DELETE /remove_webhook and the legacy interface's
 // POST /add_webhook_campaingn, with their FastAPI-shaped errors, the SSRF guard, tenant isolation, the secret sealed
 // at rest and the per-account cap. Delivery itself is covered by test/events/webhook-delivery.test.ts.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

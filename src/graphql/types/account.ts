@@ -1,4 +1,4 @@
-// Account, the viewer, sign-up, login and API-key rotation (DESIGN.md §4).
+// Account, the viewer, sign-up, login and API-key rotation (docs/decisions.md §4).
 
 import type { Account } from '../../domain/accounts.js';
 import { z } from 'zod';

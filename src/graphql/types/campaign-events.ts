@@ -1,4 +1,4 @@
-// Subscription.campaignEvents (DESIGN.md §9): the events of one of your campaigns, live, over SSE on /graphql
+// Subscription.campaignEvents (docs/decisions.md §9): the events of one of your campaigns, live, over SSE on /graphql
 // (`Accept: text/event-stream`). The same events, with the same ids, go to the campaign's webhooks.
 import type { CampaignEvent } from '../../domain/events.js';
 import { requireCampaign } from '../../domain/campaigns.js';

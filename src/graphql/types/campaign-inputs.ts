@@ -1,4 +1,4 @@
-// Campaign input types. All three share the seed's fields; zod schemas from the domain validate them.
+// Campaign input types. All three share the legacy interface's fields; zod schemas from the domain validate them.
 import type { InputFieldBuilder } from '@pothos/core';
 import {
   CAMPAIGN_DEFAULTS,
@@ -65,7 +65,7 @@ function campaignFields(t: InputFieldBuilder<typeof builder.$inferSchemaTypes, '
 
 export const CampaignDataInput = builder
   .inputType('CampaignDataInput', {
-    description: "A whole campaign: omitted optional fields take the seed's defaults.",
+    description: "A whole campaign: omitted optional fields take the legacy interface's defaults.",
     fields: (t) => campaignFields(t, 'full'),
   })
   .validate(campaignDataSchema);

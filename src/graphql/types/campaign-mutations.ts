@@ -1,4 +1,4 @@
-// Campaign mutations (DESIGN.md §5). Each resolver hands validated input to the domain.
+// Campaign mutations (docs/decisions.md §5). Each resolver hands validated input to the domain.
 import {
   type CampaignAction,
   createCampaign,

@@ -1,4 +1,4 @@
-// Webhooks (DESIGN.md §9): the Webhook type with its deliveries, Query.webhooks, Campaign.webhooks, and the
+// Webhooks (docs/decisions.md §9): the Webhook type with its deliveries, Query.webhooks, Campaign.webhooks, and the
 // registry mutations (create, update, delete, attach, detach, redeliver).
 import { z } from 'zod';
 import { getCampaignsByIds } from '../../domain/campaigns.js';

@@ -1,4 +1,4 @@
-// Legacy sign-up and the OAuth2 password-flow token endpoint (DESIGN.md §4).
+// Legacy sign-up and the OAuth2 password-flow token endpoint (docs/decisions.md §4).
 import { z } from 'zod';
 import { emailField, passwordField } from '../../domain/accounts.schema.js';
 import { defineRoute } from '../route.js';

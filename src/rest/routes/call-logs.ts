@@ -1,4 +1,4 @@
-// Call logs by the legacy door, and the telephony provider's call-status callbacks (DESIGN.md §7).
+// Call logs by the legacy door, and the telephony provider's call-status callbacks (docs/decisions.md §7).
 import { z } from 'zod';
 import { callLogListQuerySchema } from '../../domain/call-logs.schema.js';
 import { campIdField } from '../../domain/campaigns.schema.js';

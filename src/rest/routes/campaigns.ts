@@ -1,4 +1,4 @@
-// Legacy campaign paths: update_campaign (upsert, full replacement), get_campaigns, get_campaign (DESIGN.md §5).
+// Legacy campaign paths: update_campaign (upsert, full replacement), get_campaigns, get_campaign (docs/decisions.md §5).
 import { z } from 'zod';
 import { campIdField, legacyUpdateCampaignSchema } from '../../domain/campaigns.schema.js';
 import { intField } from '../../validation/fields.js';

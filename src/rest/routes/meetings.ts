@@ -1,4 +1,4 @@
-// The calendar integration with its upcoming meetings, and one meeting by id (DESIGN.md §8).
+// The calendar integration with its upcoming meetings, and one meeting by id (docs/decisions.md §8).
 import { z } from 'zod';
 import { calendar } from '../../domain/integrations.schema.js';
 import { defineRoute } from '../route.js';

@@ -1,4 +1,4 @@
-// POST | GET | DELETE /text_pipeline_configuration?campId= (also campaignId or camp_id) — DESIGN.md §6.
+// POST | GET | DELETE /text_pipeline_configuration?campId= (also campaignId or camp_id) — docs/decisions.md §6.
 import { z } from 'zod';
 import { campIdField } from '../../domain/campaigns.schema.js';
 import { textPipelineSchema, type TextPipelineInput } from '../../domain/pipelines.schema.js';

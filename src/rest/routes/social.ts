@@ -1,4 +1,4 @@
-// The social channel's webhook, without bearer token (DESIGN.md §8): GET handshake, POST receiver.
+// The social channel's webhook, without bearer token (docs/decisions.md §8): GET handshake, POST receiver.
 import { z } from 'zod';
 import { defineRoute } from '../route.js';
 

@@ -1,4 +1,4 @@
-// Webhooks by REST (DESIGN.md §9): the seed's POST /add_webhook_campaingn (spelled as the seed spells it) and the
+// Webhooks by REST (docs/decisions.md §9): the legacy interface's POST /add_webhook_campaingn (spelled as the legacy interface spells it) and the
 // additions POST /create_webhook, GET /get_webhooks, DELETE /remove_webhook.
 import { z } from 'zod';
 import { campIdField } from '../../domain/campaigns.schema.js';
@@ -19,7 +19,7 @@ const legacyWebhook = ({ campaigns, ...webhook }: WebhookData) => ({
 
 const webhookQuery = z.object({ webhookId: webhookIdField });
 
-/** `campaignId` as in the seed's example; `campId` and `camp_id` as the other routes accept. */
+/** `campaignId` as in the legacy interface's example; `campId` and `camp_id` as the other routes accept. */
 const attachQuery = z.preprocess(
   (query) => {
     const q = (query ?? {}) as Record<string, unknown>;
