@@ -1,5 +1,5 @@
 // Serves the app's fetch handler over node:http, and shuts down without dropping accepted requests.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import { Server as NetServer } from 'node:net';
 import { createServerAdapter } from '@whatwg-node/server';
 import type { App } from '../app.js';
@@ -15,6 +15,19 @@ export interface HttpServer {
   shutdown(timeoutMs: number): Promise<boolean>;
 }
 
+/**
+ * A fetch `Response` made without a `statusText` would go out as `HTTP/1.1 404 ` (the adapter passes the empty text
+ * on); the legacy service's server, like most, sends the standard reason phrase (`404 Not Found`).
+ */
+function withReasonPhrase(res: ServerResponse): void {
+  const writeHead = res.writeHead.bind(res) as (status: number, ...rest: unknown[]) => ServerResponse;
+  res.writeHead = ((status: number, ...rest: unknown[]) => {
+    if (rest.length === 0 || typeof rest[0] !== 'string') return writeHead(status, STATUS_CODES[status] ?? '', ...rest);
+    if (rest[0] === '') return writeHead(status, STATUS_CODES[status] ?? '', ...rest.slice(1));
+    return writeHead(status, ...rest);
+  }) as ServerResponse['writeHead'];
+}
+
 /** How long a keep-alive connection idle at shutdown may still bring a request. */
 const IDLE_GRACE_MS = 1000;
 
@@ -24,6 +37,7 @@ export function createHttpServer(app: App): HttpServer {
   );
   const server = createServer((req, res) => {
     if (app.draining) res.setHeader('connection', 'close');
+    withReasonPhrase(res);
     void adapter(req, res);
   });
   // Idle keep-alive connections end on their own this long after their last response.

@@ -1,6 +1,7 @@
 // `npm start` on an empty folder: creates ./data/, migrates, serves GraphiQL and the REST paths.
 import { type ChildProcess, execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, statSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -69,6 +70,22 @@ describe('a fresh start', () => {
       body: JSON.stringify({ query: '{ viewer { email } }' }),
     });
     expect(await graphql.json()).toEqual({ data: { viewer: { email } } });
+  });
+
+  test('status lines carry the standard reason phrase, as the legacy service sent them', async () => {
+    const statusLine = (path: string, method = 'GET') =>
+      new Promise<string>((resolve, reject) => {
+        const request = httpRequest(`${base}${path}`, { method }, (response) => {
+          response.resume();
+          resolve(`${response.statusCode} ${response.statusMessage}`);
+        });
+        request.on('error', reject);
+        request.end();
+      });
+    expect(await statusLine('/api/v3/no_such_path')).toBe('404 Not Found');
+    expect(await statusLine('/api/v3/get_campaigns')).toBe('401 Unauthorized');
+    expect(await statusLine('/healthz')).toBe('200 OK');
+    expect(await statusLine('/api/v3/signup', 'POST')).toBe('422 Unprocessable Entity');
   });
 
   test('`cli migrate` reports an up-to-date database', async () => {
