@@ -1,4 +1,6 @@
-// Operator commands: `migrate`, `schema:print`, `seed:demo`, `user:create --email E --password P`.
+// Operator commands (`npm run cli -- <command>`): migrate, schema:print, seed:demo, user:create. `--help` for the
+// list and for each command (exit 0); an unknown command or a missing or unknown option is a usage error (exit 2);
+// a failure the operator can fix is one line (src/startup-errors.ts, exit 1).
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config.js';
@@ -9,54 +11,77 @@ import { signUpSchema } from './domain/accounts.schema.js';
 import { loadVoiceCatalogue } from './domain/voices.js';
 import { seedDemo } from './demo.js';
 import { printSortedSchema } from './graphql/schema.js';
+import { exitOnStartupFailure, type StartupSettings } from './startup-errors.js';
 
 export const SCHEMA_FILE = 'schema/schema.graphql';
 
-async function run(command: string | undefined, args: string[]): Promise<void> {
-  switch (command) {
-    case 'schema:print': {
-      writeFileSync(SCHEMA_FILE, printSortedSchema());
-      console.log(`wrote ${SCHEMA_FILE}`);
-      return;
-    }
-    case 'migrate': {
-      const { db, dialect, close } = openDatabase(loadConfig().DATABASE_URL);
+/** A mistake in how a command was called: the message and the usage (of that command, if known), exit code 2. */
+class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Command {
+  summary: string;
+  usage: string;
+  options?: Record<string, { type: 'string'; description: string }>;
+  run(options: Record<string, string | undefined>): Promise<void>;
+}
+
+/** Settings of the current command, for its failure messages. */
+let settings: StartupSettings = {};
+
+/** Opens the configured database, migrated (saying so when it was not up to date), for `work`. */
+async function withDatabase<T>(work: (db: ReturnType<typeof openDatabase>['db']) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  settings = config;
+  const { db, dialect, close } = openDatabase(config.DATABASE_URL);
+  try {
+    const applied = await migrateToLatest(db, dialect);
+    if (applied.length > 0) console.log(`migrated: ${applied.join(', ')}`);
+    return await work(db);
+  } finally {
+    await close();
+  }
+}
+
+const commands: Record<string, Command> = {
+  migrate: {
+    summary: 'apply the pending migrations to DATABASE_URL (npm start does it too)',
+    usage: 'migrate',
+    run: async () => {
+      const config = loadConfig();
+      settings = config;
+      const { db, dialect, close } = openDatabase(config.DATABASE_URL);
       try {
+        console.log('migrating…');
         const applied = await migrateToLatest(db, dialect);
         console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
       } finally {
         await close();
       }
-      return;
-    }
-    case 'user:create': {
-      const { values } = parseArgs({
-        args,
-        options: { email: { type: 'string' }, password: { type: 'string' } },
-      });
-      const input = signUpSchema.safeParse(values);
-      if (!input.success)
-        throw new Error(input.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n'));
+    },
+  },
+  'schema:print': {
+    summary: `write the GraphQL schema to ${SCHEMA_FILE} (npm run schema)`,
+    usage: 'schema:print',
+    run: async () => {
+      writeFileSync(SCHEMA_FILE, printSortedSchema());
+      console.log(`wrote ${SCHEMA_FILE}`);
+    },
+  },
+  'seed:demo': {
+    summary: 'create (or start over) the demo account with campaigns, call logs, meetings and a webhook',
+    usage: 'seed:demo',
+    run: async () => {
       const config = loadConfig();
-      const { db, dialect, close } = openDatabase(config.DATABASE_URL);
-      try {
-        await migrateToLatest(db, dialect);
-        const { account, apiKey } = await signUp(db, input.data, {
-          allowSignup: true,
-          passwordCost: config.PASSWORD_HASH_COST,
-        });
-        console.log(`created ${account.email} (${account.id})\nAPI key (shown once): ${apiKey}`);
-      } finally {
-        await close();
-      }
-      return;
-    }
-    case 'seed:demo': {
-      const config = loadConfig();
-      const { db, dialect, close } = openDatabase(config.DATABASE_URL);
-      try {
-        await migrateToLatest(db, dialect);
+      await withDatabase(async (db) => {
         await loadVoiceCatalogue(db);
+        console.log('seeding the demo account…');
         const demo = await seedDemo(db, config);
         console.log(
           [
@@ -65,24 +90,96 @@ async function run(command: string | undefined, args: string[]): Promise<void> {
             `  password  ${demo.password}`,
             `  API key   ${demo.apiKey}   (shown once; running seed:demo again starts the demo account over)`,
             '',
-            'Start the server (npm start), open http://127.0.0.1:4000/graphql, run "Login", put the accessToken in',
-            'the Headers tab as {"Authorization": "Bearer <accessToken>"}, then run "Campaigns".',
+            'Start the server (npm start), open http://127.0.0.1:4000/graphql, run "Login", then "Campaigns".',
             'REST: curl -s -X POST http://127.0.0.1:4000/api/v3/login -d username=demo@example.com -d password=demo-password',
           ].join('\n'),
         );
-      } finally {
-        await close();
+      });
+    },
+  },
+  'user:create': {
+    summary: 'create an account (even when ALLOW_SIGNUP=false) and print its API key once',
+    usage: 'user:create --email E --password P',
+    options: {
+      email: { type: 'string', description: 'the e-mail to log in with' },
+      password: { type: 'string', description: '8 to 128 characters' },
+    },
+    run: async (options) => {
+      for (const name of ['email', 'password']) {
+        if (options[name] === undefined) throw new UsageError(`user:create needs --${name}`, 'user:create');
       }
-      return;
-    }
-    default:
-      throw new Error(
-        'usage: npm run cli -- <migrate | schema:print | seed:demo | user:create --email E --password P>',
-      );
-  }
+      const input = signUpSchema.safeParse(options);
+      if (!input.success) {
+        const problems = input.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`);
+        throw new UsageError(problems.join('; '), 'user:create');
+      }
+      const config = loadConfig();
+      await withDatabase(async (db) => {
+        const { account, apiKey } = await signUp(db, input.data, {
+          allowSignup: true,
+          passwordCost: config.PASSWORD_HASH_COST,
+        });
+        console.log(`created ${account.email} (${account.id})\nAPI key (shown once): ${apiKey}`);
+      });
+    },
+  },
+};
+
+const HELP = new Set(['--help', '-h', 'help']);
+
+function overview(): string {
+  const width = Math.max(...Object.keys(commands).map((name) => name.length));
+  return [
+    'usage: npm run cli -- <command> [options]     (npm run cli -- <command> --help for one command)',
+    '',
+    'commands:',
+    ...Object.entries(commands).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`),
+    '',
+    'Configuration comes from the environment (DATABASE_URL, ...; see the README, "Configuration").',
+  ].join('\n');
 }
 
-run(process.argv[2], process.argv.slice(3)).catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
+function commandHelp(name: string, command: Command): string {
+  const options = Object.entries(command.options ?? {}).map(([option, { description }]) => {
+    return `  --${option}  ${description}`;
+  });
+  return [
+    `usage: npm run cli -- ${command.usage}`,
+    '',
+    command.summary,
+    ...(options.length ? ['', ...options] : []),
+  ].join('\n');
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [name, ...args] = argv;
+  if (name === undefined) throw new UsageError('no command given');
+  if (HELP.has(name)) {
+    console.log(overview());
+    return;
+  }
+  const command = commands[name];
+  if (!command) throw new UsageError(`unknown command "${name}"`);
+  if (args.some((arg) => HELP.has(arg))) {
+    console.log(commandHelp(name, command));
+    return;
+  }
+  let values: Record<string, string | undefined>;
+  try {
+    ({ values } = parseArgs({ args, options: command.options ?? {}, strict: true, allowPositionals: false }) as {
+      values: Record<string, string | undefined>;
+    });
+  } catch (error) {
+    throw new UsageError(`${name}: ${error instanceof Error ? error.message : String(error)}`, name);
+  }
+  await command.run(values);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    const command = error.command === undefined ? undefined : commands[error.command];
+    console.error(`${error.message}\n\n${command ? commandHelp(error.command ?? '', command) : overview()}`);
+    process.exit(2);
+  }
+  exitOnStartupFailure(error, settings);
 });

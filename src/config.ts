@@ -72,13 +72,42 @@ export type Config = Omit<z.infer<typeof envSchema>, 'JWT_SECRET' | 'SECRETS_KEY
 
 export class ConfigError extends Error {}
 
+/** A URL with its password (if any) replaced by `****`; text that is not a URL is returned unchanged. */
+export function maskUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.password) url.password = '****';
+    return url.toString();
+  } catch {
+    return value;
+  }
+}
+
+/** A setting's value as an error message may show it: quoted, secrets hidden, URL passwords masked. */
+const shownValue = (name: string, value: string) =>
+  name === 'JWT_SECRET' || name === 'SECRETS_KEY' ? '(hidden)' : JSON.stringify(maskUrl(value));
+
 /** Parses the environment; throws ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, warn: (m: string) => void = console.warn): Config {
   const given = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   const parsed = envSchema.safeParse(given);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+    const problems = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? '');
+      const value = given[name];
+      const message =
+        issue.code === 'invalid_type' && issue.expected === 'number'
+          ? 'must be a number'
+          : issue.code === 'too_small' && issue.origin === 'number'
+            ? `must be at least ${issue.minimum}`
+            : issue.code === 'too_big' && issue.origin === 'number'
+              ? `must be at most ${issue.maximum}`
+              : issue.code === 'invalid_value'
+                ? `must be one of ${issue.values.join(', ')}`
+                : issue.message;
+      return value === undefined ? `${name} ${message}` : `${name}=${shownValue(name, value)} ${message}`;
+    });
+    throw new ConfigError(`Invalid configuration (see the README, "Configuration"): ${problems.join('; ')}`);
   }
   const { JWT_SECRET, SECRETS_KEY, SECRETS_FILE, ...rest } = parsed.data;
   const secrets = JWT_SECRET && SECRETS_KEY ? { JWT_SECRET, SECRETS_KEY } : readOrCreateSecrets(SECRETS_FILE, warn);

@@ -1,15 +1,19 @@
 // Entry point: config → database → migrations → HTTP server and delivery worker. On SIGTERM/SIGINT it drains:
 // no new connections, live streams end, in-flight requests finish, the worker stops, the database closes — within 5 s.
 import { createApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { loadConfig } from './config.js';
 import { createHttpServer, listen } from './http/server.js';
-import { RedisUnavailableError } from './redis.js';
+import { exitOnStartupFailure, type StartupSettings } from './startup-errors.js';
 
 /** SIGTERM to exit: in-flight requests are answered, live streams closed, the worker stopped (README "Shutdown"). */
 const SHUTDOWN_TIMEOUT_MS = 5000;
 
+/** What start-up was given, for its failure messages (src/startup-errors.ts). */
+let settings: StartupSettings = {};
+
 async function main(): Promise<void> {
   const config = loadConfig();
+  settings = config;
   const app = await createApp(config);
   const { server, shutdown } = createHttpServer(app);
   const { port } = await listen(server, config.PORT, config.HOST);
@@ -38,7 +42,4 @@ process.on('unhandledRejection', (reason) => {
   console.error('unhandled rejection:', reason);
 });
 
-main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError || error instanceof RedisUnavailableError ? error.message : error);
-  process.exit(1);
-});
+main().catch((error: unknown) => exitOnStartupFailure(error, settings));
