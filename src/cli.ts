@@ -1,6 +1,7 @@
 // Operator commands (`npm run cli -- <command>`): migrate, schema:print, seed:demo, user:create. `--help` for the
 // list and for each command (exit 0); an unknown command or a missing or unknown option is a usage error (exit 2);
 // a failure the operator can fix is one line (src/startup-errors.ts, exit 1).
+import './node-version.js';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config.js';

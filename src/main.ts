@@ -1,5 +1,6 @@
 // Entry point: config → database → migrations → HTTP server and delivery worker. On SIGTERM/SIGINT it drains:
 // no new connections, live streams end, in-flight requests finish, the worker stops, the database closes — within 5 s.
+import './node-version.js';
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
 import { createHttpServer, listen } from './http/server.js';
