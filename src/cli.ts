@@ -3,6 +3,7 @@
 // a failure the operator can fix is one line (src/startup-errors.ts, exit 1).
 import './node-version.js';
 import { writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
@@ -12,7 +13,7 @@ import { signUpSchema } from './domain/accounts.schema.js';
 import { loadVoiceCatalogue } from './domain/voices.js';
 import { seedDemo } from './demo.js';
 import { printSortedSchema } from './graphql/schema.js';
-import { exitOnStartupFailure, type StartupSettings } from './startup-errors.js';
+import { describeStartupFailure, type StartupSettings } from './startup-errors.js';
 
 export const SCHEMA_FILE = 'schema/schema.graphql';
 
@@ -152,7 +153,7 @@ function commandHelp(name: string, command: Command): string {
   ].join('\n');
 }
 
-async function main(argv: string[]): Promise<void> {
+async function dispatch(argv: string[]): Promise<void> {
   const [name, ...args] = argv;
   if (name === undefined) throw new UsageError('no command given');
   if (HELP.has(name)) {
@@ -176,11 +177,26 @@ async function main(argv: string[]): Promise<void> {
   await command.run(values);
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof UsageError) {
-    const command = error.command === undefined ? undefined : commands[error.command];
-    console.error(`${error.message}\n\n${command ? commandHelp(error.command ?? '', command) : overview()}`);
-    process.exit(2);
+/** Runs one CLI invocation; resolves to its exit code (0 done, 1 failed, 2 called wrongly). */
+export async function runCli(argv: string[]): Promise<number> {
+  settings = {};
+  try {
+    await dispatch(argv);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      const command = error.command === undefined ? undefined : commands[error.command];
+      console.error(`${error.message}\n\n${command ? commandHelp(error.command ?? '', command) : overview()}`);
+      return 2;
+    }
+    console.error(describeStartupFailure(error, settings) ?? error);
+    return 1;
   }
-  exitOnStartupFailure(error, settings);
-});
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  runCli(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    () => process.exit(1),
+  );
+}

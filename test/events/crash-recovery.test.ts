@@ -52,7 +52,7 @@ async function setUp(respond: Receiver['respond']) {
     token,
     body: { campId: 'spring', campaignModelData: campaignModelData() },
   });
-  expect(campaign.status).toBe(200);
+  expect(campaign.status, campaign.text).toBe(200);
   const created = await admin.gql(
     'mutation ($url: String!) { createWebhook(input: { url: $url }) { webhookId } }',
     { url: receiver.url },

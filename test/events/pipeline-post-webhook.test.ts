@@ -402,7 +402,7 @@ describe('postWebhook target check', () => {
 
     // Nothing was stored.
     const stored = await app().rest('GET', `/text_pipeline_configuration?campId=${CAMP}`, { token });
-    expect(stored.status).toBe(404);
+    expect(stored.status, stored.text).toBe(404);
     expect(stored.body).toEqual({ detail: 'Text pipeline configuration not found' });
     // A public target is fine.
     const ok = await app().rest('POST', `/text_pipeline_configuration?campId=${CAMP}`, {

@@ -32,12 +32,12 @@ it("A's update of campaign `spring` reaches A's receiver only; B, with its own `
       token: owner.account.token,
       body: { url: owner.receiver.url },
     });
-    expect(created.status).toBe(200);
+    expect(created.status, created.text).toBe(200);
     const webhookId = created.body.webhookId as string;
     const attached = await app.rest('POST', `/add_webhook_campaingn?webhookId=${webhookId}&campaignId=spring`, {
       token: owner.account.token,
     });
-    expect(attached.status).toBe(200);
+    expect(attached.status, attached.text).toBe(200);
     return webhookId;
   };
   const a = await tenant();

@@ -32,13 +32,13 @@ const updateCampaign = (campId: string, title = 'Spring outreach') =>
 async function webhookOn(campId: string, url: string, events?: string[]) {
   expect((await updateCampaign(campId)).status).toBe(200);
   const created = await t.rest('POST', '/create_webhook', { token, body: { url, ...(events ? { events } : {}) } });
-  expect(created.status).toBe(200);
+  expect(created.status, created.text).toBe(200);
   const attached = await t.rest(
     'POST',
     `/add_webhook_campaingn?webhookId=${created.body.webhookId}&campaignId=${campId}`,
     { token },
   );
-  expect(attached.status).toBe(200);
+  expect(attached.status, attached.text).toBe(200);
   return created.body as { webhookId: string; secret: string };
 }
 
@@ -130,7 +130,7 @@ describe('webhook delivery', () => {
 
     const started = Date.now();
     const reply = await updateCampaign('spring', 'Quick');
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
     // The receiver has got the event (or is about to) but has not answered, and the request is long done.
     await receiver.waitFor(1);
     const [pending] = await deliveries(webhookId);
@@ -165,7 +165,7 @@ describe('webhook targets', () => {
   it('refuses a private-address target with a 422 (REST) and BAD_USER_INPUT (GraphQL) unless the flag is set', async () => {
     await start({});
     const rest = await t.rest('POST', '/create_webhook', { token, body: { url: 'http://10.1.2.3/hook' } });
-    expect(rest.status).toBe(422);
+    expect(rest.status, rest.text).toBe(422);
     expect(rest.body.detail).toEqual([
       expect.objectContaining({ type: 'value_error', loc: ['body', 'url'], input: 'http://10.1.2.3/hook' }),
     ]);
@@ -182,7 +182,7 @@ describe('webhook targets', () => {
 
     await start({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' });
     const allowed = await t.rest('POST', '/create_webhook', { token, body: { url: 'http://10.1.2.3/hook' } });
-    expect(allowed.status).toBe(200);
+    expect(allowed.status, allowed.text).toBe(200);
   });
 
   it('checks what a host name resolves to at delivery, and refuses a private answer', async () => {

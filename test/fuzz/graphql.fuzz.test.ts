@@ -32,7 +32,7 @@ beforeAll(async () => {
     token,
     body: { campId: 'spring', campaignModelData: campaignModelData() },
   });
-  expect(campaign.status).toBe(200);
+  expect(campaign.status, campaign.text).toBe(200);
 });
 afterAll(() => t.close());
 

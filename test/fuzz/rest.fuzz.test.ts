@@ -44,7 +44,7 @@ beforeAll(async () => {
     token,
     body: { campId: 'spring', campaignModelData: campaignModelData() },
   });
-  expect(campaign.status).toBe(200);
+  expect(campaign.status, campaign.text).toBe(200);
   await connectTelephony(t, token);
   const openapi = await t.request('GET', '/api/v3/openapi.json');
   operations = Object.entries<Record<string, any>>(openapi.body.paths).flatMap(([path, byMethod]) =>

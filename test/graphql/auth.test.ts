@@ -81,7 +81,7 @@ describe('GraphQL accounts', () => {
   it('signs up without a token and shows the API key once', async () => {
     const reply = await t.gql(SIGN_UP, { email: 'Alice@Example.COM', password: PASSWORD });
 
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
     expect(reply.body.errors).toBeUndefined();
     const { apiKey, account } = reply.body.data.signUp;
     expect(apiKey).toMatch(/^ck_[A-Za-z0-9_-]{43}$/);
@@ -96,7 +96,7 @@ describe('GraphQL accounts', () => {
     const signUp = await t.gql(SIGN_UP, { email: 'bob@example.com', password: PASSWORD });
     const reply = await t.gql(LOGIN, { email: 'BOB@example.com', password: PASSWORD });
 
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
     expect(reply.body.errors).toBeUndefined();
     const { accessToken, tokenType, expiresIn } = reply.body.data.login;
     expect(tokenType).toBe('bearer');
@@ -110,7 +110,7 @@ describe('GraphQL accounts', () => {
 
     const reply = await t.gql(VIEWER, {}, token);
 
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
     expect(reply.body).toEqual({
       data: {
         viewer: {
@@ -126,7 +126,7 @@ describe('GraphQL accounts', () => {
   it('answers viewer without a token with UNAUTHENTICATED "Not authenticated"', async () => {
     const reply = await t.gql(VIEWER);
 
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
     // Queries run compiled (graphql-jit), whose resolver errors name the field by `path` only, without `locations`.
     expect(reply.body).toEqual({
       data: null,
@@ -345,7 +345,7 @@ describe('GraphQL accounts', () => {
     const { accessToken: gqlToken } = (await t.gql(LOGIN, { email: 'leo@example.com', password: PASSWORD })).body.data
       .login;
     const campaigns = await t.rest('GET', '/get_campaigns', { token: gqlToken });
-    expect(campaigns.status).toBe(200);
+    expect(campaigns.status, campaigns.text).toBe(200);
     expect(campaigns.body).toEqual([]);
   });
 

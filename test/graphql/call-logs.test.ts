@@ -608,7 +608,7 @@ describe('the doors agree', () => {
       const params = restFilter(filter);
 
       const restAll = await t.rest('GET', `/get_call_logs_for_user?${new URLSearchParams(params)}`, { token: a.token });
-      expect(restAll.status).toBe(200);
+      expect(restAll.status, restAll.text).toBe(200);
       expect(restAll.body.map((log: LogNode) => log.callId)).toEqual(expected);
       expect(await walkRest('/get_call_logs_for_user', params, 2)).toEqual(expected);
       expect(await walkRest('/get_call_logs_for_user', params, 5)).toEqual(expected);
@@ -748,7 +748,7 @@ describe('recordCallOutcome', () => {
 
   async function restLog(campId: string, callId: string, token = a.token) {
     const reply = await t.rest('GET', `/get_call_logs_for_campaign?campId=${campId}`, { token });
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
     return reply.body.find((log: LogNode) => log.callId === callId);
   }
 

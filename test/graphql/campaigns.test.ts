@@ -548,7 +548,7 @@ describe('campaigns over GraphQL', () => {
           },
         },
       });
-      expect(rest.status).toBe(409);
+      expect(rest.status, rest.text).toBe(409);
       expect(Object.keys(rest.body)).toEqual(['detail']);
       expect(typeof rest.body.detail).toBe('string');
       expect(rest.body.detail).toContain('completed');

@@ -670,7 +670,7 @@ describe('meetings', () => {
   describe('REST', () => {
     test('GET /get_calendar_info when not connected → 404', async () => {
       const reply = await t.rest('GET', '/get_calendar_info', { token });
-      expect(reply.status).toBe(404);
+      expect(reply.status, reply.text).toBe(404);
       expect(reply.body).toEqual({ detail: 'Calendar integration is not connected' });
     });
 
@@ -755,7 +755,7 @@ describe('meetings', () => {
 
     test('GET /meetings/get_calendar_info: unknown → 404, missing meeting_id → 422', async () => {
       const unknown = await t.rest('GET', '/meetings/get_calendar_info?meeting_id=mtg_unknown', { token });
-      expect(unknown.status).toBe(404);
+      expect(unknown.status, unknown.text).toBe(404);
       expect(unknown.body).toEqual({ detail: 'Meeting not found' });
 
       const missing = await t.rest('GET', '/meetings/get_calendar_info', { token });
@@ -773,7 +773,7 @@ describe('meetings', () => {
       const reply = await t.rest('GET', `/meetings/get_calendar_info?meeting_id=${meeting.meetingId}`, {
         token: other.token,
       });
-      expect(reply.status).toBe(404);
+      expect(reply.status, reply.text).toBe(404);
       expect(reply.body).toEqual({ detail: 'Meeting not found' });
 
       // Nor does it show up in the other account's calendar.
@@ -786,7 +786,7 @@ describe('meetings', () => {
     test('both paths need a bearer token', async () => {
       for (const path of ['/get_calendar_info', '/meetings/get_calendar_info?meeting_id=mtg_x']) {
         const reply = await t.rest('GET', path);
-        expect(reply.status).toBe(401);
+        expect(reply.status, reply.text).toBe(401);
         expect(reply.body).toEqual({ detail: 'Not authenticated' });
       }
     });
@@ -810,7 +810,7 @@ describe('meetings', () => {
         expect(fetched.body.errors).toBeUndefined();
         expect(fetched.body.data.meeting).toBeNull();
         const rest = await t.rest('GET', `/meetings/get_calendar_info?meeting_id=${meetingId}`, { token });
-        expect(rest.status).toBe(404);
+        expect(rest.status, rest.text).toBe(404);
       }
       expect((await upcoming()).map((m) => m.meetingId)).toEqual([kept.meetingId]);
       expect((await storedMeetings()).map((row) => row.meeting_id)).toEqual([kept.meetingId]);

@@ -23,7 +23,7 @@ const CAMPAIGNS = '{ campaigns(first: 1) { edges { node { campId } } } }';
 
 async function expectRevoked(token: string) {
   const rest = await t.rest('GET', '/get_campaigns', { token });
-  expect(rest.status).toBe(401);
+  expect(rest.status, rest.text).toBe(401);
   expect(rest.body).toEqual({ detail: 'Could not validate credentials' });
   const graphql = await t.gql(CAMPAIGNS, {}, token);
   expect(graphql.body.errors![0].extensions.code).toBe('UNAUTHENTICATED');

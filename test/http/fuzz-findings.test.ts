@@ -33,7 +33,7 @@ describe('GraphQL batches with entries that are not objects', () => {
   it.each(['[null]', '[0,null]', '[1]', '["x"]'])('%s is a 400, not a 500', async (raw) => {
     t = await startApp();
     const reply = await t.request('POST', '/graphql', { raw, headers: { 'content-type': 'application/json' } });
-    expect(reply.status).toBe(400);
+    expect(reply.status, reply.text).toBe(400);
     expect(reply.text).not.toMatch(/Unexpected error|at .*\.[jt]s/);
   });
 });

@@ -48,7 +48,7 @@ describe('post-call analysis patterns run in linear time', () => {
       t.request('GET', '/healthz'),
     ]);
     const elapsed = performance.now() - started;
-    expect(health.status).toBe(200);
+    expect(health.status, health.text).toBe(200);
     expect(reply.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(reply.body.errors?.[0]?.message).toMatch(/pattern/);
     expect(elapsed).toBeLessThan(100);
@@ -97,7 +97,7 @@ describe('list caps', () => {
     const started = performance.now();
     const reply = await t.gql(`query ($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids }, user.token);
     expect(performance.now() - started).toBeLessThan(500);
-    expect(reply.status).toBe(400);
+    expect(reply.status, reply.text).toBe(400);
     expect(reply.body.errors).toHaveLength(1);
     expect(reply.body.errors![0].extensions.code).toBe('BAD_USER_INPUT');
     expect(reply.body.errors![0].message).toMatch(/at most 1000/);
@@ -112,12 +112,12 @@ describe('list caps', () => {
       token: user.token,
       body: { pageId: 'p', accessToken: 'access-token-123', verifyToken: 'verify-token-123' },
     });
-    expect(connect.status).toBe(200);
+    expect(connect.status, connect.text).toBe(200);
     const messages = (n: number) =>
       Array.from({ length: n }, (_, i) => ({ sender: { id: 's' }, message: { mid: `m${i}`, text: 'hi' } }));
     const path = `/social_webhook/${user.apiKey}/social`;
     const tooMany = await t.rest('POST', path, { body: { object: 'page', entry: [{ messaging: messages(15_000) }] } });
-    expect(tooMany.status).toBe(422);
+    expect(tooMany.status, tooMany.text).toBe(422);
     expect(JSON.stringify(tooMany.body)).toMatch(/at most 1000/);
     // Spread over many entries, the total still counts.
     const spread = Array.from({ length: 11 }, () => ({ messaging: messages(100) }));
@@ -158,19 +158,19 @@ describe('JSON nesting is capped at 64 levels on every door', () => {
 
   test('GraphQL: a body of 100 000 "[", deep variables and deep extensions are 400s', async () => {
     const bad = await t.request('POST', '/graphql', { raw: '['.repeat(100_000), token: user.token, headers: json });
-    expect(bad.status).toBe(400);
+    expect(bad.status, bad.text).toBe(400);
     const variables = await t.request('POST', '/graphql', {
       raw: `{"query":"query ($x: JSON) { __typename }","variables":{"x":${nested(5000)}}}`,
       token: user.token,
       headers: json,
     });
-    expect(variables.status).toBe(400);
+    expect(variables.status, variables.text).toBe(400);
     expect(variables.body.errors[0].message).toMatch(/nested deeper than 64 levels/);
     const extensions = await t.request('POST', '/graphql', {
       raw: `{"query":"{ __typename }","extensions":{"x":${nested(100)}}}`,
       headers: json,
     });
-    expect(extensions.status).toBe(400);
+    expect(extensions.status, extensions.text).toBe(400);
     const get = await t.request(
       'GET',
       `/graphql?query=${encodeURIComponent('{ __typename }')}&variables=${encodeURIComponent(`{"x":${nested(100)}}`)}`,
@@ -178,7 +178,7 @@ describe('JSON nesting is capped at 64 levels on every door', () => {
         headers: { accept: 'application/json' },
       },
     );
-    expect(get.status).toBe(400);
+    expect(get.status, get.text).toBe(400);
   });
 
   test('GraphQL: a JSON scalar nested deeper than 64 levels is refused, in a literal and in a variable', async () => {
@@ -195,7 +195,7 @@ describe('JSON nesting is capped at 64 levels on every door', () => {
       { data: campaignInput({ postCallAnalysisSchema: JSON.parse(`{"a":${nested(70)}}`) }) },
       user.token,
     );
-    expect(variable.status).toBe(400);
+    expect(variable.status, variable.text).toBe(400);
     const fine = await t.gql(
       `mutation ($data: CampaignDataInput!) { upsertCampaign(campId: "deep", data: $data) { campId } }`,
       { data: campaignInput({ postCallAnalysisSchema: JSON.parse(`{"a":${nested(60)}}`) }) },

@@ -94,7 +94,7 @@ describe('request body size (1 MiB)', () => {
       raw: campaignBody(MIB + 1),
       headers: { 'content-type': 'application/json', 'content-length': String(MIB + 1) },
     });
-    expect(rest.status).toBe(413);
+    expect(rest.status, rest.text).toBe(413);
     expect(rest.body).toEqual({ detail: 'Request body too large' });
 
     const gql = await t.request('POST', '/graphql', {
@@ -102,7 +102,7 @@ describe('request body size (1 MiB)', () => {
       raw: graphqlBody(MIB + 1),
       headers: { 'content-type': 'application/json', 'content-length': String(MIB + 1) },
     });
-    expect(gql.status).toBe(413);
+    expect(gql.status, gql.text).toBe(413);
     expect(gql.body.errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE');
     expect(gql.body.errors[0].message).toMatch(/^Request body too large/);
     expect(gql.body.data).toBeUndefined();
@@ -112,7 +112,7 @@ describe('request body size (1 MiB)', () => {
       raw: campaignBody(MIB + 1),
       headers: { 'content-type': 'application/json', 'content-length': String(MIB + 1) },
     });
-    expect(anonymous.status).toBe(413);
+    expect(anonymous.status, anonymous.text).toBe(413);
     expect(anonymous.body).toEqual({ detail: 'Request body too large' });
   });
 
@@ -146,7 +146,7 @@ describe('request body size (1 MiB)', () => {
       headers: { 'content-type': 'application/json', 'content-length': String(MIB) },
     });
     expect(rest.status).not.toBe(413);
-    expect(rest.status).toBe(422);
+    expect(rest.status, rest.text).toBe(422);
     const restChunked = await read(
       await t.app.fetch(chunkedRequest('/api/v3/update_campaign', campaignBody(MIB), { authorization })),
     );
@@ -158,7 +158,7 @@ describe('request body size (1 MiB)', () => {
       raw: graphqlBody(MIB),
       headers: { 'content-type': 'application/json', 'content-length': String(MIB) },
     });
-    expect(gql.status).toBe(200);
+    expect(gql.status, gql.text).toBe(200);
     expect(gql.body).toEqual({ data: { __typename: 'Query' } });
     const gqlChunked = await read(await t.app.fetch(chunkedRequest('/graphql', graphqlBody(MIB), { authorization })));
     expect(gqlChunked.status).toBe(200);
@@ -183,7 +183,7 @@ describe('GraphQL document limits', () => {
     message: RegExp,
   ): Promise<void> {
     const json = await post(t, token, body, 'application/json');
-    expect(json.status).toBe(200);
+    expect(json.status, json.text).toBe(200);
     expect(json.headers.get('content-type')).toMatch(/^application\/json/);
     const graphqlResponse = await post(t, token, body, 'application/graphql-response+json');
     expect(graphqlResponse.headers.get('content-type')).toMatch(/^application\/graphql-response\+json/);
@@ -213,7 +213,7 @@ describe('GraphQL document limits', () => {
     expect(executed).toEqual([]);
 
     const allowed = await post(t, token, { query: aliases(30) }, 'application/json');
-    expect(allowed.status).toBe(200);
+    expect(allowed.status, allowed.text).toBe(200);
     expect(allowed.body.errors).toBeUndefined();
     expect(Object.keys(allowed.body.data)).toHaveLength(30);
     expect(allowed.body.data.a29).toEqual({ id });
@@ -243,7 +243,7 @@ describe('GraphQL document limits', () => {
     expect(executed).toEqual([]);
 
     const ok = await post(t, token, { query: nest(12) }, 'application/json');
-    expect(ok.status).toBe(200);
+    expect(ok.status, ok.text).toBe(200);
     expect(ok.body.errors).toBeUndefined();
     expect(ok.body.data.campaigns.edges).toEqual([]);
     expect(executed).toEqual(['Deep']);
@@ -266,7 +266,7 @@ describe('GraphQL document limits', () => {
 
     // 5000 tokens parse and run (then `nodes` itself refuses more than 100 ids).
     const ok = await post(t, token, { query: ids(5000) }, 'application/json');
-    expect(ok.status).toBe(200);
+    expect(ok.status, ok.text).toBe(200);
     expect(ok.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     expect(ok.body.errors[0].message).toMatch(/at most 100 ids/);
     expect(executed).toEqual(['Ids']);
@@ -294,7 +294,7 @@ describe('GraphQL document limits', () => {
       { query: GRAPHIQL_DEFAULT_QUERY, operationName: 'Campaigns' },
       'application/graphql-response+json',
     );
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
     expect(reply.body.errors).toBeUndefined();
     expect(reply.body.data.viewer).toEqual({ email });
     expect(reply.body.data.campaigns.edges).toEqual([]);
@@ -316,7 +316,7 @@ describe('page size', () => {
     expect(hundred.body.errors).toBeUndefined();
 
     const rest = await t.rest('GET', '/get_campaigns?limit=1001', { token });
-    expect(rest.status).toBe(422);
+    expect(rest.status, rest.text).toBe(422);
     expect(rest.body.detail).toEqual([
       expect.objectContaining({ type: 'less_than_equal', loc: ['query', 'limit'], input: '1001' }),
     ]);
@@ -345,7 +345,7 @@ describe('login throttling', () => {
 
     await fail(t, email, 5);
     const locked = await login(t, email, PASSWORD);
-    expect(locked.status).toBe(429);
+    expect(locked.status, locked.text).toBe(429);
     expect(locked.body).toEqual({ detail: expect.stringMatching(LOCKED) });
     const retryAfter = locked.headers.get('retry-after');
     expect(retryAfter).toMatch(/^\d+$/);
@@ -365,7 +365,7 @@ describe('login throttling', () => {
 
     // Another e-mail is not affected.
     const fine = await login(t, other.email, PASSWORD);
-    expect(fine.status).toBe(200);
+    expect(fine.status, fine.text).toBe(200);
     expect(fine.body.access_token).toEqual(expect.any(String));
   });
 
@@ -379,7 +379,7 @@ describe('login throttling', () => {
       expect(reply.body.errors?.[0].extensions.code).toBe('UNAUTHENTICATED');
     }
     const locked = await login(t, email, PASSWORD);
-    expect(locked.status).toBe(429);
+    expect(locked.status, locked.text).toBe(429);
     expect(locked.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
   });
 
@@ -390,7 +390,7 @@ describe('login throttling', () => {
     expect((await login(t, email, PASSWORD)).status).toBe(200);
     await fail(t, email, 4);
     const allowed = await login(t, email, PASSWORD);
-    expect(allowed.status).toBe(200);
+    expect(allowed.status, allowed.text).toBe(200);
     expect(allowed.body.access_token).toEqual(expect.any(String));
   });
 
@@ -400,7 +400,7 @@ describe('login throttling', () => {
     await fail(t, 'Ana@x.com', 3);
     await fail(t, ' ANA@X.COM', 2);
     const locked = await login(t, 'ana@x.com', PASSWORD);
-    expect(locked.status).toBe(429);
+    expect(locked.status, locked.text).toBe(429);
     expect(locked.body.detail).toMatch(LOCKED);
   });
 
@@ -409,13 +409,13 @@ describe('login throttling', () => {
     const { email } = await t.account();
     await fail(t, email, 5);
     const locked = await login(t, email, PASSWORD);
-    expect(locked.status).toBe(429);
+    expect(locked.status, locked.text).toBe(429);
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(Number(locked.headers.get('retry-after'))).toBeLessThanOrEqual(2);
 
     await new Promise((resolve) => setTimeout(resolve, 2200));
     const allowed = await login(t, email, PASSWORD);
-    expect(allowed.status).toBe(200);
+    expect(allowed.status, allowed.text).toBe(200);
   });
 });
 
@@ -437,17 +437,17 @@ describe('per-account request rate', () => {
     for (let i = 0; i < 3; i++) expect((await t.rest('GET', '/get_campaigns', { token: a.token })).status).toBe(200);
     for (let i = 0; i < 2; i++) {
       const reply = await t.gql('{ viewer { id } }', {}, a.token);
-      expect(reply.status).toBe(200);
+      expect(reply.status, reply.text).toBe(200);
       expect(reply.body.data.viewer.id).toBe(a.id);
     }
 
     const rest = await t.rest('GET', '/get_campaigns', { token: a.token });
-    expect(rest.status).toBe(429);
+    expect(rest.status, rest.text).toBe(429);
     expect(rest.body).toEqual({ detail: expect.stringMatching(TOO_MANY) });
     expectRetryAfter(rest);
 
     const gql = await t.gql('{ viewer { id } }', {}, a.token);
-    expect(gql.status).toBe(429);
+    expect(gql.status, gql.text).toBe(429);
     expect(gql.body.data).toBeUndefined();
     expect(gql.body.errors?.[0].extensions.code).toBe('RATE_LIMITED');
     expect(gql.body.errors?.[0].message).toMatch(TOO_MANY);
@@ -455,7 +455,7 @@ describe('per-account request rate', () => {
 
     // Another account has its own count.
     const other = await t.gql('{ viewer { id } }', {}, b.token);
-    expect(other.status).toBe(200);
+    expect(other.status, other.text).toBe(200);
     expect(other.body.data.viewer.id).toBe(b.id);
     expect((await t.rest('GET', '/get_campaigns', { token: b.token })).status).toBe(200);
 
@@ -464,9 +464,9 @@ describe('per-account request rate', () => {
     const c = await t.account();
     expect(c.token).toEqual(expect.any(String));
     const login = await t.rest('POST', '/login', { body: { username: c.email, password: 'correct horse battery' } });
-    expect(login.status).toBe(200);
+    expect(login.status, login.text).toBe(200);
     const anonymous = await t.rest('GET', '/get_campaigns');
-    expect(anonymous.status).toBe(401);
+    expect(anonymous.status, anonymous.text).toBe(401);
   });
 });
 
@@ -493,12 +493,12 @@ describe('rate limits across instances', () => {
     for (let i = 0; i < 3; i++) expect((await a.gql('{ viewer { id } }', {}, token)).status).toBe(200);
     for (let i = 0; i < 2; i++) expect((await b.gql('{ viewer { id } }', {}, token)).status).toBe(200);
     const sixth = await b.gql('{ viewer { id } }', {}, token);
-    expect(sixth.status).toBe(429);
+    expect(sixth.status, sixth.text).toBe(429);
     expect(sixth.body.errors?.[0].extensions.code).toBe('RATE_LIMITED');
     expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(0);
     // A sees the same count.
     const rest = await a.rest('GET', '/get_campaigns', { token });
-    expect(rest.status).toBe(429);
+    expect(rest.status, rest.text).toBe(429);
     expect(rest.body.detail).toMatch(/^Too many requests/);
   });
 
@@ -507,7 +507,7 @@ describe('rate limits across instances', () => {
     const { token } = await a.account();
     for (const app of [a, b, a, b, a, b]) {
       const reply = await app.gql('{ viewer { id } }', {}, token);
-      expect(reply.status).toBe(200);
+      expect(reply.status, reply.text).toBe(200);
       expect(reply.body.errors).toBeUndefined();
     }
   });

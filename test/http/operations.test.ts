@@ -84,11 +84,11 @@ describe('health', () => {
     t = await startApp();
     expect((await t.request('GET', '/healthz')).body).toEqual({ status: 'ok' });
     const ready = await t.request('GET', '/readyz');
-    expect(ready.status).toBe(200);
+    expect(ready.status, ready.text).toBe(200);
     expect(ready.body).toEqual({ status: 'ready' });
     t.app.draining = true;
     const draining = await t.request('GET', '/readyz');
-    expect(draining.status).toBe(503);
+    expect(draining.status, draining.text).toBe(503);
     expect((await t.request('GET', '/healthz')).status).toBe(200);
   });
 
@@ -96,7 +96,7 @@ describe('health', () => {
     t = await startApp({}, [], { worker: false });
     await t.app.database.close();
     const reply = await t.request('GET', '/readyz');
-    expect(reply.status).toBe(503);
+    expect(reply.status, reply.text).toBe(503);
     expect(reply.body).toEqual({ status: 'unavailable', detail: 'The database does not answer' });
   });
 });

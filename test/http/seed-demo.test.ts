@@ -81,6 +81,6 @@ it('creates a demo account that the GraphiQL default query logs in to and lists'
   expect(more.body.data.campaign.metrics.totalSpent).toBeGreaterThan(0);
 
   const rest = await t.rest('GET', '/get_campaigns', { token });
-  expect(rest.status).toBe(200);
+  expect(rest.status, rest.text).toBe(200);
   expect(rest.body).toHaveLength(4);
 }, 30_000);

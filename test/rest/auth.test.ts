@@ -10,7 +10,7 @@ const PASSWORD = 'correct horse battery';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 function expectBearerChallenge(reply: Reply, detail: string) {
-  expect(reply.status).toBe(401);
+  expect(reply.status, reply.text).toBe(401);
   expect(reply.body).toEqual({ detail });
   expect(reply.headers.get('www-authenticate')).toBe('Bearer');
   expect(reply.headers.get('content-type')).toContain('application/json');
@@ -28,7 +28,7 @@ describe('REST sign-up', () => {
   it('creates an account and shows its API key once, with the e-mail lower-cased', async () => {
     const reply = await t.rest('POST', '/signup', { body: { email: 'Alice@Example.COM', password: PASSWORD } });
 
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
     expect(reply.headers.get('content-type')).toContain('application/json');
     expect(Object.keys(reply.body).sort()).toEqual(['apiKey', 'email', 'id']);
     expect(reply.body.id).toMatch(/^acc_[A-Za-z0-9_-]+$/);
@@ -40,26 +40,26 @@ describe('REST sign-up', () => {
     const first = await t.rest('POST', '/signup', { body: { email: 'one@example.com', password: PASSWORD } });
     const second = await t.rest('POST', '/signup', { body: { email: 'two@example.com', password: PASSWORD } });
 
-    expect(first.status).toBe(200);
-    expect(second.status).toBe(200);
+    expect(first.status, first.text).toBe(200);
+    expect(second.status, second.text).toBe(200);
     expect(second.body.id).not.toBe(first.body.id);
     expect(second.body.apiKey).not.toBe(first.body.apiKey);
   });
 
   it('refuses a second account for the same e-mail in another case with 409', async () => {
     const first = await t.rest('POST', '/signup', { body: { email: 'bob@example.com', password: PASSWORD } });
-    expect(first.status).toBe(200);
+    expect(first.status, first.text).toBe(200);
 
     const again = await t.rest('POST', '/signup', { body: { email: 'BOB@Example.com', password: 'another password' } });
 
-    expect(again.status).toBe(409);
+    expect(again.status, again.text).toBe(409);
     expect(again.body).toEqual({ detail: 'An account with this email already exists' });
   });
 
   it('rejects a password shorter than 8 characters with a pydantic string_too_short entry', async () => {
     const reply = await t.rest('POST', '/signup', { body: { email: 'carol@example.com', password: 'short' } });
 
-    expect(reply.status).toBe(422);
+    expect(reply.status, reply.text).toBe(422);
     expect(reply.body).toEqual({
       detail: [
         {
@@ -78,15 +78,15 @@ describe('REST sign-up', () => {
     const eight = await t.rest('POST', '/signup', { body: { email: 'eight@example.com', password: '12345678' } });
     const long = await t.rest('POST', '/signup', { body: { email: 'long@example.com', password: 'p'.repeat(128) } });
 
-    expect(eight.status).toBe(200);
-    expect(long.status).toBe(200);
+    expect(eight.status, eight.text).toBe(200);
+    expect(long.status, long.text).toBe(200);
   });
 
   it('rejects a password longer than 128 characters with string_too_long', async () => {
     const password = 'p'.repeat(129);
     const reply = await t.rest('POST', '/signup', { body: { email: 'dave@example.com', password } });
 
-    expect(reply.status).toBe(422);
+    expect(reply.status, reply.text).toBe(422);
     expect(reply.body).toEqual({
       detail: [
         {
@@ -103,7 +103,7 @@ describe('REST sign-up', () => {
   it('rejects an e-mail that is not one with a value_error on ["body","email"]', async () => {
     const reply = await t.rest('POST', '/signup', { body: { email: 'not-an-email', password: PASSWORD } });
 
-    expect(reply.status).toBe(422);
+    expect(reply.status, reply.text).toBe(422);
     expect(reply.body.detail).toHaveLength(1);
     const [entry] = reply.body.detail;
     expect(entry).toMatchObject({ type: 'value_error', loc: ['body', 'email'], input: 'not-an-email' });
@@ -113,7 +113,7 @@ describe('REST sign-up', () => {
   it('reports every problem at once, in field order', async () => {
     const reply = await t.rest('POST', '/signup', { body: { email: 'nope', password: 'short' } });
 
-    expect(reply.status).toBe(422);
+    expect(reply.status, reply.text).toBe(422);
     expect(reply.body.detail.map((e: any) => [e.type, e.loc])).toEqual([
       ['value_error', ['body', 'email']],
       ['string_too_short', ['body', 'password']],
@@ -123,7 +123,7 @@ describe('REST sign-up', () => {
   it('reports a missing field as type missing with the whole body as input, as pydantic does', async () => {
     const reply = await t.rest('POST', '/signup', { body: { email: 'erin@example.com' } });
 
-    expect(reply.status).toBe(422);
+    expect(reply.status, reply.text).toBe(422);
     expect(reply.body).toEqual({
       detail: [
         { type: 'missing', loc: ['body', 'password'], msg: 'Field required', input: { email: 'erin@example.com' } },
@@ -134,7 +134,7 @@ describe('REST sign-up', () => {
   it('answers a request with no body at all with 422 missing at ["body"]', async () => {
     const reply = await t.rest('POST', '/signup');
 
-    expect(reply.status).toBe(422);
+    expect(reply.status, reply.text).toBe(422);
     expect(reply.body).toEqual({ detail: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }] });
   });
 
@@ -144,7 +144,7 @@ describe('REST sign-up', () => {
       headers: { 'content-type': 'application/json' },
     });
 
-    expect(reply.status).toBe(422);
+    expect(reply.status, reply.text).toBe(422);
     expect(reply.body.detail).toHaveLength(1);
     const [entry] = reply.body.detail;
     expect(entry).toMatchObject({ type: 'json_invalid', loc: ['body', 1], msg: 'JSON decode error', input: {} });
@@ -157,7 +157,7 @@ describe('REST sign-up', () => {
       headers: { 'content-type': 'application/json' },
     });
 
-    expect(reply.status).toBe(422);
+    expect(reply.status, reply.text).toBe(422);
     const [entry] = reply.body.detail;
     expect(entry.type).toBe('json_invalid');
     expect(entry.loc).toHaveLength(2);
@@ -179,7 +179,7 @@ describe('REST sign-up when ALLOW_SIGNUP=false', () => {
     try {
       const reply = await t.rest('POST', '/signup', { body: { email: 'closed@example.com', password: PASSWORD } });
 
-      expect(reply.status).toBe(403);
+      expect(reply.status, reply.text).toBe(403);
       expect(reply.body).toEqual({ detail: 'Sign-up is disabled' });
       const rows = await t.app.database.db.selectFrom('accounts').select('id').execute();
       expect(rows).toEqual([]);
@@ -200,7 +200,7 @@ describe('Stored credentials', () => {
 
   it('keeps only an scrypt hash of the password and a SHA-256 of the API key', async () => {
     const signup = await t.rest('POST', '/signup', { body: { email: 'heidi@example.com', password: PASSWORD } });
-    expect(signup.status).toBe(200);
+    expect(signup.status, signup.text).toBe(200);
 
     const row = await t.app.database.db
       .selectFrom('accounts')
@@ -236,7 +236,7 @@ describe('REST login (OAuth2 password flow)', () => {
   beforeEach(async () => {
     t = await startApp();
     const signup = await t.rest('POST', '/signup', { body: { email: 'Kim+calls@Example.com', password: PASSWORD } });
-    expect(signup.status).toBe(200);
+    expect(signup.status, signup.text).toBe(200);
     account = { id: signup.body.id, email: signup.body.email };
   });
   afterEach(async () => {
@@ -244,7 +244,7 @@ describe('REST login (OAuth2 password flow)', () => {
   });
 
   function expectToken(reply: Reply<any>) {
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
     expect(Object.keys(reply.body).sort()).toEqual(['access_token', 'expires_in', 'token_type']);
     expect(reply.body.token_type).toBe('bearer');
     expect(reply.body.expires_in).toBe(3600);
@@ -292,7 +292,7 @@ describe('REST login (OAuth2 password flow)', () => {
     const login = await t.rest('POST', '/login', { body: { username: account.email, password: PASSWORD } });
 
     const campaigns = await t.rest('GET', '/get_campaigns', { token: login.body.access_token });
-    expect(campaigns.status).toBe(200);
+    expect(campaigns.status, campaigns.text).toBe(200);
     expect(campaigns.body).toEqual([]);
   });
 
@@ -319,7 +319,7 @@ describe('REST login (OAuth2 password flow)', () => {
   it('answers a form without username with 422 missing at ["body","username"], input null as FastAPI does', async () => {
     const reply = await t.rest('POST', '/login', { raw: 'password=whatever-secret', headers: FORM });
 
-    expect(reply.status).toBe(422);
+    expect(reply.status, reply.text).toBe(422);
     expect(reply.body).toEqual({
       detail: [{ type: 'missing', loc: ['body', 'username'], msg: 'Field required', input: null }],
     });
@@ -328,7 +328,7 @@ describe('REST login (OAuth2 password flow)', () => {
   it('answers a JSON body without username or email with 422 at ["body","username"]', async () => {
     const reply = await t.rest('POST', '/login', { body: { password: PASSWORD } });
 
-    expect(reply.status).toBe(422);
+    expect(reply.status, reply.text).toBe(422);
     expect(reply.body.detail).toHaveLength(1);
     expect(reply.body.detail[0]).toMatchObject({ type: 'missing', loc: ['body', 'username'], msg: 'Field required' });
   });
@@ -336,7 +336,7 @@ describe('REST login (OAuth2 password flow)', () => {
   it('answers an empty login form with each form field missing, input null, as FastAPI does', async () => {
     const reply = await t.rest('POST', '/login', { raw: '', headers: FORM });
 
-    expect(reply.status).toBe(422);
+    expect(reply.status, reply.text).toBe(422);
     expect(reply.body).toEqual({
       detail: [
         { type: 'missing', loc: ['body', 'username'], msg: 'Field required', input: null },
@@ -353,7 +353,7 @@ describe('REST login (OAuth2 password flow)', () => {
     }).toString();
     const reply = await t.rest('POST', '/login', { raw, headers: FORM });
 
-    expect(reply.status).toBe(422);
+    expect(reply.status, reply.text).toBe(422);
     expect(reply.body).toEqual({
       detail: [
         {
@@ -385,14 +385,14 @@ describe.each([
   it('lets a valid token through', async () => {
     const reply = await t.rest(method, path, { token: account.token });
 
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
     expect(Array.isArray(reply.body)).toBe(true);
   });
 
   it('accepts the scheme in any case, as FastAPI does', async () => {
     const reply = await t.rest(method, path, { headers: { authorization: `bearer ${account.token}` } });
 
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
   });
 
   it('answers no Authorization header with 401 "Not authenticated"', async () => {
@@ -488,7 +488,7 @@ describe('Authentication comes before validation, as in FastAPI', () => {
     const { token } = await t.account();
     const reply = await t.rest('POST', '/update_campaign', { body: {}, token });
 
-    expect(reply.status).toBe(422);
+    expect(reply.status, reply.text).toBe(422);
     expect(reply.body.detail.map((e: any) => e.loc)).toEqual(
       expect.arrayContaining([
         ['body', 'campId'],

@@ -219,7 +219,7 @@ describe('GET /get_call_logs_for_campaign', () => {
       RecordingUrl: 'https://recordings.example.com/CAshape.mp3',
     });
     const reply = await forCampaign('campId=alpha');
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
     expect(reply.headers.get('content-type')).toContain('application/json');
     expect(reply.body).toHaveLength(1);
     const [log] = reply.body;
@@ -248,7 +248,7 @@ describe('GET /get_call_logs_for_campaign', () => {
   it('answers [] for a campaign without calls', async () => {
     await createCampaign('alpha');
     const reply = await forCampaign('campId=alpha');
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
     expect(reply.body).toEqual([]);
   });
 
@@ -278,7 +278,7 @@ describe('GET /get_call_logs_for_campaign', () => {
   it("reports statuses in the provider's words (in-progress, no-answer), newest first with callId breaking ties", async () => {
     await seedTwoAccounts();
     const reply = await forCampaign('campId=beta');
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
     expect(reply.body.map((log: Log) => [log.callId, log.status, log.startedAt])).toEqual([
       ['CA09', 'in-progress', iso(T0 + 8 * MIN)],
       ['CA06', 'completed', iso(T0 + 3 * MIN)],
@@ -426,7 +426,7 @@ describe('GET /get_call_logs_for_campaign', () => {
   it('reports every problem at once', async () => {
     await createCampaign('alpha');
     const reply = await forCampaign('campId=alpha&limit=0&since=bad&status=weird&offset=-1');
-    expect(reply.status).toBe(422);
+    expect(reply.status, reply.text).toBe(422);
     const locs = (reply.body.detail as Detail[]).map((d) => d.loc.join('.')).sort();
     expect(locs).toEqual(['query.limit', 'query.offset', 'query.since', 'query.status']);
   });
@@ -457,11 +457,11 @@ describe('GET /get_call_logs_for_campaign', () => {
   it('answers 401 Not authenticated without a token, and 401 with a bad one', async () => {
     await createCampaign('alpha');
     const reply = await forCampaign('campId=alpha', null);
-    expect(reply.status).toBe(401);
+    expect(reply.status, reply.text).toBe(401);
     expect(reply.body).toEqual({ detail: 'Not authenticated' });
     expect(reply.headers.get('www-authenticate')).toBe('Bearer');
     const bad = await forCampaign('campId=alpha', 'not.a.jwt');
-    expect(bad.status).toBe(401);
+    expect(bad.status, bad.text).toBe(401);
     expect(bad.body).toEqual({ detail: 'Could not validate credentials' });
   });
 });
@@ -470,7 +470,7 @@ describe('GET /get_call_logs_for_user', () => {
   it("lists every campaign's logs of the caller, newest first", async () => {
     await seedTwoAccounts();
     const reply = await forUser();
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
     expect(reply.body.map((log: Log) => log.callId)).toEqual(expectedIds(A_SPECS));
     expect(reply.body.map((log: Log) => log.callId)).toEqual([
       'CA11',
@@ -495,7 +495,7 @@ describe('GET /get_call_logs_for_user', () => {
 
   it('answers [] for an account without calls', async () => {
     const reply = await forUser();
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
     expect(reply.body).toEqual([]);
   });
 
@@ -529,13 +529,13 @@ describe('GET /get_call_logs_for_user', () => {
   it('answers 404 for an unknown campId', async () => {
     await createCampaign('alpha');
     const reply = await forUser('campId=nope');
-    expect(reply.status).toBe(404);
+    expect(reply.status, reply.text).toBe(404);
     expect(reply.body).toEqual({ detail: 'Campaign not found' });
   });
 
   it('answers 401 without a token', async () => {
     const reply = await forUser('', null);
-    expect(reply.status).toBe(401);
+    expect(reply.status, reply.text).toBe(401);
     expect(reply.body).toEqual({ detail: 'Not authenticated' });
     expect(reply.headers.get('www-authenticate')).toBe('Bearer');
   });
@@ -567,7 +567,7 @@ describe('tenant isolation', () => {
 
     // B asking for a campaign only A has: 404, by both paths
     for (const reply of [await forCampaign('campId=beta', b.token), await forUser('campId=beta', b.token)]) {
-      expect(reply.status).toBe(404);
+      expect(reply.status, reply.text).toBe(404);
       expect(reply.body).toEqual({ detail: 'Campaign not found' });
     }
   });
@@ -576,7 +576,7 @@ describe('tenant isolation', () => {
     const b = await seedTwoAccounts();
     // B's key with A's auth token: refused, nothing stored for either account.
     const forged = await sendCallback(t, b.apiKey, 'alpha', { CallSid: 'CFORGED', CallStatus: 'completed' });
-    expect(forged.status).toBe(403);
+    expect(forged.status, forged.text).toBe(403);
     expect(await idsOf(forUser('', b.token))).toEqual(['CB01', 'CA01']);
     expect(await idsOf(forUser())).toEqual(expectedIds(A_SPECS));
   });

@@ -40,7 +40,7 @@ function entryAt(details: Detail[], loc: Array<string | number>): Detail {
 
 async function expectNothingStored() {
   const list = await getCampaigns();
-  expect(list.status).toBe(200);
+  expect(list.status, list.text).toBe(200);
   expect(list.body).toEqual([]);
 }
 
@@ -48,7 +48,7 @@ describe('POST /update_campaign', () => {
   it('creates the campaign and answers the stored campaign with every default filled and metrics 0', async () => {
     const data = campaignModelData();
     const res = await update({ campId: 'spring-2024', campaignModelData: data });
-    expect(res.status).toBe(200);
+    expect(res.status, res.text).toBe(200);
     expect(res.headers.get('content-type')).toContain('application/json');
     expect(res.body).toEqual({
       campId: 'spring-2024',
@@ -83,7 +83,7 @@ describe('POST /update_campaign', () => {
     expect(Date.parse(res.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(res.body.creationDate));
 
     const stored = await getCampaign('spring-2024');
-    expect(stored.status).toBe(200);
+    expect(stored.status, stored.text).toBe(200);
     expect(stored.body).toEqual(res.body);
   });
 
@@ -104,7 +104,7 @@ describe('POST /update_campaign', () => {
         sampleSid: 'SID123',
       }),
     });
-    expect(first.status).toBe(200);
+    expect(first.status, first.text).toBe(200);
     expect(first.body).toMatchObject({
       title: 'First title',
       description: 'Calls our best customers',
@@ -129,7 +129,7 @@ describe('POST /update_campaign', () => {
         postCallAnalysisSchema: { type: 'object' },
       }),
     });
-    expect(second.status).toBe(200);
+    expect(second.status, second.text).toBe(200);
     expect(second.body).toMatchObject({
       campId: 'replace-me',
       status: 'active',
@@ -169,11 +169,11 @@ describe('POST /update_campaign', () => {
         averageCallCost: 23.5,
       }),
     });
-    expect(res.status).toBe(200);
+    expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({ totalCallTime: 0, totalNumCall: 0, totalSpent: 0, averageCallCost: 0 });
 
     const stored = await getCampaign('metrics');
-    expect(stored.status).toBe(200);
+    expect(stored.status, stored.text).toBe(200);
     expect(stored.body).toMatchObject({ totalCallTime: 0, totalNumCall: 0, totalSpent: 0, averageCallCost: 0 });
   });
 
@@ -189,7 +189,7 @@ describe('POST /update_campaign', () => {
         totalSpent: '999',
       }),
     });
-    expect(res.status).toBe(200);
+    expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({
       maxCallTimeout: 5,
       inactiveCallTimeout: 30,
@@ -219,7 +219,7 @@ describe('POST /update_campaign', () => {
     delete data.totalSpent;
 
     const res = await update({ campId: 'bad', campaignModelData: data });
-    expect(res.status).toBe(422);
+    expect(res.status, res.text).toBe(422);
     const details = res.body.detail as Detail[];
     expect(Array.isArray(details)).toBe(true);
     for (const d of details) {
@@ -272,7 +272,7 @@ describe('POST /update_campaign', () => {
 
   it('rejects maxCallTimeout 0 (greater_than_equal) and "abc" (int_parsing)', async () => {
     const zero = await update({ campId: 'zero', campaignModelData: campaignModelData({ maxCallTimeout: 0 }) });
-    expect(zero.status).toBe(422);
+    expect(zero.status, zero.text).toBe(422);
     expect(zero.body.detail).toHaveLength(1);
     expect(zero.body.detail[0]).toMatchObject({
       type: 'greater_than_equal',
@@ -282,7 +282,7 @@ describe('POST /update_campaign', () => {
     });
 
     const abc = await update({ campId: 'abc', campaignModelData: campaignModelData({ maxCallTimeout: 'abc' }) });
-    expect(abc.status).toBe(422);
+    expect(abc.status, abc.text).toBe(422);
     expect(abc.body.detail).toHaveLength(1);
     expect(abc.body.detail[0]).toMatchObject({
       type: 'int_parsing',
@@ -296,7 +296,7 @@ describe('POST /update_campaign', () => {
 
   it('requires campId', async () => {
     const res = await update({ campaignModelData: campaignModelData() });
-    expect(res.status).toBe(422);
+    expect(res.status, res.text).toBe(422);
     expect(res.body.detail).toHaveLength(1);
     expect(res.body.detail[0]).toMatchObject({ type: 'missing', loc: ['body', 'campId'], msg: 'Field required' });
     await expectNothingStored();
@@ -308,7 +308,7 @@ describe('POST /update_campaign', () => {
     ['an empty string', ''],
   ])('rejects a campId with %s at loc ["body","campId"]', async (_label, campId) => {
     const res = await update({ campId, campaignModelData: campaignModelData() });
-    expect(res.status).toBe(422);
+    expect(res.status, res.text).toBe(422);
     expect(res.body.detail).toHaveLength(1);
     expect(res.body.detail[0].loc).toEqual(['body', 'campId']);
     expect(res.body.detail[0].input).toBe(campId);
@@ -319,13 +319,13 @@ describe('POST /update_campaign', () => {
     const campId = `A-z_0${'9'.repeat(59)}`;
     expect(campId).toHaveLength(64);
     const res = await update({ campId, campaignModelData: campaignModelData() });
-    expect(res.status).toBe(200);
+    expect(res.status, res.text).toBe(200);
     expect(res.body.campId).toBe(campId);
   });
 
   it('rejects a campaignModelData that is not an object', async () => {
     const res = await update({ campId: 'x', campaignModelData: 'not an object' });
-    expect(res.status).toBe(422);
+    expect(res.status, res.text).toBe(422);
     expect(res.body.detail).toHaveLength(1);
     const [entry] = res.body.detail as Detail[];
     expect(entry?.loc).toEqual(['body', 'campaignModelData']);
@@ -339,7 +339,7 @@ describe('POST /update_campaign', () => {
       campId: 'x',
       campaignModelData: campaignModelData({ postCallAnalysisSchema: [1, 2] }),
     });
-    expect(res.status).toBe(422);
+    expect(res.status, res.text).toBe(422);
     expect(res.body.detail).toHaveLength(1);
     expect(res.body.detail[0]).toMatchObject({
       type: 'dict_type',
@@ -357,7 +357,7 @@ describe('POST /update_campaign', () => {
       headers: { 'content-type': 'application/json' },
       token,
     });
-    expect(res.status).toBe(422);
+    expect(res.status, res.text).toBe(422);
     expect(res.body.detail).toHaveLength(1);
     const [entry] = res.body.detail as Detail[];
     expect(entry?.type).toBe('json_invalid');
@@ -377,14 +377,14 @@ describe('POST /update_campaign', () => {
       headers: { 'content-type': 'application/json' },
       token,
     });
-    expect(res.status).toBe(422);
+    expect(res.status, res.text).toBe(422);
     expect(res.body.detail).toHaveLength(1);
     expect(res.body.detail[0]).toMatchObject({ type: 'json_invalid', loc: ['body', 37] });
   });
 
   it('rejects a body that is a JSON array at loc ["body"]', async () => {
     const res = await update([{ campId: 'x', campaignModelData: campaignModelData() }]);
-    expect(res.status).toBe(422);
+    expect(res.status, res.text).toBe(422);
     expect(res.body.detail).toHaveLength(1);
     expect(res.body.detail[0].loc).toEqual(['body']);
     await expectNothingStored();
@@ -392,25 +392,25 @@ describe('POST /update_campaign', () => {
 
   it('requires a bearer token, checked before the body', async () => {
     const res = await t.rest('POST', '/update_campaign', { body: { nonsense: true } });
-    expect(res.status).toBe(401);
+    expect(res.status, res.text).toBe(401);
     expect(res.body).toEqual({ detail: expect.any(String) });
     await expectNothingStored();
   });
 
   it('refuses to replace a completed campaign (409)', async () => {
     const created = await update({ campId: 'done', campaignModelData: campaignModelData({ title: 'Original' }) });
-    expect(created.status).toBe(200);
+    expect(created.status, created.text).toBe(200);
 
     const completed = await t.gql('mutation { completeCampaign(campId: "done") { status } }', {}, token);
     expect(completed.body.errors).toBeUndefined();
     expect(completed.body.data).toEqual({ completeCampaign: { status: 'COMPLETED' } });
 
     const res = await update({ campId: 'done', campaignModelData: campaignModelData({ title: 'Changed' }) });
-    expect(res.status).toBe(409);
+    expect(res.status, res.text).toBe(409);
     expect(res.body).toEqual({ detail: expect.stringMatching(/completed/i) });
 
     const stored = await getCampaign('done');
-    expect(stored.status).toBe(200);
+    expect(stored.status, stored.text).toBe(200);
     expect(stored.body).toMatchObject({ status: 'completed', title: 'Original' });
   });
 });
@@ -418,7 +418,7 @@ describe('POST /update_campaign', () => {
 describe('GET /get_campaigns', () => {
   it('is an empty bare array for a new account', async () => {
     const res = await getCampaigns();
-    expect(res.status).toBe(200);
+    expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual([]);
   });
 
@@ -430,13 +430,13 @@ describe('GET /get_campaigns', () => {
       ['c3', 'Third', ''],
     ] as const) {
       const res = await update({ campId, campaignModelData: campaignModelData({ title, description }) });
-      expect(res.status).toBe(200);
+      expect(res.status, res.text).toBe(200);
       created.push({ campId, creationDate: res.body.creationDate });
       await sleep(5);
     }
 
     const res = await getCampaigns();
-    expect(res.status).toBe(200);
+    expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual([
       { campaignId: 'c3', name: 'Third', status: 'active', creationDate: created[2]?.creationDate, details: null },
       {
@@ -454,14 +454,14 @@ describe('GET /get_campaigns', () => {
     }
 
     const page = await getCampaigns('?limit=2&offset=1');
-    expect(page.status).toBe(200);
+    expect(page.status, page.text).toBe(200);
     expect(page.body.map((e: { campaignId: string }) => e.campaignId)).toEqual(['c2', 'c1']);
 
     const first = await getCampaigns('?limit=1');
     expect(first.body.map((e: { campaignId: string }) => e.campaignId)).toEqual(['c3']);
 
     const past = await getCampaigns('?offset=3');
-    expect(past.status).toBe(200);
+    expect(past.status, past.text).toBe(200);
     expect(past.body).toEqual([]);
   });
 
@@ -477,7 +477,7 @@ describe('GET /get_campaigns', () => {
     ['abc', 'int_parsing'],
   ])('rejects limit=%s at loc ["query","limit"]', async (limit, type) => {
     const res = await getCampaigns(`?limit=${limit}`);
-    expect(res.status).toBe(422);
+    expect(res.status, res.text).toBe(422);
     expect(res.body.detail).toHaveLength(1);
     // As in FastAPI, a query parameter's input is the raw string.
     expect(res.body.detail[0]).toMatchObject({ loc: ['query', 'limit'], type, input: limit });
@@ -485,7 +485,7 @@ describe('GET /get_campaigns', () => {
 
   it('needs a bearer token', async () => {
     const res = await t.rest('GET', '/get_campaigns');
-    expect(res.status).toBe(401);
+    expect(res.status, res.text).toBe(401);
     expect(res.body).toEqual({ detail: expect.any(String) });
   });
 });
@@ -497,20 +497,20 @@ describe('GET /get_campaign', () => {
       campaignModelData: campaignModelData({ description: 'desc', maxCallTimeout: 10 }),
     });
     const res = await getCampaign('full');
-    expect(res.status).toBe(200);
+    expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual(created.body);
     expect(Object.keys(res.body)).toHaveLength(28);
   });
 
   it('answers 404 {"detail":"Campaign not found"} for an unknown campId', async () => {
     const res = await getCampaign('does-not-exist');
-    expect(res.status).toBe(404);
+    expect(res.status, res.text).toBe(404);
     expect(res.body).toEqual({ detail: 'Campaign not found' });
   });
 
   it('answers 422 when campId is missing', async () => {
     const res = await t.rest('GET', '/get_campaign', { token });
-    expect(res.status).toBe(422);
+    expect(res.status, res.text).toBe(422);
     expect(res.body.detail).toHaveLength(1);
     expect(res.body.detail[0]).toMatchObject({
       type: 'missing',
@@ -526,15 +526,15 @@ describe('tenant isolation', () => {
     const b = await t.account();
 
     const mine = await update({ campId: 'shared', campaignModelData: campaignModelData({ title: 'Title of A' }) });
-    expect(mine.status).toBe(200);
+    expect(mine.status, mine.text).toBe(200);
     const theirs = await update(
       { campId: 'shared', campaignModelData: campaignModelData({ title: 'Title of B' }) },
       b.token,
     );
-    expect(theirs.status).toBe(200);
+    expect(theirs.status, theirs.text).toBe(200);
     expect(theirs.body.title).toBe('Title of B');
     const onlyMine = await update({ campId: 'only-a', campaignModelData: campaignModelData({ title: 'A only' }) });
-    expect(onlyMine.status).toBe(200);
+    expect(onlyMine.status, onlyMine.text).toBe(200);
 
     const a1 = await getCampaign('shared');
     expect(a1.body.title).toBe('Title of A');
@@ -552,7 +552,7 @@ describe('tenant isolation', () => {
     ]);
 
     const hidden = await getCampaign('only-a', b.token);
-    expect(hidden.status).toBe(404);
+    expect(hidden.status, hidden.text).toBe(404);
     expect(hidden.body).toEqual({ detail: 'Campaign not found' });
 
     // B replacing its own "shared" leaves A's untouched.
@@ -569,13 +569,13 @@ describe('tenant isolation', () => {
 describe('router', () => {
   it('answers 404 {"detail":"Not Found"} for an unknown path', async () => {
     const res = await t.rest('GET', '/nope', { token });
-    expect(res.status).toBe(404);
+    expect(res.status, res.text).toBe(404);
     expect(res.body).toEqual({ detail: 'Not Found' });
   });
 
   it('answers 405 for a known path with the wrong method', async () => {
     const res = await t.rest('DELETE', '/get_campaigns', { token });
-    expect(res.status).toBe(405);
+    expect(res.status, res.text).toBe(405);
     expect(res.body).toEqual({ detail: 'Method Not Allowed' });
     expect(res.headers.get('allow')).toContain('GET');
   });

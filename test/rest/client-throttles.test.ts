@@ -41,18 +41,18 @@ describe('unauthenticated requests are throttled per client address', () => {
       body: { email: 'x2@example.com', password: 'a long password' },
       headers,
     });
-    expect(rest.status).toBe(429);
+    expect(rest.status, rest.text).toBe(429);
     expect(Number(rest.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(rest.body.detail).toMatch(/per client address/);
     const graphql = await t.request('POST', '/graphql', { body: { query: '{ __typename }' }, headers });
-    expect(graphql.status).toBe(429);
+    expect(graphql.status, graphql.text).toBe(429);
     expect(graphql.body.errors[0].extensions.code).toBe('RATE_LIMITED');
     // Another address, and requests with a valid token, are not held back.
     const other = await t.rest('POST', '/signup', {
       body: { email: 'x3@example.com', password: 'a long password' },
       headers: from('198.51.100.8'),
     });
-    expect(other.status).toBe(200);
+    expect(other.status, other.text).toBe(200);
     expect((await t.rest('GET', '/get_campaigns', { token: user.token, headers })).status).toBe(200);
   });
 });
@@ -65,7 +65,7 @@ describe('login', () => {
       t!.rest('POST', '/login', { body: { username: user.email, password }, headers: from(address) });
     for (let i = 0; i < 3; i++) expect((await guess('198.51.100.66')).status).toBe(401);
     const locked = await guess('198.51.100.66', 'correct horse battery');
-    expect(locked.status).toBe(429);
+    expect(locked.status, locked.text).toBe(429);
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
     const graphql = await t.request('POST', '/graphql', {
       body: { query: `mutation { login(email: "${user.email}", password: "x") { accessToken } }` },
@@ -85,7 +85,7 @@ describe('login', () => {
     const timed = async (email: string) => {
       const started = performance.now();
       const reply = await t!.rest('POST', '/login', { body: { username: email, password: 'wrong password' } });
-      expect(reply.status).toBe(401);
+      expect(reply.status, reply.text).toBe(401);
       return performance.now() - started;
     };
     const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -118,7 +118,7 @@ describe('large request bodies are budgeted per tenant', () => {
       t!.request('POST', '/graphql', { body: big, ...(token ? { token } : {}), headers });
     for (let i = 0; i < 3; i++) expect((await send(user.token)).status).toBe(200);
     const refused = await send(user.token);
-    expect(refused.status).toBe(429);
+    expect(refused.status, refused.text).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(refused.body.errors[0]).toMatchObject({ extensions: { code: 'RATE_LIMITED' } });
     expect(refused.body.errors[0].message).toMatch(/1 MiB of large request bodies per minute/);
@@ -127,7 +127,7 @@ describe('large request bodies are budgeted per tenant', () => {
       raw: JSON.stringify({ campId: 'x', pad: 'y'.repeat(100_000) }),
       headers: { 'content-type': 'application/json' },
     });
-    expect(rest.status).toBe(429);
+    expect(rest.status, rest.text).toBe(429);
     expect(rest.body.detail).toMatch(/large request bodies/);
     // Small bodies are not counted; another account, and another address, have budgets of their own.
     expect((await t.gql('{ __typename }', {}, user.token)).status).toBe(200);

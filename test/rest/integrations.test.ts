@@ -687,7 +687,7 @@ describe.each(KINDS.map((kind) => [kind.kind, kind] as const))('%s', (name, kind
 
       const input = sampleInput(kind, 0);
       const first = await add(kind, input);
-      expect(first.status).toBe(200);
+      expect(first.status, first.text).toBe(200);
       expect422(await add(kind, broken));
       expect((await get(kind)).body).toEqual({ ...first.body, ...getExtras(kind) });
       await expectStoredWithoutSecrets(kind, input);
@@ -745,7 +745,7 @@ describe('GET /get_calendar_info', () => {
 
   it('when not connected, is 404 Calendar integration is not connected, with no meetings', async () => {
     const reply = await rest('GET', '/get_calendar_info', { token });
-    expect(reply.status).toBe(404);
+    expect(reply.status, reply.text).toBe(404);
     expect(reply.body).toEqual({ detail: 'Calendar integration is not connected' });
   });
 

@@ -19,7 +19,7 @@ let doc: any;
 beforeAll(async () => {
   t = await startApp();
   const reply = await t.request('GET', '/api/v3/openapi.json');
-  expect(reply.status).toBe(200);
+  expect(reply.status, reply.text).toBe(200);
   expect(reply.headers.get('content-type')).toContain('application/json');
   doc = reply.body;
 });
@@ -74,7 +74,7 @@ describe('GET /api/v3/openapi.json', () => {
 describe('GET /api/v3/docs', () => {
   it('serves Swagger UI from this server (no CDN), pointed at openapi.json', async () => {
     const page = await t.request('GET', '/api/v3/docs');
-    expect(page.status).toBe(200);
+    expect(page.status, page.text).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
     const sources = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
     expect(sources.every((src) => src.startsWith('/api/v3/docs/'))).toBe(true);

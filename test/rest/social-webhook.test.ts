@@ -201,7 +201,7 @@ describe('GET /social_webhook/{apiKey}/{campId} (verification handshake)', () =>
     const res = await t.rest('GET', `${hookPath(owner.apiKey, CAMP)}?${new URLSearchParams(subscribe('42'))}`, {
       token: other.token,
     });
-    expect(res.status).toBe(200);
+    expect(res.status, res.text).toBe(200);
     expect(res.text).toBe('42');
   });
 
@@ -238,7 +238,7 @@ describe('GET /social_webhook/{apiKey}/{campId} (verification handshake)', () =>
     const unconnected = await t.account();
     await createCampaign(unconnected);
     const res = await handshake(unconnected.apiKey, CAMP, subscribe('c', VERIFY_TOKEN));
-    expect(res.status).toBe(403);
+    expect(res.status, res.text).toBe(403);
     expect(res.body).toEqual({ detail: 'Verification failed' });
   });
 
@@ -246,18 +246,18 @@ describe('GET /social_webhook/{apiKey}/{campId} (verification handshake)', () =>
     const other = await t.account();
     await connectSocial(other, { verifyToken: 'other-token' });
     const res = await handshake(other.apiKey, CAMP, subscribe('c', VERIFY_TOKEN));
-    expect(res.status).toBe(403);
+    expect(res.status, res.text).toBe(403);
     expect(res.body).toEqual({ detail: 'Verification failed' });
     // The other account's key with its own token still fails: it has no campaign CAMP.
     const own = await handshake(other.apiKey, CAMP, subscribe('c', 'other-token'));
-    expect(own.status).toBe(403);
+    expect(own.status, own.text).toBe(403);
   });
 
   it('is 403 after the social channel is removed', async () => {
     const removed = await t.rest('DELETE', '/remove_social_info', { token: owner.token });
     expect(removed.status, removed.text).toBe(200);
     const res = await handshake(owner.apiKey, CAMP, subscribe('c'));
-    expect(res.status).toBe(403);
+    expect(res.status, res.text).toBe(403);
     expect(res.body).toEqual({ detail: 'Verification failed' });
   });
 
@@ -265,7 +265,7 @@ describe('GET /social_webhook/{apiKey}/{campId} (verification handshake)', () =>
     await connectSocial(owner, { verifyToken: 'second-token' });
     expect((await handshake(owner.apiKey, CAMP, subscribe('c', VERIFY_TOKEN))).status).toBe(403);
     const res = await handshake(owner.apiKey, CAMP, subscribe('ok', 'second-token'));
-    expect(res.status).toBe(200);
+    expect(res.status, res.text).toBe(200);
     expect(res.text).toBe('ok');
   });
 });
@@ -702,7 +702,7 @@ describe('POST /social_webhook/{apiKey}/{campId} (receiver)', () => {
     it('is 403 for a correct signature of a body changed in transit (one space added)', async () => {
       const raw = JSON.stringify(PAGE);
       const res = await post(`${raw} `, { headers: { 'x-hub-signature-256': sign(raw) } });
-      expect(res.status).toBe(403);
+      expect(res.status, res.text).toBe(403);
       expect(await storedRows()).toEqual([]);
     });
 
@@ -860,7 +860,7 @@ describe('POST /social_webhook/{apiKey}/{campId} (receiver)', () => {
       const raw = JSON.stringify(envelope);
       expect(Buffer.byteLength(raw)).toBeGreaterThan(MIB);
       const res = await post(raw);
-      expect(res.status).toBe(413);
+      expect(res.status, res.text).toBe(413);
       expect(res.body).toEqual({ detail: expect.any(String) });
       expect(await storedRows()).toEqual([]);
     });
@@ -871,7 +871,7 @@ describe('POST /social_webhook/{apiKey}/{campId} (receiver)', () => {
       expect(raw.length).toBeLessThan(MIB);
       expect(Buffer.byteLength(raw)).toBeGreaterThan(MIB);
       const res = await post(raw);
-      expect(res.status).toBe(413);
+      expect(res.status, res.text).toBe(413);
       expect(await storedRows()).toEqual([]);
     });
   });

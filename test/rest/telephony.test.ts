@@ -123,7 +123,7 @@ afterEach(async () => {
 describe('before anything is set', () => {
   it('GET /get_telephony is 404 Telephony is not configured', async () => {
     const reply = await get();
-    expect(reply.status).toBe(404);
+    expect(reply.status, reply.text).toBe(404);
     expect(reply.body).toEqual({ detail: 'Telephony is not configured' });
   });
 
@@ -171,7 +171,7 @@ describe('POST /update_telephony', () => {
     );
 
     const read = await get();
-    expect(read.status).toBe(200);
+    expect(read.status, read.text).toBe(200);
     expect(read.body).toEqual(reply.body);
   });
 
@@ -394,7 +394,7 @@ describe('disconnectTelephony', () => {
     expect(first.body.data).toEqual({ disconnectTelephony: true });
 
     const read = await get();
-    expect(read.status).toBe(404);
+    expect(read.status, read.text).toBe(404);
     expect(read.body).toEqual({ detail: 'Telephony is not configured' });
     expect((await gql(VIEWER)).body.data.viewer.integrations.telephony.connected).toBe(false);
     expect(await integrationRows(t)).toEqual([]);
@@ -413,7 +413,7 @@ describe('disconnectTelephony', () => {
     await update(valid());
     await gql(DISCONNECT);
     const reply = await update(valid({ telephonyAuthToken: SECRET_2 }));
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
     expect((await get()).body.telephonyAuthToken).toBe(`****${SECRET_2.slice(-4)}`);
   });
 });
@@ -421,11 +421,11 @@ describe('disconnectTelephony', () => {
 describe('tenancy', () => {
   it("another account sees its own telephony, not connected, and cannot disconnect the first's", async () => {
     const mine = await update(valid());
-    expect(mine.status).toBe(200);
+    expect(mine.status, mine.text).toBe(200);
     const other = await t.account();
 
     const read = await get(other.token);
-    expect(read.status).toBe(404);
+    expect(read.status, read.text).toBe(404);
     expect(read.body).toEqual({ detail: 'Telephony is not configured' });
     const viewer = await gql(VIEWER, {}, other.token);
     expect(viewer.body.data.viewer.integrations.telephony).toMatchObject({
@@ -440,7 +440,7 @@ describe('tenancy', () => {
       { telephonyAccountSid: 'AC-theirs', telephonyAuthToken: SECRET_2, telephonyPhoneNumber: '+33142685300' },
       other.token,
     );
-    expect(theirs.status).toBe(200);
+    expect(theirs.status, theirs.text).toBe(200);
     expect((await get(other.token)).body).toEqual(theirs.body);
     expect((await get()).body).toEqual(mine.body);
     expect(await integrationRows(t, other.id)).toHaveLength(1);

@@ -127,7 +127,7 @@ describe('POST /text_pipeline_configuration', () => {
       updatedAt: expect.stringMatching(ISO_UTC),
     });
     const read = await getPipeline('spring');
-    expect(read.status).toBe(200);
+    expect(read.status, read.text).toBe(200);
     expect(read.body).toEqual(second.body);
   });
 
@@ -159,7 +159,7 @@ describe('POST /text_pipeline_configuration', () => {
 
   it('an unknown campaign is 404 Campaign not found', async () => {
     const reply = await setPipeline('nope', { goal: 'g' });
-    expect(reply.status).toBe(404);
+    expect(reply.status, reply.text).toBe(404);
     expect(reply.body).toEqual({ detail: 'Campaign not found' });
   });
 
@@ -231,7 +231,7 @@ describe('POST /text_pipeline_configuration', () => {
     it('nothing is stored after a 422', async () => {
       await setPipeline('spring', { goal: 'g', messageDelay: 0 });
       const read = await getPipeline('spring');
-      expect(read.status).toBe(404);
+      expect(read.status, read.text).toBe(404);
       expect(read.body).toEqual({ detail: 'Text pipeline configuration not found' });
     });
   });
@@ -263,7 +263,7 @@ describe.each(['POST', 'GET', 'DELETE'] as const)('%s /text_pipeline_configurati
   it('requires a bearer token', async () => {
     await createCampaign('spring');
     const reply = await t.rest(method, url('spring'), { body });
-    expect(reply.status).toBe(401);
+    expect(reply.status, reply.text).toBe(401);
   });
 });
 
@@ -274,7 +274,7 @@ describe('GET and DELETE /text_pipeline_configuration', () => {
 
   it('GET with nothing stored is 404 Text pipeline configuration not found', async () => {
     const reply = await getPipeline('spring');
-    expect(reply.status).toBe(404);
+    expect(reply.status, reply.text).toBe(404);
     expect(reply.body).toEqual({ detail: 'Text pipeline configuration not found' });
   });
 
@@ -291,37 +291,37 @@ describe('GET and DELETE /text_pipeline_configuration', () => {
     expect(reply.status, reply.text).toBe(200);
     expect(reply.body).toEqual({ detail: 'Text pipeline configuration deleted' });
     const read = await getPipeline('spring', token, name);
-    expect(read.status).toBe(404);
+    expect(read.status, read.text).toBe(404);
     expect(read.body).toEqual({ detail: 'Text pipeline configuration not found' });
   });
 
   it('delete, then GET and DELETE again are 404 Text pipeline configuration not found', async () => {
     await setPipeline('spring', { goal: 'g' });
     const removed = await deletePipeline('spring');
-    expect(removed.status).toBe(200);
+    expect(removed.status, removed.text).toBe(200);
     expect(removed.body).toEqual({ detail: 'Text pipeline configuration deleted' });
 
     const read = await getPipeline('spring');
-    expect(read.status).toBe(404);
+    expect(read.status, read.text).toBe(404);
     expect(read.body).toEqual({ detail: 'Text pipeline configuration not found' });
 
     const again = await deletePipeline('spring');
-    expect(again.status).toBe(404);
+    expect(again.status, again.text).toBe(404);
     expect(again.body).toEqual({ detail: 'Text pipeline configuration not found' });
   });
 
   it('DELETE on a campaign that never had one is 404 Text pipeline configuration not found', async () => {
     const reply = await deletePipeline('spring');
-    expect(reply.status).toBe(404);
+    expect(reply.status, reply.text).toBe(404);
     expect(reply.body).toEqual({ detail: 'Text pipeline configuration not found' });
   });
 
   it('unknown campaign: GET and DELETE are 404 Campaign not found', async () => {
     const read = await getPipeline('ghost');
-    expect(read.status).toBe(404);
+    expect(read.status, read.text).toBe(404);
     expect(read.body).toEqual({ detail: 'Campaign not found' });
     const removed = await deletePipeline('ghost');
-    expect(removed.status).toBe(404);
+    expect(removed.status, removed.text).toBe(404);
     expect(removed.body).toEqual({ detail: 'Campaign not found' });
   });
 
@@ -356,12 +356,12 @@ describe('deleting the campaign', () => {
     expect(deleted.body.data).toEqual({ deleteCampaign: { campId: 'spring' } });
 
     const gone = await getPipeline('spring');
-    expect(gone.status).toBe(404);
+    expect(gone.status, gone.text).toBe(404);
     expect(gone.body).toEqual({ detail: 'Campaign not found' });
 
     await createCampaign('spring');
     const fresh = await getPipeline('spring');
-    expect(fresh.status).toBe(404);
+    expect(fresh.status, fresh.text).toBe(404);
     expect(fresh.body).toEqual({ detail: 'Text pipeline configuration not found' });
   });
 });
@@ -370,24 +370,24 @@ describe('tenancy', () => {
   it("another account can neither read, set nor delete a campaign's pipeline", async () => {
     await createCampaign('spring');
     const set = await setPipeline('spring', { goal: 'Mine' });
-    expect(set.status).toBe(200);
+    expect(set.status, set.text).toBe(200);
     const other = await t.account();
 
     const read = await getPipeline('spring', other.token);
-    expect(read.status).toBe(404);
+    expect(read.status, read.text).toBe(404);
     expect(read.body).toEqual({ detail: 'Campaign not found' });
     expect(read.text).not.toContain('Mine');
 
     const overwrite = await setPipeline('spring', { goal: 'Theirs' }, other.token);
-    expect(overwrite.status).toBe(404);
+    expect(overwrite.status, overwrite.text).toBe(404);
     expect(overwrite.body).toEqual({ detail: 'Campaign not found' });
 
     const removed = await deletePipeline('spring', other.token);
-    expect(removed.status).toBe(404);
+    expect(removed.status, removed.text).toBe(404);
     expect(removed.body).toEqual({ detail: 'Campaign not found' });
 
     const mine = await getPipeline('spring');
-    expect(mine.status).toBe(200);
+    expect(mine.status, mine.text).toBe(200);
     expect(mine.body).toEqual(set.body);
   });
 

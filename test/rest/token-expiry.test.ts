@@ -26,7 +26,7 @@ it('REST: GET /get_campaigns answers 401 past exp, after the same token got 200 
 
   pastExpiry();
   const reply = await t.rest('GET', '/get_campaigns', { token });
-  expect(reply.status).toBe(401);
+  expect(reply.status, reply.text).toBe(401);
   expect(reply.body).toEqual({ detail: 'Could not validate credentials' });
   expect(reply.headers.get('www-authenticate')).toBe('Bearer');
 });

@@ -11,7 +11,7 @@ test('a failing database gives REST 500 {"detail": "Internal Server Error"} and 
   await t.app.database.db.destroy();
 
   const rest = await t.rest('GET', '/get_campaigns', { token });
-  expect(rest.status).toBe(500);
+  expect(rest.status, rest.text).toBe(500);
   expect(rest.body).toEqual({ detail: 'Internal Server Error' });
 
   const graphql = await t.gql('{ campaigns(first: 1) { edges { cursor } } }', {}, token);

@@ -29,7 +29,7 @@ describe('GET /get_supported_voices', () => {
   it('answers a bare array of at least 12 voices in several languages, each with exactly the legacy keys', async () => {
     const { token } = await t.account();
     const res = await t.rest('GET', '/get_supported_voices', { token });
-    expect(res.status).toBe(200);
+    expect(res.status, res.text).toBe(200);
     expect(res.headers.get('content-type')).toContain('application/json');
     expect(Array.isArray(res.body)).toBe(true);
 
@@ -65,20 +65,20 @@ describe('GET /get_supported_voices', () => {
         campaignModelData: campaignModelData({ voice: last?.voiceId, language: last?.language }),
       },
     });
-    expect(res.status).toBe(200);
+    expect(res.status, res.text).toBe(200);
     expect(res.body.voice).toBe(last?.voiceId);
   });
 
   it('needs a bearer token', async () => {
     const res = await t.rest('GET', '/get_supported_voices');
-    expect(res.status).toBe(401);
+    expect(res.status, res.text).toBe(401);
     expect(res.body).toEqual({ detail: expect.any(String) });
     expect(res.headers.get('www-authenticate')).toBe('Bearer');
   });
 
   it('rejects an invalid bearer token', async () => {
     const res = await t.rest('GET', '/get_supported_voices', { token: 'not-a-token' });
-    expect(res.status).toBe(401);
+    expect(res.status, res.text).toBe(401);
     expect(res.body).toEqual({ detail: expect.any(String) });
   });
 });

@@ -70,7 +70,7 @@ describe('POST /create_webhook', () => {
       events: ['call.ended', 'campaign.updated'],
       description: 'CRM sync',
     });
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
     expect(reply.headers.get('content-type')).toContain('application/json');
     expect(reply.body).toEqual({
       webhookId: expect.stringMatching(WEBHOOK_ID),
@@ -160,7 +160,7 @@ describe('POST /create_webhook', () => {
 
     it('every problem at once', async () => {
       const reply = await createWebhook({ events: ['nope'], description: 'd'.repeat(501) });
-      expect(reply.status).toBe(422);
+      expect(reply.status, reply.text).toBe(422);
       const locs = (reply.body.detail as Detail[]).map((d) => JSON.stringify(d.loc)).sort();
       expect(locs).toEqual(
         [
@@ -233,7 +233,7 @@ describe('GET /get_webhooks', () => {
 
   it('is empty at first', async () => {
     const reply = await getWebhooks();
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
     expect(reply.body).toEqual([]);
   });
 
@@ -251,7 +251,7 @@ describe('GET /get_webhooks', () => {
     expect((await attach(`webhookId=${two!.webhookId}&campaignId=autumn`)).status).toBe(200);
 
     const reply = await getWebhooks();
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
     expect(reply.body.map((w: { description: string }) => w.description)).toEqual(['one', 'two', 'three']);
     expect(reply.body.map((w: { campaignIds: string[] }) => [...w.campaignIds].sort())).toEqual([
       ['autumn', 'spring'],
@@ -276,7 +276,7 @@ describe('DELETE /remove_webhook', () => {
     expect((await attach(`webhookId=${webhookId}&campaignId=spring`)).status).toBe(200);
 
     const reply = await removeWebhook(webhookId);
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
     expect(reply.body).toEqual({ detail: 'Webhook deleted' });
 
     expect((await getWebhooks()).body.map((w: { webhookId: string }) => w.webhookId)).toEqual([kept.webhookId]);
@@ -288,7 +288,7 @@ describe('DELETE /remove_webhook', () => {
 
   it('404 for an unknown webhook', async () => {
     const reply = await removeWebhook('wh_unknown');
-    expect(reply.status).toBe(404);
+    expect(reply.status, reply.text).toBe(404);
     expect(reply.body).toEqual({ detail: 'Webhook not found' });
   });
 
@@ -317,7 +317,7 @@ describe('POST /add_webhook_campaingn', () => {
 
   it('attaches the webhook to the campaign', async () => {
     const reply = await attach(`webhookId=${webhookId}&campaignId=spring`);
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
     expect(reply.body).toEqual({ webhookId, campaignId: 'spring', attached: true });
     expect(await campaignIdsOf(webhookId)).toEqual(['spring']);
   });
@@ -325,7 +325,7 @@ describe('POST /add_webhook_campaingn', () => {
   it('repeating it is harmless: still one attachment', async () => {
     for (let i = 0; i < 3; i++) {
       const reply = await attach(`webhookId=${webhookId}&campaignId=spring`);
-      expect(reply.status).toBe(200);
+      expect(reply.status, reply.text).toBe(200);
       expect(reply.body).toEqual({ webhookId, campaignId: 'spring', attached: true });
     }
     expect(await campaignIdsOf(webhookId)).toEqual(['spring']);
@@ -334,20 +334,20 @@ describe('POST /add_webhook_campaingn', () => {
 
   it.each(['campId', 'camp_id'])('accepts %s for campaignId', async (alias) => {
     const reply = await attach(`webhookId=${webhookId}&${alias}=spring`);
-    expect(reply.status).toBe(200);
+    expect(reply.status, reply.text).toBe(200);
     expect(reply.body).toEqual({ webhookId, campaignId: 'spring', attached: true });
     expect(await campaignIdsOf(webhookId)).toEqual(['spring']);
   });
 
   it('404 "Webhook not found" for an unknown webhook', async () => {
     const reply = await attach('webhookId=wh_unknown&campaignId=spring');
-    expect(reply.status).toBe(404);
+    expect(reply.status, reply.text).toBe(404);
     expect(reply.body).toEqual({ detail: 'Webhook not found' });
   });
 
   it('404 "Campaign not found" for an unknown campaign', async () => {
     const reply = await attach(`webhookId=${webhookId}&campaignId=nope`);
-    expect(reply.status).toBe(404);
+    expect(reply.status, reply.text).toBe(404);
     expect(reply.body).toEqual({ detail: 'Campaign not found' });
     expect(await campaignIdsOf(webhookId)).toEqual([]);
   });
@@ -360,7 +360,7 @@ describe('POST /add_webhook_campaingn', () => {
     expect(noCampaign).toMatchObject({ type: 'missing', loc: ['query', 'campaignId'], msg: 'Field required' });
 
     const neither = await attach('');
-    expect(neither.status).toBe(422);
+    expect(neither.status, neither.text).toBe(422);
     expect((neither.body.detail as Detail[]).map((d) => d.loc)).toEqual(
       expect.arrayContaining([
         ['query', 'webhookId'],
@@ -383,7 +383,7 @@ describe('authentication', () => {
     ['POST', '/add_webhook_campaingn?webhookId=wh_x&campaignId=spring'],
   ])('%s %s without a bearer token is 401', async (method, path) => {
     const reply = await t.rest(method, path, method === 'POST' ? { body: { url: 'https://hooks.example.com/x' } } : {});
-    expect(reply.status).toBe(401);
+    expect(reply.status, reply.text).toBe(401);
     expect(reply.body).toEqual({ detail: 'Not authenticated' });
   });
 });
@@ -419,7 +419,7 @@ describe('tenant isolation', () => {
   it("another account cannot attach its own webhook to the account's campaign", async () => {
     const theirs = await newWebhook({}, other);
     const reply = await attach(`webhookId=${theirs.webhookId}&campaignId=spring`, other);
-    expect(reply.status).toBe(404);
+    expect(reply.status, reply.text).toBe(404);
     expect(reply.body).toEqual({ detail: 'Campaign not found' });
     expect((await getWebhooks(other)).body[0].campaignIds).toEqual([]);
   });
@@ -445,7 +445,7 @@ describe('the per-account cap', () => {
       expect(reply.status, reply.text).toBe(200);
     }
     const refused = await createWebhook({ url: 'https://hooks.example.com/one-too-many' });
-    expect(refused.status).toBe(409);
+    expect(refused.status, refused.text).toBe(409);
     expect(typeof refused.body.detail).toBe('string');
     expect(refused.body.detail).toContain(String(MAX_WEBHOOKS_PER_ACCOUNT));
     expect((await getWebhooks()).body).toHaveLength(MAX_WEBHOOKS_PER_ACCOUNT);
