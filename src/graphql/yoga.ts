@@ -13,7 +13,7 @@ import { badInput, DomainError, serviceUnavailable } from '../domain/errors.js';
 import { UNKNOWN_CLIENT } from '../http/client-address.js';
 import { noteErrorCode } from '../http/request-context.js';
 import { authenticateRequest, type Context, type Services } from './context.js';
-import { GRAPHIQL_DEFAULT_QUERY } from './default-query.js';
+import { GRAPHIQL_DEFAULT_QUERY, withTokenFromLogin } from './graphiql.js';
 import { requestShapeLimits } from './request-limits.js';
 import { variableErrors } from './variable-errors.js';
 import { schema } from './schema.js';
@@ -169,7 +169,8 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
     cors: { origin: '*', allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'] },
     graphiql: { title: 'Campaign gateway', defaultQuery: GRAPHIQL_DEFAULT_QUERY },
     // GraphiQL's bundle (~27 MB of strings in memory) loads the first time someone opens GraphiQL, not at start.
-    renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
+    renderGraphiQL: async (options) =>
+      withTokenFromLogin((await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options)),
     maskedErrors: { maskError: (error, message, isDev) => maskDomainErrors(services, error, message, isDev) },
     logging: yogaLogger(services.logger),
     plugins: [

@@ -1,6 +1,6 @@
 // Acceptance: a developer in a real browser (Debian's Chromium, driven by playwright-core) opens GraphiQL at
-// /graphql, puts a demo token in the Headers tab, runs the default document's "Campaigns" operation and sees the demo
-// campaigns in the result pane; and /api/v3/docs renders Swagger UI with the REST operations. Both pages must work
+// /graphql, runs the default document's "Login", then its "Campaigns" (the token from Login goes with it, nothing is
+// pasted) and sees the demo campaigns in the result pane; and /api/v3/docs renders Swagger UI with the REST operations. Both pages must work
 // offline: every request the browser makes stays on the local server. Screenshots go to test/browser/output/.
 import { existsSync, mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { DEMO_EMAIL, DEMO_PASSWORD, seedDemo } from '../../src/demo.js';
+import { DEMO_EMAIL, seedDemo } from '../../src/demo.js';
 import { createHttpServer, listen } from '../../src/http/server.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 
@@ -21,7 +21,6 @@ let testApp: TestApp | undefined;
 let server: Server | undefined;
 let browser: Browser | undefined;
 let base = '';
-let token = '';
 
 /** A fresh browser context that records every URL its pages (and their workers) request. */
 async function openPage(): Promise<{ context: BrowserContext; page: Page; urls: string[]; problems: string[] }> {
@@ -73,16 +72,6 @@ describe('browser: GraphiQL and Swagger UI', () => {
     const { port } = await listen(server, 0, '127.0.0.1');
     base = `http://127.0.0.1:${port}`;
 
-    const login = await fetch(`${base}/api/v3/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: DEMO_EMAIL, password: DEMO_PASSWORD }),
-    });
-    const body = (await login.json()) as { access_token?: string };
-    expect(login.status, JSON.stringify(body)).toBe(200);
-    token = body.access_token ?? '';
-    expect(token).not.toBe('');
-
     if (!existsSync(CHROMIUM)) return; // each test then fails with MISSING
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -110,7 +99,7 @@ describe('browser: GraphiQL and Swagger UI', () => {
     await testApp?.close();
   }, 60_000);
 
-  it('GraphiQL runs the default document’s Campaigns operation with a demo token and shows the campaigns', async () => {
+  it('GraphiQL on a first visit: open, run Login, run Campaigns, see the demo campaigns (nothing pasted)', async () => {
     const { context, page, urls, problems } = await openPage();
     try {
       const response = await page.goto(`${base}/graphql`);
@@ -122,24 +111,27 @@ describe('browser: GraphiQL and Swagger UI', () => {
       await expect.poll(() => textOf(operationEditor), { timeout: 20_000 }).toContain('query Campaigns');
       expect(await textOf(operationEditor)).toContain('mutation Login');
 
-      // The token goes into the Headers tab, as the default document's comment tells a developer to do.
-      await page.getByRole('button', { name: 'Headers', exact: true }).click();
-      const headersEditor = page.locator('.graphiql-editor-tool .graphiql-editor:not(.hidden) .monaco-editor');
-      await headersEditor.click();
-      // insertText, not typing key by key: Monaco would auto-close the braces and quotes.
-      const headers = JSON.stringify({ Authorization: `Bearer ${token}` });
-      await page.keyboard.insertText(headers);
-      // GraphiQL took it (it keeps the Headers tab's text under this key).
-      await expect
-        .poll(() => page.evaluate(() => localStorage.getItem('graphiql:headers')), { timeout: 5000 })
-        .toBe(headers);
+      // Run "Login": two operations, so the execute button asks which one to run.
+      const execute = page.getByRole('button', { name: /Execute query/ });
+      await execute.click();
+      await page.getByRole('menuitem', { name: 'Login', exact: true }).waitFor({ timeout: 5000 });
+      expect(await page.getByRole('menuitem').allInnerTexts()).toEqual(['Login', 'Campaigns']);
+      const loggedIn = page.waitForResponse(
+        (response) => response.url() === `${base}/graphql` && /Login/.test(response.request().postData() ?? ''),
+        { timeout: 10_000 },
+      );
+      await page.getByRole('menuitem', { name: 'Login', exact: true }).click();
+      const issued = ((await (await loggedIn).json()) as { data: { login: { accessToken: string } } }).data.login
+        .accessToken;
+      expect(issued).toMatch(/^ey/);
+      const result = page.locator('.graphiql-response');
+      await expect.poll(() => textOf(result), { timeout: 15_000 }).toContain('"accessToken"');
+      await page.screenshot({ path: `${OUTPUT}graphiql-login.png` });
 
-      // Two operations: the execute button asks which one to run.
-      await page.getByRole('button', { name: /Execute query/ }).click();
+      // Then "Campaigns", with nothing pasted anywhere: the token from Login goes with it.
+      await execute.click();
       const choice = page.getByRole('menuitem', { name: 'Campaigns', exact: true });
       await choice.waitFor({ timeout: 5000 });
-      expect(await page.getByRole('menuitem').allInnerTexts()).toEqual(['Login', 'Campaigns']);
-      await page.screenshot({ path: `${OUTPUT}graphiql-choose-operation.png` });
 
       const sent = page.waitForRequest(
         (request) =>
@@ -150,11 +142,10 @@ describe('browser: GraphiQL and Swagger UI', () => {
       );
       await choice.click();
       const request = await sent;
-      expect(request.headers().authorization).toBe(`Bearer ${token}`);
+      expect(request.headers().authorization).toBe(`Bearer ${issued}`);
       expect(request.postDataJSON()).toMatchObject({ operationName: 'Campaigns' });
 
       // The result pane shows the demo account's campaigns.
-      const result = page.locator('.graphiql-response');
       await expect.poll(() => textOf(result), { timeout: 15_000 }).toContain('"pageInfo"');
       const text = await textOf(result);
       expect(text).toContain('"campaigns"');

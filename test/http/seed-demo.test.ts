@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, expect, it } from 'vitest';
-import { GRAPHIQL_DEFAULT_QUERY } from '../../src/graphql/default-query.js';
+import { GRAPHIQL_DEFAULT_QUERY } from '../../src/graphql/graphiql.js';
 import { DIALECT, startApp, type TestApp } from '../helpers/app.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -84,3 +84,9 @@ it('creates a demo account that the GraphiQL default query logs in to and lists'
   expect(rest.status, rest.text).toBe(200);
   expect(rest.body).toHaveLength(4);
 }, 30_000);
+
+it("GraphiQL's welcome comment fits the editor: no comment line longer than 50 characters", () => {
+  const comments = GRAPHIQL_DEFAULT_QUERY.split('\n').filter((line) => line.startsWith('#'));
+  expect(comments.length).toBeGreaterThan(3);
+  for (const line of comments) expect(line.length, line).toBeLessThanOrEqual(50);
+});

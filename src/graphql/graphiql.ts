@@ -1,0 +1,77 @@
+// GraphiQL for developers exploring the API: the default document, and a small script that makes its "Login" enough
+// (no token to copy): after a `login` (or `changePassword`) in this tab, every later operation from this tab carries
+// `Authorization: Bearer <accessToken>`, unless the Headers tab sets an Authorization header of its own.
+
+/** What GraphiQL shows on first open; the comment lines fit the editor's width. */
+export const GRAPHIQL_DEFAULT_QUERY = `# Welcome to the campaign gateway.
+#
+# 1. Run "Login" (the run button, then pick it).
+#    Demo data: npm run seed:demo
+# 2. Run "Campaigns". The token from Login is
+#    sent with every operation of this tab.
+
+mutation Login {
+  login(email: "demo@example.com", password: "demo-password") {
+    accessToken
+    expiresIn
+  }
+}
+
+query Campaigns {
+  viewer {
+    email
+  }
+  campaigns(first: 10) {
+    edges {
+      node {
+        campId
+        title
+        status
+        creationDate
+        voice {
+          name
+          language
+        }
+        metrics {
+          totalNumCall
+          totalSpent
+        }
+      }
+    }
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+  }
+}
+`;
+
+/** Runs before GraphiQL's own scripts: wraps fetch for requests to this page's URL (the GraphQL endpoint). */
+const TOKEN_FROM_LOGIN = `<script>
+(() => {
+  const KEY = 'campaign-gateway:access-token';
+  const endpoint = location.origin + location.pathname;
+  const original = window.fetch.bind(window);
+  window.fetch = async (input, init) => {
+    const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url, location.href);
+    if (url.origin + url.pathname !== endpoint) return original(input, init);
+    const headers = new Headers((init && init.headers) || (input instanceof Request ? input.headers : undefined));
+    const token = sessionStorage.getItem(KEY);
+    if (token && !headers.has('authorization')) headers.set('authorization', 'Bearer ' + token);
+    const response = await original(input, { ...init, headers });
+    if (/json/.test(response.headers.get('content-type') || '')) {
+      try {
+        const data = (await response.clone().json()).data || {};
+        const fresh = (data.login && data.login.accessToken) || (data.changePassword && data.changePassword.accessToken);
+        if (typeof fresh === 'string') sessionStorage.setItem(KEY, fresh);
+      } catch {}
+    }
+    return response;
+  };
+})();
+</script>`;
+
+/** yoga's GraphiQL page with the login script in front of everything else. */
+export function withTokenFromLogin(html: string): string {
+  return html.replace('<head>', `<head>${TOKEN_FROM_LOGIN}`);
+}
