@@ -17,14 +17,9 @@ async function main(): Promise<void> {
   settings = config;
   const app = await createApp(config);
   const { server, shutdown } = createHttpServer(app);
-  const { port } = await listen(server, config.PORT, config.HOST);
-  const base = `http://${config.HOST}:${port}`;
-  console.log(`Campaign gateway listening on ${base}`);
-  console.log(`  GraphiQL  ${base}/graphql`);
-  console.log(`  REST      ${base}/api/v3`);
-  console.log(`  REST docs ${base}/api/v3/docs  (OpenAPI: ${base}/api/v3/openapi.json)`);
-  console.log(`  health    ${base}/healthz  ${base}/readyz`);
 
+  // Installed before the server listens (and says so): a SIGTERM sent as soon as the address is printed must find
+  // them, or the default action would kill the process mid-start.
   const stop = (signal: NodeJS.Signals) => {
     console.log(`${signal}: shutting down`);
     // The app's own timeout leaves a margin inside SHUTDOWN_TIMEOUT_MS for closing the database.
@@ -36,6 +31,14 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+
+  const { port } = await listen(server, config.PORT, config.HOST);
+  const base = `http://${config.HOST}:${port}`;
+  console.log(`Campaign gateway listening on ${base}`);
+  console.log(`  GraphiQL  ${base}/graphql`);
+  console.log(`  REST      ${base}/api/v3`);
+  console.log(`  REST docs ${base}/api/v3/docs  (OpenAPI: ${base}/api/v3/openapi.json)`);
+  console.log(`  health    ${base}/healthz  ${base}/readyz`);
 }
 
 // A rejection nobody handled is a bug to log, not a reason to drop every request in flight.

@@ -1,5 +1,6 @@
 // `npm start &` then `kill $!` stops the server: the PID a shell gets is npm's, and the signal npm passes on must
-// reach the server itself (the start script execs node), leaving no orphan serving the port.
+// reach the server itself (the start script execs node), leaving no orphan serving the port. The signal goes as soon
+// as the first line of the banner appears: the handlers must be in place by then (they are installed before listen).
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { expect, it } from 'vitest';
