@@ -124,6 +124,22 @@ export async function applyCallStatus(
   });
 }
 
+/** The account's call logs with these call ids (those that exist), in no particular order. */
+export async function getCallLogsByIds(
+  db: Kysely<Database>,
+  accountId: string,
+  callIds: readonly string[],
+): Promise<CallLog[]> {
+  if (callIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('call_logs')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('call_id', 'in', callIds)
+    .execute();
+  return rows.map(toCallLog);
+}
+
 export async function getCallLog(db: Kysely<Database>, accountId: string, callId: string): Promise<CallLog | null> {
   const row = await db
     .selectFrom('call_logs')

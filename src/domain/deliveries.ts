@@ -83,6 +83,20 @@ export function pagePipelineDeliveries(
   return pageOf(query, page);
 }
 
+/** The account's deliveries with these ids (those that exist), in no particular order. */
+export async function getDeliveriesByIds(
+  db: Kysely<Database>,
+  accountId: string,
+  deliveryIds: readonly string[],
+): Promise<Delivery[]> {
+  if (deliveryIds.length === 0) return [];
+  const rows = await withEventType(db)
+    .where('webhook_deliveries.account_id', '=', accountId)
+    .where('webhook_deliveries.delivery_id', 'in', deliveryIds)
+    .execute();
+  return rows.map(toDelivery);
+}
+
 export async function getDelivery(
   db: Kysely<Database>,
   accountId: string,

@@ -101,6 +101,22 @@ export async function cancelMeeting(db: Kysely<Database>, accountId: string, mee
   throw conflict('Meeting is already canceled');
 }
 
+/** The account's meetings with these ids (those that exist), in no particular order. */
+export async function getMeetingsByIds(
+  db: Kysely<Database>,
+  accountId: string,
+  meetingIds: readonly string[],
+): Promise<Meeting[]> {
+  if (meetingIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('meetings')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('meeting_id', 'in', meetingIds)
+    .execute();
+  return rows.map(toMeeting);
+}
+
 export async function getMeeting(db: Kysely<Database>, accountId: string, meetingId: string): Promise<Meeting | null> {
   const row = await db
     .selectFrom('meetings')

@@ -135,6 +135,22 @@ export async function receiveSocialMessages(
   });
 }
 
+/** The account's messages with these message ids (those that exist), in no particular order. */
+export async function getSocialMessagesByIds(
+  db: Kysely<Database>,
+  accountId: string,
+  messageIds: readonly string[],
+): Promise<SocialMessage[]> {
+  if (messageIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('social_messages')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('message_id', 'in', messageIds)
+    .execute();
+  return rows.map(toMessage);
+}
+
 /** A keyset page of a campaign's messages (newest first by receivedAt, then messageId). */
 export async function pageSocialMessages(
   db: Kysely<Database>,

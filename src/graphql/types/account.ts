@@ -7,10 +7,13 @@ import { rateLimited } from '../../domain/errors.js';
 import { loginSchema, passwordField, signUpSchema } from '../../domain/accounts.schema.js';
 import { builder, viewerOf } from '../builder.js';
 
-export const AccountRef = builder.objectRef<Account>('Account').implement({
+export const AccountRef = builder.loadableNode('Account', {
   description: 'A tenant: everything else belongs to exactly one account.',
+  id: { resolve: (account: Account) => account.id },
+  // Only the caller's own account can be refetched; any other account id is null.
+  load: async (ids: string[], context) => ids.map((id) => (context.viewer?.id === id ? context.viewer : null)),
   fields: (t) => ({
-    id: t.exposeID('id'),
+    accountId: t.exposeString('id', { description: 'The account id as the REST door shows it (`acc_…`).' }),
     email: t.exposeString('email'),
     createdAt: t.field({ type: 'DateTime', resolve: (account) => account.createdAt }),
     apiKeyHint: t.exposeString('apiKeyHint', {

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { bookMeetingSchema } from '../../domain/meetings.schema.js';
 import {
+  getMeetingsByIds,
   bookMeeting,
   cancelMeeting,
   getMeeting,
@@ -24,7 +25,11 @@ const MeetingStatusEnum = builder.enumType('MeetingStatus', {
   values: { SCHEDULED: { value: 'scheduled' }, CANCELED: { value: 'canceled' } } as const,
 });
 
-export const MeetingRef = builder.objectRef<Meeting>('Meeting').implement({
+export const MeetingRef = builder.loadableNode('Meeting', {
+  description: 'A meeting booked on the calendar integration for a campaign.',
+  id: { resolve: (meeting: Meeting) => meeting.meetingId },
+  load: (meetingIds: string[], context) => getMeetingsByIds(context.db, viewerOf(context).id, meetingIds),
+  sort: (meeting) => meeting.meetingId,
   fields: (t) => ({
     meetingId: t.exposeString('meetingId'),
     campaignId: t.exposeString('campaignId'),

@@ -3,7 +3,9 @@ import { z } from 'zod';
 import { getVoicesByIds, listVoices, type Voice } from '../../domain/voices.js';
 import { builder } from '../builder.js';
 
-export const VoiceRef = builder.loadableObject('Voice', {
+export const VoiceRef = builder.loadableNode('Voice', {
+  description: 'A voice of the catalogue (the same for every account).',
+  id: { resolve: (voice: Voice) => voice.voiceId },
   load: (voiceIds: string[], context) => getVoicesByIds(context.db, voiceIds),
   sort: (voice: Voice) => voice.voiceId,
   fields: (t) => ({

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { getCampaignsByIds } from '../../domain/campaigns.js';
 import { campIdField } from '../../domain/campaigns.schema.js';
-import { type Delivery, pageWebhookDeliveries, redeliver } from '../../domain/deliveries.js';
+import { type Delivery, getDeliveriesByIds, pageWebhookDeliveries, redeliver } from '../../domain/deliveries.js';
 import {
   attachWebhook,
   campaignIdsOfWebhooks,
@@ -33,9 +33,12 @@ const DeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
   } as const,
 });
 
-export const WebhookDeliveryRef = builder.objectRef<Delivery>('WebhookDelivery').implement({
+export const WebhookDeliveryRef = builder.loadableNode('WebhookDelivery', {
   description:
     'One event on its way to one target. Every attempt carries the same `webhook-id` header: the deliveryId.',
+  id: { resolve: (delivery: Delivery) => delivery.deliveryId },
+  load: (deliveryIds: string[], context) => getDeliveriesByIds(context.db, viewerOf(context).id, deliveryIds),
+  sort: (delivery) => delivery.deliveryId,
   fields: (t) => ({
     deliveryId: t.exposeString('deliveryId'),
     webhookId: t.exposeString('webhookId', {
