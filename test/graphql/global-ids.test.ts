@@ -172,3 +172,22 @@ describe('every object with an identity is a Node', () => {
     expect(await idOf(a.token)).not.toBe(await idOf(b.token));
   });
 });
+
+describe('connection types', () => {
+  it('are named after their node and shared by every field that lists that node', async () => {
+    const typeOf = async (type: string, field: string) => {
+      const reply = await t.gql(
+        `{ __type(name: "${type}") { fields { name type { ofType { name } } } } }`,
+        {},
+        a.token,
+      );
+      return reply.body.data.__type.fields.find((f: { name: string }) => f.name === field).type.ofType.name;
+    };
+    expect(await typeOf('Query', 'campaigns')).toBe('CampaignConnection');
+    expect(await typeOf('Query', 'callLogs')).toBe('CallLogConnection');
+    expect(await typeOf('Campaign', 'callLogs')).toBe('CallLogConnection');
+    expect(await typeOf('Campaign', 'socialMessages')).toBe('SocialMessageConnection');
+    expect(await typeOf('Webhook', 'deliveries')).toBe('WebhookDeliveryConnection');
+    expect(await typeOf('TextPipeline', 'deliveries')).toBe('WebhookDeliveryConnection');
+  });
+});

@@ -56,6 +56,12 @@ export const CallLogRef = builder.loadableNode('CallLog', {
   }),
 });
 
+/** The one connection type of CallLog lists, wherever they appear. */
+export const CallLogConnection = builder.connectionObject(
+  { type: CallLogRef, name: 'CallLogConnection' },
+  { name: 'CallLogEdge' },
+);
+
 interface FilterArgs {
   status?: CallStatus | null;
   since?: Date | null;
@@ -81,17 +87,20 @@ function connection(context: Context, args: Parameters<typeof keysetConnection>[
 const DESCRIPTION = 'Newest first; `since` and `until` bound startedAt, both inclusive.';
 
 builder.queryFields((t) => ({
-  callLogs: t.connection({
-    type: CallLogRef,
-    description: `Your call logs. ${DESCRIPTION} An unknown campId is NOT_FOUND.`,
-    args: {
-      campId: t.arg.string({ validate: campIdField.nullish() }),
-      status: t.arg({ type: CallStatusEnum }),
-      since: t.arg({ type: 'DateTime' }),
-      until: t.arg({ type: 'DateTime' }),
+  callLogs: t.connection(
+    {
+      type: CallLogRef,
+      description: `Your call logs. ${DESCRIPTION} An unknown campId is NOT_FOUND.`,
+      args: {
+        campId: t.arg.string({ validate: campIdField.nullish() }),
+        status: t.arg({ type: CallStatusEnum }),
+        since: t.arg({ type: 'DateTime' }),
+        until: t.arg({ type: 'DateTime' }),
+      },
+      resolve: (_root, args, context) => connection(context, args, toFilter(args, args.campId)),
     },
-    resolve: (_root, args, context) => connection(context, args, toFilter(args, args.campId)),
-  }),
+    CallLogConnection,
+  ),
   callLogList: t.field({
     type: [CallLogRef],
     description: `Offset paging (what the legacy REST door uses). ${DESCRIPTION}`,
@@ -113,14 +122,17 @@ builder.queryFields((t) => ({
 }));
 
 builder.objectField(CampaignRef, 'callLogs', (t) =>
-  t.connection({
-    type: CallLogRef,
-    description: `This campaign's call logs. ${DESCRIPTION}`,
-    args: {
-      status: t.arg({ type: CallStatusEnum }),
-      since: t.arg({ type: 'DateTime' }),
-      until: t.arg({ type: 'DateTime' }),
+  t.connection(
+    {
+      type: CallLogRef,
+      description: `This campaign's call logs. ${DESCRIPTION}`,
+      args: {
+        status: t.arg({ type: CallStatusEnum }),
+        since: t.arg({ type: 'DateTime' }),
+        until: t.arg({ type: 'DateTime' }),
+      },
+      resolve: (campaign, args, context) => connection(context, args, toFilter(args, campaign.campId)),
     },
-    resolve: (campaign, args, context) => connection(context, args, toFilter(args, campaign.campId)),
-  }),
+    CallLogConnection,
+  ),
 );

@@ -96,6 +96,12 @@ export const CampaignRef = builder.loadableNode('Campaign', {
   }),
 });
 
+/** The one connection type of Campaign lists, wherever they appear. */
+export const CampaignConnection = builder.connectionObject(
+  { type: CampaignRef, name: 'CampaignConnection' },
+  { name: 'CampaignEdge' },
+);
+
 builder.queryFields((t) => ({
   campaign: t.field({
     type: CampaignRef,
@@ -119,21 +125,24 @@ builder.queryFields((t) => ({
         ? (listCampaignSummaries(context.db, viewerOf(context).id, args) as Promise<Campaign[]>)
         : listCampaigns(context.db, viewerOf(context).id, args),
   }),
-  campaigns: t.connection({
-    type: CampaignRef,
-    description: `Your campaigns, newest first; at most ${MAX_PAGE_SIZE} per page.`,
-    args: {
-      status: t.arg({ type: CampaignStatusEnum }),
-      search: t.arg.string({
-        description: 'Case-insensitive substring of the title, description or campId.',
-        validate: z.string().max(200).nullish(),
-      }),
+  campaigns: t.connection(
+    {
+      type: CampaignRef,
+      description: `Your campaigns, newest first; at most ${MAX_PAGE_SIZE} per page.`,
+      args: {
+        status: t.arg({ type: CampaignStatusEnum }),
+        search: t.arg.string({
+          description: 'Case-insensitive substring of the title, description or campId.',
+          validate: z.string().max(200).nullish(),
+        }),
+      },
+      resolve: (_root, args, context) =>
+        keysetConnection(
+          args,
+          (campaign: Campaign) => [campaign.createdAt, campaign.campId],
+          (page) => pageCampaigns(context.db, viewerOf(context).id, args, page),
+        ),
     },
-    resolve: (_root, args, context) =>
-      keysetConnection(
-        args,
-        (campaign: Campaign) => [campaign.createdAt, campaign.campId],
-        (page) => pageCampaigns(context.db, viewerOf(context).id, args, page),
-      ),
-  }),
+    CampaignConnection,
+  ),
 }));

@@ -6,7 +6,7 @@ import { type Delivery, pagePipelineDeliveries } from '../../domain/deliveries.j
 import { builder, viewerOf } from '../builder.js';
 import { loadScoped, scopedKey } from '../global-ids.js';
 import { keysetConnection } from '../pagination.js';
-import { WebhookDeliveryRef } from './webhook.js';
+import { WebhookDeliveryConnection, WebhookDeliveryRef } from './webhook.js';
 import { CampaignRef } from './campaign.js';
 
 const TextPipelineRef = builder.loadableNode('TextPipeline', {
@@ -30,16 +30,19 @@ const TextPipelineRef = builder.loadableNode('TextPipeline', {
     }),
     postWebhookDelay: t.exposeInt('postWebhookDelay', { description: 'Seconds before posting (0–3600).' }),
     updatedAt: t.field({ type: 'DateTime', resolve: (pipeline) => pipeline.updatedAt }),
-    deliveries: t.connection({
-      type: WebhookDeliveryRef,
-      description: 'Inbound messages posted (or being posted) to postWebhook, newest first.',
-      resolve: (pipeline, args, context) =>
-        keysetConnection(
-          args,
-          (delivery: Delivery) => [delivery.createdAt, delivery.deliveryId],
-          (page) => pagePipelineDeliveries(context.db, viewerOf(context).id, pipeline.campId, page),
-        ),
-    }),
+    deliveries: t.connection(
+      {
+        type: WebhookDeliveryRef,
+        description: 'Inbound messages posted (or being posted) to postWebhook, newest first.',
+        resolve: (pipeline, args, context) =>
+          keysetConnection(
+            args,
+            (delivery: Delivery) => [delivery.createdAt, delivery.deliveryId],
+            (page) => pagePipelineDeliveries(context.db, viewerOf(context).id, pipeline.campId, page),
+          ),
+      },
+      WebhookDeliveryConnection,
+    ),
   }),
 });
 

@@ -30,17 +30,26 @@ const SocialMessageRef = builder.loadableNode('SocialMessage', {
   }),
 });
 
+/** The one connection type of SocialMessage lists, wherever they appear. */
+export const SocialMessageConnection = builder.connectionObject(
+  { type: SocialMessageRef, name: 'SocialMessageConnection' },
+  { name: 'SocialMessageEdge' },
+);
+
 builder.objectField(CampaignRef, 'socialMessages', (t) =>
-  t.connection({
-    type: SocialMessageRef,
-    description: 'Inbound social messages for this campaign, newest first.',
-    resolve: (campaign, args, context) =>
-      keysetConnection(
-        args,
-        (message: SocialMessage) => [message.receivedAt, message.messageId],
-        (page) => pageSocialMessages(context.db, viewerOf(context).id, campaign.campId, page),
-      ),
-  }),
+  t.connection(
+    {
+      type: SocialMessageRef,
+      description: 'Inbound social messages for this campaign, newest first.',
+      resolve: (campaign, args, context) =>
+        keysetConnection(
+          args,
+          (message: SocialMessage) => [message.receivedAt, message.messageId],
+          (page) => pageSocialMessages(context.db, viewerOf(context).id, campaign.campId, page),
+        ),
+    },
+    SocialMessageConnection,
+  ),
 );
 
 builder.queryField('verifySocialWebhook', (t) =>

@@ -66,6 +66,12 @@ export const WebhookDeliveryRef = builder.loadableNode('WebhookDelivery', {
   }),
 });
 
+/** The one connection type of WebhookDelivery lists, wherever they appear. */
+export const WebhookDeliveryConnection = builder.connectionObject(
+  { type: WebhookDeliveryRef, name: 'WebhookDeliveryConnection' },
+  { name: 'WebhookDeliveryEdge' },
+);
+
 export const WebhookRef = builder.loadableNode('Webhook', {
   description:
     'An HTTPS endpoint that receives the events of the campaigns it is attached to, signed the Standard Webhooks way.',
@@ -97,16 +103,19 @@ export const WebhookRef = builder.loadableNode('Webhook', {
       load: (webhookIds: string[], context) => campaignsOfWebhooks(context, webhookIds),
       resolve: (webhook) => webhook.webhookId,
     }),
-    deliveries: t.connection({
-      type: WebhookDeliveryRef,
-      description: 'Its deliveries, newest first.',
-      resolve: (webhook, args, context) =>
-        keysetConnection(
-          args,
-          (delivery: Delivery) => [delivery.createdAt, delivery.deliveryId],
-          (page) => pageWebhookDeliveries(context.db, viewerOf(context).id, webhook.webhookId, page),
-        ),
-    }),
+    deliveries: t.connection(
+      {
+        type: WebhookDeliveryRef,
+        description: 'Its deliveries, newest first.',
+        resolve: (webhook, args, context) =>
+          keysetConnection(
+            args,
+            (delivery: Delivery) => [delivery.createdAt, delivery.deliveryId],
+            (page) => pageWebhookDeliveries(context.db, viewerOf(context).id, webhook.webhookId, page),
+          ),
+      },
+      WebhookDeliveryConnection,
+    ),
   }),
 });
 
