@@ -13,7 +13,7 @@ const SIGN_UP = /* GraphQL */ `
     signUp(email: $email, password: $password) {
       apiKey
       account {
-        id
+        id: accountId
         email
         apiKeyHint
         createdAt
@@ -35,7 +35,7 @@ const LOGIN = /* GraphQL */ `
 const VIEWER = /* GraphQL */ `
   query Viewer {
     viewer {
-      id
+      id: accountId
       email
       apiKeyHint
       createdAt
@@ -48,7 +48,7 @@ const ROTATE = /* GraphQL */ `
     rotateApiKey {
       apiKey
       account {
-        id
+        id: accountId
         email
         apiKeyHint
         createdAt

@@ -191,3 +191,15 @@ describe('connection types', () => {
     expect(await typeOf('TextPipeline', 'deliveries')).toBe('WebhookDeliveryConnection');
   });
 });
+
+describe('the account', () => {
+  it('REST sign-up still answers the acc_ id; GraphQL has it as accountId, and id is the global id', async () => {
+    const signup = await t.rest('POST', '/signup', { body: { email: 'c@example.com', password: 'a long password' } });
+    expect(signup.status, signup.text).toBe(200);
+    expect(signup.body.id).toMatch(/^acc_/);
+    const login = await t.rest('POST', '/login', { body: { username: 'c@example.com', password: 'a long password' } });
+    const viewer = await t.gql('{ viewer { id accountId } }', {}, login.body.access_token);
+    expect(viewer.body.data.viewer.accountId).toBe(signup.body.id);
+    expect(Buffer.from(viewer.body.data.viewer.id, 'base64').toString()).toBe(`Account:${signup.body.id}`);
+  });
+});

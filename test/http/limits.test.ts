@@ -168,7 +168,7 @@ describe('request body size (1 MiB)', () => {
 
 describe('GraphQL document limits', () => {
   const aliases = (n: number) =>
-    `query Aliases { ${Array.from({ length: n }, (_, i) => `a${i}: viewer { id }`).join(' ')} }`;
+    `query Aliases { ${Array.from({ length: n }, (_, i) => `a${i}: viewer { email }`).join(' ')} }`;
 
   /** POSTs a query with the given Accept header. */
   const post = (t: TestApp, token: string, body: Record<string, unknown>, accept: string) =>
@@ -200,7 +200,7 @@ describe('GraphQL document limits', () => {
   it('refuses 31 aliases and accepts 30', async () => {
     const { plugin, executed } = executionRecorder();
     const t = await start({}, [plugin], { worker: false });
-    const { token, id } = await t.account();
+    const { token, email } = await t.account();
     executed.length = 0;
 
     await expectRefused(
@@ -216,7 +216,7 @@ describe('GraphQL document limits', () => {
     expect(allowed.status, allowed.text).toBe(200);
     expect(allowed.body.errors).toBeUndefined();
     expect(Object.keys(allowed.body.data)).toHaveLength(30);
-    expect(allowed.body.data.a29).toEqual({ id });
+    expect(allowed.body.data.a29).toEqual({ email });
     expect(executed).toEqual(['Aliases']);
   });
 
@@ -436,7 +436,7 @@ describe('per-account request rate', () => {
 
     for (let i = 0; i < 3; i++) expect((await t.rest('GET', '/get_campaigns', { token: a.token })).status).toBe(200);
     for (let i = 0; i < 2; i++) {
-      const reply = await t.gql('{ viewer { id } }', {}, a.token);
+      const reply = await t.gql('{ viewer { id: accountId } }', {}, a.token);
       expect(reply.status, reply.text).toBe(200);
       expect(reply.body.data.viewer.id).toBe(a.id);
     }
@@ -446,7 +446,7 @@ describe('per-account request rate', () => {
     expect(rest.body).toEqual({ detail: expect.stringMatching(TOO_MANY) });
     expectRetryAfter(rest);
 
-    const gql = await t.gql('{ viewer { id } }', {}, a.token);
+    const gql = await t.gql('{ viewer { id: accountId } }', {}, a.token);
     expect(gql.status, gql.text).toBe(429);
     expect(gql.body.data).toBeUndefined();
     expect(gql.body.errors?.[0].extensions.code).toBe('RATE_LIMITED');
@@ -454,7 +454,7 @@ describe('per-account request rate', () => {
     expectRetryAfter(gql);
 
     // Another account has its own count.
-    const other = await t.gql('{ viewer { id } }', {}, b.token);
+    const other = await t.gql('{ viewer { id: accountId } }', {}, b.token);
     expect(other.status, other.text).toBe(200);
     expect(other.body.data.viewer.id).toBe(b.id);
     expect((await t.rest('GET', '/get_campaigns', { token: b.token })).status).toBe(200);
@@ -490,9 +490,9 @@ describe('rate limits across instances', () => {
   it('shares the count through Redis: 3 requests on A and 3 on B make the 6th a 429', async () => {
     const [a, b] = await twoInstances({ REDIS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_PER_MINUTE: '5' });
     const { token } = await a.account();
-    for (let i = 0; i < 3; i++) expect((await a.gql('{ viewer { id } }', {}, token)).status).toBe(200);
-    for (let i = 0; i < 2; i++) expect((await b.gql('{ viewer { id } }', {}, token)).status).toBe(200);
-    const sixth = await b.gql('{ viewer { id } }', {}, token);
+    for (let i = 0; i < 3; i++) expect((await a.gql('{ viewer { id: accountId } }', {}, token)).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await b.gql('{ viewer { id: accountId } }', {}, token)).status).toBe(200);
+    const sixth = await b.gql('{ viewer { id: accountId } }', {}, token);
     expect(sixth.status, sixth.text).toBe(429);
     expect(sixth.body.errors?.[0].extensions.code).toBe('RATE_LIMITED');
     expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -506,7 +506,7 @@ describe('rate limits across instances', () => {
     const [a, b] = await twoInstances({ RATE_LIMIT_PER_MINUTE: '5' });
     const { token } = await a.account();
     for (const app of [a, b, a, b, a, b]) {
-      const reply = await app.gql('{ viewer { id } }', {}, token);
+      const reply = await app.gql('{ viewer { id: accountId } }', {}, token);
       expect(reply.status, reply.text).toBe(200);
       expect(reply.body.errors).toBeUndefined();
     }

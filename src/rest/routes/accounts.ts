@@ -25,7 +25,7 @@ export const accountRoutes = [
   defineRoute<
     z.infer<typeof signUpBody>,
     undefined,
-    { signUp: { apiKey: string; account: { id: string; email: string } } }
+    { signUp: { apiKey: string; account: { accountId: string; email: string } } }
   >({
     method: 'POST',
     path: '/signup',
@@ -37,7 +37,7 @@ export const accountRoutes = [
         signUp(email: $email, password: $password) {
           apiKey
           account {
-            id
+            accountId
             email
           }
         }
@@ -46,7 +46,7 @@ export const accountRoutes = [
     body: signUpBody,
     variables: ({ body }) => body,
     argLocs: { email: ['body', 'email'], password: ['body', 'password'] },
-    respond: ({ signUp }) => ({ id: signUp.account.id, email: signUp.account.email, apiKey: signUp.apiKey }),
+    respond: ({ signUp }) => ({ id: signUp.account.accountId, email: signUp.account.email, apiKey: signUp.apiKey }),
   }),
   defineRoute<
     z.infer<typeof loginBody>,
