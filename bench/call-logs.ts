@@ -13,7 +13,7 @@ import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { chunks } from '../src/db/chunks.js';
 import { CALL_STATUSES, isTerminal, STATUS_RANK } from '../src/domain/call-logs.schema.js';
-import { campaignData, signUpAndLogin, timed, summary } from './support.js';
+import { administer, campaignData, signUpAndLogin, summary, timed } from './support.js';
 
 const CALL_LOGS = Number(process.env.CALL_LOGS ?? 100_000);
 const ITERATIONS = Number(process.env.ITERATIONS ?? 300);
@@ -23,21 +23,9 @@ const POSTGRES = process.env.DATABASE_URL?.startsWith('postgres') ? new URL(proc
 const benchDatabase = `bench_call_logs_${process.pid}`;
 const postgresUrl = POSTGRES ? Object.assign(new URL(POSTGRES), { pathname: `/${benchDatabase}` }).toString() : '';
 
-/** On PostgreSQL: creates or drops the run's own database. */
-async function administer(statement: string): Promise<void> {
-  if (!POSTGRES) return;
-  const client = new pg.Client({ connectionString: POSTGRES.toString() });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
 const dir = mkdtempSync(join(tmpdir(), 'bench-call-logs-'));
 const file = join(dir, 'bench.db');
-await administer(`create database ${benchDatabase}`);
+await administer(POSTGRES, `create database ${benchDatabase}`);
 const config = loadConfig({
   DATABASE_URL: POSTGRES ? postgresUrl : `sqlite:${file}`,
   JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0',
@@ -153,5 +141,5 @@ summary([
 
 await closeRaw();
 await app.close();
-await administer(`drop database if exists ${benchDatabase}`);
+await administer(POSTGRES, `drop database if exists ${benchDatabase}`);
 rmSync(dir, { recursive: true, force: true });

@@ -12,10 +12,9 @@ import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { campaignData, hasTaskset, signUpAndLogin } from './support.js';
+import { administer, campaignData, hasTaskset, signUpAndLogin } from './support.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
@@ -198,20 +197,8 @@ async function target(
   }
 }
 
-/** On PostgreSQL: the fresh database the run uses (and drops at the end). */
-async function administer(statement: string): Promise<void> {
-  if (!POSTGRES) return;
-  const client = new pg.Client({ connectionString: POSTGRES.toString() });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
 async function main(): Promise<void> {
-  await administer(`create database ${benchDatabase}`);
+  await administer(POSTGRES, `create database ${benchDatabase}`);
   if (hasTaskset) execFileSync('taskset', ['-cp', '1', String(process.pid)], { stdio: 'ignore' });
   // Our server runs as `npm start` runs it: compiled JavaScript (dist/), not through a TypeScript loader.
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
@@ -259,7 +246,7 @@ async function main(): Promise<void> {
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
-    await administer(`drop database if exists ${benchDatabase} with (force)`);
+    await administer(POSTGRES, `drop database if exists ${benchDatabase} with (force)`);
   }
 }
 

@@ -1,5 +1,6 @@
 // Shared pieces of the benchmarks: an account, a campaign body, timing and the result table.
 import { execFileSync } from 'node:child_process';
+import pg from 'pg';
 import type { App } from '../src/app.js';
 
 export async function signUpAndLogin(app: App): Promise<{ token: string; accountId: string }> {
@@ -80,3 +81,15 @@ export const hasTaskset = (() => {
     return false;
   }
 })();
+
+/** On PostgreSQL (`server` given): runs one statement, such as creating or dropping the run's own database. */
+export async function administer(server: URL | null, statement: string): Promise<void> {
+  if (!server) return;
+  const client = new pg.Client({ connectionString: server.toString() });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,3 +1,8 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/types.js';
+import { viewerOf } from './builder.js';
+import type { Context } from './context.js';
+
 // Keys of the global ids of account-scoped objects (docs/graphql.md, "Global ids"). Campaign ids, call ids and the
 // like are chosen per account, so the key of such a node is `<accountId>:<its key>`: unique across all accounts. Account
 // ids never hold a ':'. A key without one is read as the caller's own (what fields pass to the loaders, and the
@@ -30,4 +35,21 @@ export async function loadScoped<T>(
   const wanted = [...new Set(own.filter((key): key is string => key !== null))];
   const found = new Map((wanted.length > 0 ? await fetch(wanted) : []).map((item) => [keyOf(item), item]));
   return own.map((key) => (key === null ? null : (found.get(key) ?? null)));
+}
+
+/**
+ * The `id` and `load` options of a loadable node keyed per account: `keyOf` gives an object's own key, `fetch` the
+ * account's objects with these own keys (in any order).
+ */
+export function scopedNode<T>(
+  keyOf: (item: T) => string,
+  fetch: (db: Kysely<Database>, accountId: string, ownKeys: string[]) => Promise<T[]>,
+) {
+  return {
+    id: { resolve: (item: T, _args: unknown, context: Context) => scopedKey(viewerOf(context).id, keyOf(item)) },
+    load: (keys: string[], context: Context) => {
+      const viewerId = viewerOf(context).id;
+      return loadScoped(viewerId, keys, (own) => fetch(context.db, viewerId, own), keyOf);
+    },
+  };
 }

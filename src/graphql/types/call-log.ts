@@ -10,7 +10,7 @@ import {
 import { CALL_STATUSES, type CallStatus, MAX_CALL_LOG_PAGE } from '../../domain/call-logs.schema.js';
 import { campIdField } from '../../domain/campaigns.schema.js';
 import { builder, viewerOf } from '../builder.js';
-import { loadScoped, scopedKey } from '../global-ids.js';
+import { scopedNode } from '../global-ids.js';
 import type { Context } from '../context.js';
 import { keysetConnection } from '../pagination.js';
 import { CampaignRef } from './campaign.js';
@@ -25,16 +25,7 @@ export const CallStatusEnum = builder.enumType('CallStatus', {
 export const CallLogRef = builder.loadableNode('CallLog', {
   description: 'One call of a campaign, as the telephony provider reported it, with what the AI engine attached.',
   // Call ids are the provider's, unique per account only (docs/graphql.md, "Global ids").
-  id: { resolve: (log: CallLog, _args, context) => scopedKey(viewerOf(context).id, log.callId) },
-  load: (keys: string[], context) => {
-    const viewerId = viewerOf(context).id;
-    return loadScoped(
-      viewerId,
-      keys,
-      (ids) => getCallLogsByIds(context.db, viewerId, ids),
-      (log) => log.callId,
-    );
-  },
+  ...scopedNode((log: CallLog) => log.callId, getCallLogsByIds),
   fields: (t) => ({
     callId: t.exposeString('callId', { description: "The provider's call id (CallSid)." }),
     campaignId: t.exposeString('campaignId'),

@@ -10,7 +10,7 @@ import {
   pageCampaigns,
 } from '../../domain/campaigns.js';
 import { campIdField } from '../../domain/campaigns.schema.js';
-import { loadScoped, scopedKey } from '../global-ids.js';
+import { scopedNode } from '../global-ids.js';
 import { builder, viewerOf } from '../builder.js';
 import { keysetConnection, MAX_PAGE_SIZE } from '../pagination.js';
 import { asksOnly } from '../selection.js';
@@ -49,16 +49,7 @@ const SUMMARY_FIELDS: ReadonlySet<string> = new Set([
 export const CampaignRef = builder.loadableNode('Campaign', {
   description: 'A calling campaign of your account.',
   // Unique across accounts (docs/graphql.md, "Global ids"); every campaign a caller sees is its own.
-  id: { resolve: (campaign: Campaign, _args, context) => scopedKey(viewerOf(context).id, campaign.campId) },
-  load: (keys: string[], context) => {
-    const viewerId = viewerOf(context).id;
-    return loadScoped(
-      viewerId,
-      keys,
-      (campIds) => getCampaignsByIds(context.db, viewerId, campIds),
-      (c) => c.campId,
-    );
-  },
+  ...scopedNode((campaign: Campaign) => campaign.campId, getCampaignsByIds),
   fields: (t) => ({
     campId: t.exposeString('campId'),
     title: t.exposeString('title'),

@@ -4,20 +4,18 @@ import { deleteTextPipeline, getTextPipelines, setTextPipeline, type TextPipelin
 import { campIdField } from '../../domain/campaigns.schema.js';
 import { type Delivery, pagePipelineDeliveries } from '../../domain/deliveries.js';
 import { builder, viewerOf } from '../builder.js';
-import { loadScoped, scopedKey } from '../global-ids.js';
+import { scopedNode } from '../global-ids.js';
 import { keysetConnection } from '../pagination.js';
 import { WebhookDeliveryConnection, WebhookDeliveryRef } from './webhook.js';
 import { CampaignRef } from './campaign.js';
 
 const TextPipelineRef = builder.loadableNode('TextPipeline', {
   description: 'What happens in text after a campaign: goal, pacing and an outbound webhook.',
-  id: { resolve: (pipeline: TextPipeline, _args, context) => scopedKey(viewerOf(context).id, pipeline.campId) },
-  load: (keys: string[], context) => {
-    const viewerId = viewerOf(context).id;
-    const fetch = async (campIds: string[]) =>
-      (await getTextPipelines(context.db, viewerId, campIds)).filter((p): p is TextPipeline => p !== null);
-    return loadScoped(viewerId, keys, fetch, (pipeline) => pipeline.campId);
-  },
+  ...scopedNode(
+    (pipeline: TextPipeline) => pipeline.campId,
+    async (db, accountId, campIds) =>
+      (await getTextPipelines(db, accountId, campIds)).filter((p): p is TextPipeline => p !== null),
+  ),
   fields: (t) => ({
     campId: t.exposeString('campId'),
     goal: t.exposeString('goal'),

@@ -8,19 +8,14 @@ import {
   verifySocialSubscription,
 } from '../../domain/social.js';
 import { builder, viewerOf } from '../builder.js';
-import { loadScoped, scopedKey } from '../global-ids.js';
+import { scopedNode } from '../global-ids.js';
 import { keysetConnection } from '../pagination.js';
 import { CampaignRef } from './campaign.js';
 
 const SocialMessageRef = builder.loadableNode('SocialMessage', {
   description: 'An inbound message of the social channel.',
   // Message ids are the provider's, unique per account only (docs/graphql.md, "Global ids").
-  id: { resolve: (message: SocialMessage, _args, context) => scopedKey(viewerOf(context).id, message.messageId) },
-  load: (keys: string[], context) => {
-    const viewerId = viewerOf(context).id;
-    const fetch = (ids: string[]) => getSocialMessagesByIds(context.db, viewerId, ids);
-    return loadScoped(viewerId, keys, fetch, (message) => message.messageId);
-  },
+  ...scopedNode((message: SocialMessage) => message.messageId, getSocialMessagesByIds),
   fields: (t) => ({
     messageId: t.exposeString('messageId'),
     campaignId: t.exposeString('campaignId'),
