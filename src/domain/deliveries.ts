@@ -109,6 +109,17 @@ export async function getDelivery(
   return row ? toDelivery(row) : null;
 }
 
+/** The postWebhook of the campaign's text pipeline, or null when it has none (or no pipeline). */
+async function currentPostWebhook(db: Kysely<Database>, accountId: string, campId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('text_pipelines')
+    .select('post_webhook')
+    .where('account_id', '=', accountId)
+    .where('camp_id', '=', campId)
+    .executeTakeFirst();
+  return row?.post_webhook ?? null;
+}
+
 /**
  * Queues a finished delivery again, as if new: the same `webhook-id` and body, due now, retried on the schedule.
  * A pending one is CONFLICT (it is already queued, perhaps in flight), and so is one for a disabled webhook.
@@ -120,10 +131,22 @@ export async function redeliver(db: Kysely<Database>, accountId: string, deliver
   if (current.webhookId && !(await requireWebhook(db, accountId, current.webhookId)).enabled) {
     throw conflict('Webhook is disabled; enable it before redelivering');
   }
+  // A text pipeline delivery goes to the pipeline's postWebhook as it is now; with none (or no pipeline), nowhere.
+  const pipelineTarget = current.webhookId ? null : await currentPostWebhook(db, accountId, current.campId);
+  if (!current.webhookId && !pipelineTarget) {
+    throw conflict('The text pipeline has no postWebhook to deliver to any more');
+  }
   const now = new Date().toISOString();
   await db
     .updateTable('webhook_deliveries')
-    .set({ status: 'pending', retries: 0, next_attempt_at: now, lease_owner: null, updated_at: now })
+    .set({
+      status: 'pending',
+      retries: 0,
+      next_attempt_at: now,
+      lease_owner: null,
+      updated_at: now,
+      ...(pipelineTarget ? { target_url: pipelineTarget } : {}),
+    })
     .where('account_id', '=', accountId)
     .where('delivery_id', '=', deliveryId)
     .where('status', '!=', 'pending')
@@ -161,6 +184,31 @@ export async function cancelPipelineDeliveries(
     .where('camp_id', '=', campId)
     .where('webhook_id', 'is', null)
     .where('status', '=', 'pending')
+    .execute();
+}
+
+/**
+ * Points the pending deliveries of a campaign's text pipeline at its new postWebhook (they go where the pipeline
+ * now says, as a webhook's go to its current URL), or cancels them when it has none any more.
+ */
+export async function retargetPipelineDeliveries(
+  db: Kysely<Database>,
+  accountId: string,
+  campId: string,
+  postWebhook: string | null,
+): Promise<void> {
+  if (postWebhook === null) {
+    await cancelPipelineDeliveries(db, accountId, campId, 'Text pipeline postWebhook removed');
+    return;
+  }
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ target_url: postWebhook, updated_at: new Date().toISOString() })
+    .where('account_id', '=', accountId)
+    .where('camp_id', '=', campId)
+    .where('webhook_id', 'is', null)
+    .where('status', '=', 'pending')
+    .where('target_url', '!=', postWebhook)
     .execute();
 }
 

@@ -2,7 +2,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, TextPipelinesTable } from '../db/types.js';
 import { requireCampaign } from './campaigns.js';
-import { cancelPipelineDeliveries } from './deliveries.js';
+import { cancelPipelineDeliveries, retargetPipelineDeliveries } from './deliveries.js';
 import { notFound } from './errors.js';
 import { checkWebhookTarget } from './webhooks.js';
 import { TEXT_PIPELINE_DEFAULTS, type TextPipelineInput } from './pipelines.schema.js';
@@ -33,7 +33,8 @@ const pipelineNotFound = () => notFound('Text pipeline configuration not found')
 
 /**
  * Sets (replaces) the campaign's configuration; omitted fields take their defaults. The postWebhook passes the
- * same target check as a webhook's URL.
+ * same target check as a webhook's URL. Pending deliveries follow a changed postWebhook, and are cancelled when it
+ * is removed.
  */
 export async function setTextPipeline(
   db: Kysely<Database>,
@@ -54,13 +55,17 @@ export async function setTextPipeline(
     post_webhook_delay: input.postWebhookDelay ?? d.postWebhookDelay,
     updated_at: new Date().toISOString(),
   };
-  const row = await db
-    .insertInto('text_pipelines')
-    .values({ account_id: accountId, camp_id: campId, ...values })
-    .onConflict((oc) => oc.columns(['account_id', 'camp_id']).doUpdateSet(values))
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return toPipeline(row);
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .insertInto('text_pipelines')
+      .values({ account_id: accountId, camp_id: campId, ...values })
+      .onConflict((oc) => oc.columns(['account_id', 'camp_id']).doUpdateSet(values))
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    // Deliveries still pending follow the new postWebhook (or are cancelled when it is removed).
+    await retargetPipelineDeliveries(trx, accountId, campId, row.post_webhook);
+    return toPipeline(row);
+  });
 }
 
 export async function getTextPipelines(

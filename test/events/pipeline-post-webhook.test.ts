@@ -513,3 +513,60 @@ describe('deleting the text pipeline', () => {
     expect(r.received).toHaveLength(0);
   });
 });
+
+describe('changing the text pipeline', () => {
+  beforeEach(() => start());
+
+  const redeliver = (deliveryId: string) =>
+    app().gql(
+      'mutation ($id: String!) { redeliverWebhookDelivery(deliveryId: $id) { deliveryId status } }',
+      { id: deliveryId },
+      token,
+    );
+
+  it('pending deliveries follow a changed postWebhook: the new one gets them, the old one nothing', async () => {
+    const before = await receiver();
+    const after = await receiver();
+    await setPipeline({ postWebhook: before.url, postWebhookDelay: 30 });
+    await inbound('m.1');
+    await setPipeline({ postWebhook: after.url, postWebhookDelay: 30 });
+
+    offset = 10 * MINUTE;
+    await eventually(async () => expect(after.received).toHaveLength(1));
+    await sleep(QUIET_MS);
+    expect(before.received).toHaveLength(0);
+    expect((await onlyDelivery()).status).toBe('SUCCEEDED');
+  });
+
+  it('removing the postWebhook cancels the pending deliveries, unsent', async () => {
+    const r = await receiver();
+    await setPipeline({ postWebhook: r.url, postWebhookDelay: 30 });
+    await inbound('m.1');
+    await setPipeline({});
+
+    expect(await onlyDelivery()).toMatchObject({ status: 'FAILED', lastError: 'Text pipeline postWebhook removed' });
+    offset = 10 * MINUTE;
+    await sleep(QUIET_MS);
+    expect(r.received).toHaveLength(0);
+  });
+
+  it('redelivering goes to the postWebhook as it is now, and is CONFLICT when there is none', async () => {
+    const first = await receiver();
+    await setPipeline({ postWebhook: first.url });
+    await inbound('m.1');
+    await eventually(async () => expect((await onlyDelivery()).status).toBe('SUCCEEDED'));
+    const { deliveryId } = await onlyDelivery();
+
+    const del = await app().rest('DELETE', `/text_pipeline_configuration?campId=${CAMP}`, { token });
+    expect(del.status, del.text).toBe(200);
+    const refused = await redeliver(deliveryId);
+    expect(refused.body.errors?.[0].extensions.code, refused.text).toBe('CONFLICT');
+
+    const second = await receiver();
+    await setPipeline({ postWebhook: second.url });
+    const queued = await redeliver(deliveryId);
+    expect(queued.body.errors, queued.text).toBeUndefined();
+    await eventually(async () => expect(second.received).toHaveLength(1));
+    expect(first.received).toHaveLength(1);
+  });
+});
