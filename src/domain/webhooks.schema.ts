@@ -39,3 +39,18 @@ export const updateWebhookSchema = z.object({
   enabled: boolField.nullish(),
 });
 export type UpdateWebhookInput = z.infer<typeof updateWebhookSchema>;
+
+/** GraphQL takes `eventTypes` (the EventType enum) beside the deprecated `events` strings: one of them at most. */
+const oneOfEventFields = (input: { events?: unknown; eventTypes?: unknown }) =>
+  input.events == null || input.eventTypes == null;
+const BOTH_EVENT_FIELDS = { message: 'give eventTypes or the deprecated events, not both', path: ['eventTypes'] };
+
+export const createWebhookInputSchema = createWebhookSchema
+  .extend({ eventTypes: eventsField.nullish() })
+  .refine(oneOfEventFields, BOTH_EVENT_FIELDS)
+  .transform(({ eventTypes, ...input }) => ({ ...input, events: eventTypes ?? input.events }));
+
+export const updateWebhookInputSchema = updateWebhookSchema
+  .extend({ eventTypes: eventsField.nullish() })
+  .refine(oneOfEventFields, BOTH_EVENT_FIELDS)
+  .transform(({ eventTypes, ...patch }) => ({ ...patch, events: eventTypes ?? patch.events }));

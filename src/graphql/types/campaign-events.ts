@@ -5,12 +5,17 @@ import { requireCampaign } from '../../domain/campaigns.js';
 import { campIdField } from '../../domain/campaigns.schema.js';
 import { EVENT_TYPES } from '../../domain/webhooks.schema.js';
 import { builder, viewerOf } from '../builder.js';
+import { EventTypeEnum } from './event-type.js';
 
 const CampaignEventRef = builder.objectRef<CampaignEvent>('CampaignEvent').implement({
   description: 'Something that happened to a campaign; `data` is what a webhook receives in its body.',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'The event id (evt_...), as in webhook bodies.' }),
-    type: t.exposeString('type', { description: `One of ${EVENT_TYPES.join(', ')}.` }),
+    eventType: t.field({ type: EventTypeEnum, resolve: (event) => event.type }),
+    type: t.exposeString('type', {
+      description: `One of ${EVENT_TYPES.join(', ')}.`,
+      deprecationReason: 'Use eventType.',
+    }),
     campId: t.exposeString('campId'),
     createdAt: t.field({ type: 'DateTime', resolve: (event) => event.createdAt }),
     data: t.field({

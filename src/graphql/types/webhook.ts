@@ -16,7 +16,14 @@ import {
   type Webhook,
   webhooksOfCampaigns,
 } from '../../domain/webhooks.js';
-import { createWebhookSchema, EVENT_TYPES, updateWebhookSchema, webhookIdField } from '../../domain/webhooks.schema.js';
+import {
+  createWebhookInputSchema,
+  EVENT_TYPES,
+  type EventType,
+  updateWebhookInputSchema,
+  webhookIdField,
+} from '../../domain/webhooks.schema.js';
+import { EventTypeEnum } from './event-type.js';
 import { builder, viewerOf } from '../builder.js';
 import type { Context } from '../context.js';
 import { keysetConnection } from '../pagination.js';
@@ -47,7 +54,11 @@ export const WebhookDeliveryRef = builder.loadableNode('WebhookDelivery', {
     }),
     campId: t.exposeString('campId'),
     eventId: t.exposeString('eventId'),
-    event: t.exposeString('event', { description: `The event type: one of ${EVENT_LIST}.` }),
+    eventType: t.field({ type: EventTypeEnum, resolve: (delivery) => delivery.event as EventType }),
+    event: t.exposeString('event', {
+      description: `The event type: one of ${EVENT_LIST}.`,
+      deprecationReason: 'Use eventType.',
+    }),
     status: t.field({ type: DeliveryStatusEnum, resolve: (delivery) => delivery.status }),
     attempts: t.exposeInt('attempts'),
     lastResponseCode: t.exposeInt('lastResponseCode', {
@@ -81,8 +92,14 @@ export const WebhookRef = builder.loadableNode('Webhook', {
   fields: (t) => ({
     webhookId: t.exposeString('webhookId'),
     url: t.exposeString('url'),
+    eventTypes: t.field({
+      type: [EventTypeEnum],
+      description: 'The event types sent to it; empty means all.',
+      resolve: (webhook) => webhook.events,
+    }),
     events: t.exposeStringList('events', {
       description: `The event types sent to it (${EVENT_LIST}); empty means all.`,
+      deprecationReason: 'Use eventTypes.',
     }),
     description: t.exposeString('description', { nullable: true }),
     enabled: t.exposeBoolean('enabled'),
@@ -143,23 +160,31 @@ const CreateWebhookInput = builder
         required: true,
         description: 'http(s); loopback, private and link-local targets are refused.',
       }),
-      events: t.stringList({ description: `Event types to send (${EVENT_LIST}); empty or omitted means all.` }),
+      eventTypes: t.field({
+        type: [EventTypeEnum],
+        description: 'The event types to send; empty or omitted means all.',
+      }),
+      events: t.stringList({
+        description: `Event types to send (${EVENT_LIST}); empty or omitted means all.`,
+        deprecationReason: 'Use eventTypes.',
+      }),
       description: t.string(),
     }),
   })
-  .validate(createWebhookSchema);
+  .validate(createWebhookInputSchema);
 
 const UpdateWebhookInput = builder
   .inputType('UpdateWebhookInput', {
     description: 'Only the fields given change.',
     fields: (t) => ({
       url: t.string(),
-      events: t.stringList(),
+      eventTypes: t.field({ type: [EventTypeEnum], description: 'The event types to send; empty means all.' }),
+      events: t.stringList({ deprecationReason: 'Use eventTypes.' }),
       description: t.string(),
       enabled: t.boolean({ description: 'true re-enables a webhook that was disabled (e.g. after a 410 Gone).' }),
     }),
   })
-  .validate(updateWebhookSchema);
+  .validate(updateWebhookInputSchema);
 
 builder.queryFields((t) => ({
   webhooks: t.field({
