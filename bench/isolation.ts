@@ -325,8 +325,10 @@ async function main(): Promise<void> {
     for (const [name, scenarioEnv] of SCENARIOS) results.push(await scenario(name, scenarioEnv, seeded));
     console.log('\n| run | p99 under attack / quiet | target ≤ 2× (judged on the default settings) |');
     console.log('|---|---|---|');
+    // A run of a few seconds (the CI smoke run) is too short for its p99 to mean anything: it is shown, not judged.
+    const judged = DURATION >= 5;
     for (const [index, r] of results.entries()) {
-      const verdict = r.ratio <= 2 ? 'PASS' : 'FAIL';
+      const verdict = !judged ? 'not judged: too short a run' : r.ratio <= 2 ? 'PASS' : 'FAIL';
       console.log(`| ${r.name} | ${r.ratio.toFixed(2)}× | ${index === 0 ? verdict : `(${verdict})`} |`);
     }
     const failed = results.some((r) => r.serverErrors > 0 || r.victimErrors > 0);
