@@ -54,14 +54,20 @@ export const builder = new SchemaBuilder<{
     cursorType: 'String',
     edgesFieldOptions: { nullable: false },
     nodeFieldOptions: { nullable: false },
+    nodeTypeOptions: {
+      description: 'An object with a global id, unique across accounts: refetch it with `node(id:)` (docs/graphql.md).',
+    },
+    pageInfoTypeOptions: { description: 'Where a page of a connection stands; pass its cursors as `after`/`before`.' },
     // At most MAX_NODE_IDS ids per `nodes` call (README "Limits"): each id is a lookup.
     nodeQueryOptions: {
+      description: 'The object with this global id if it is yours (or a voice of the catalogue); null otherwise.',
       resolve: (_root, args, _context, info, resolveNode) => {
         refuseForeignTypes([args.id], info.schema, () => ['id']);
         return resolveNode(args.id);
       },
     },
     nodesQueryOptions: {
+      description: 'The objects with these global ids (at most 100), in order; null for each that is not yours.',
       resolve: (_root, args, _context, info, resolveNodes) => {
         if (args.ids.length > MAX_NODE_IDS) {
           throw badInput([
@@ -116,8 +122,15 @@ builder.addScalarType('JSON', depthLimited(JSONResolver));
 builder.addScalarType('JSONObject', depthLimited(JSONObjectResolver));
 
 /** Every field of Query and Mutation needs a signed-in viewer unless it opts out with `skipTypeScopes`. */
-builder.queryType({ authScopes: { authenticated: true } });
-builder.mutationType({ authScopes: { authenticated: true } });
+builder.queryType({
+  description:
+    'What you can read. Every field but the public ones needs `Authorization: Bearer <token>` (from `login`).',
+  authScopes: { authenticated: true },
+});
+builder.mutationType({
+  description: 'What you can change. Every field but `signUp` and `login` needs a bearer token.',
+  authScopes: { authenticated: true },
+});
 
 /** The signed-in account; only called from fields behind the `authenticated` scope. */
 export function viewerOf(context: Context) {

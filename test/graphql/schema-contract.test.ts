@@ -37,3 +37,19 @@ it('the checker sees a removed field as breaking (so the test above can fail)', 
     [CriticalityLevel.Breaking, "Field 'b' was removed from object type 'Query'"],
   ]);
 });
+
+it('every type and every root field of the public schema has a description', () => {
+  const built = buildSchema(printSortedSchema());
+  const BUILT_IN = new Set(['String', 'Int', 'Float', 'Boolean', 'ID']);
+  const types = Object.values(built.getTypeMap()).filter((t) => !t.name.startsWith('__') && !BUILT_IN.has(t.name));
+  const roots = [built.getQueryType(), built.getMutationType(), built.getSubscriptionType()].flatMap((root) =>
+    Object.values(root?.getFields() ?? {}).map((field) => ({
+      name: `${root?.name}.${field.name}`,
+      description: field.description,
+    })),
+  );
+  const missing = [...types.map((t) => ({ name: t.name, description: t.description })), ...roots]
+    .filter((item) => !item.description)
+    .map((item) => item.name);
+  expect(missing).toEqual([]);
+});

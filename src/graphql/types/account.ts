@@ -53,6 +53,7 @@ builder.mutationFields((t) => ({
   signUp: t.field({
     type: NewApiKey,
     skipTypeScopes: true,
+    description: 'Creates an account (no token needed); its API key is shown here once. Then `login`.',
     args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
     validate: signUpSchema,
     resolve: (_root, args, context) =>

@@ -17,6 +17,7 @@ import { CampaignRef } from './campaign.js';
 
 /** GraphQL names (IN_PROGRESS) for the provider's statuses (in-progress). */
 export const CallStatusEnum = builder.enumType('CallStatus', {
+  description: "A call's status as the telephony provider reports it; a call only moves forward.",
   values: Object.fromEntries(
     CALL_STATUSES.map((status) => [status.toUpperCase().replace('-', '_'), { value: status }]),
   ) as Record<string, { value: CallStatus }>,
@@ -49,8 +50,12 @@ export const CallLogRef = builder.loadableNode('CallLog', {
 
 /** The one connection type of CallLog lists, wherever they appear. */
 export const CallLogConnection = builder.connectionObject(
-  { type: CallLogRef, name: 'CallLogConnection' },
-  { name: 'CallLogEdge' },
+  {
+    type: CallLogRef,
+    name: 'CallLogConnection',
+    description: 'A page of CallLog nodes, and where it stands.',
+  },
+  { name: 'CallLogEdge', description: 'One CallLog of a page, with its cursor.' },
 );
 
 interface FilterArgs {

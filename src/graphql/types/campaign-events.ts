@@ -26,7 +26,10 @@ const CampaignEventRef = builder.objectRef<CampaignEvent>('CampaignEvent').imple
   }),
 });
 
-builder.subscriptionType({ authScopes: { authenticated: true } });
+builder.subscriptionType({
+  description: 'Live events over SSE on /graphql (`Accept: text/event-stream`), with a bearer token.',
+  authScopes: { authenticated: true },
+});
 
 builder.subscriptionField('campaignEvents', (t) =>
   t.field({

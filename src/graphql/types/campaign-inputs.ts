@@ -72,6 +72,7 @@ export const CampaignDataInput = builder
 
 export const CreateCampaignInput = builder
   .inputType('CreateCampaignInput', {
+    description: 'A new campaign: the legacy campaign fields with their defaults, and an optional campId.',
     fields: (t) => ({
       campId: t.string({ description: '1–64 of [A-Za-z0-9_-]; generated (camp_…) when omitted.' }),
       ...campaignFields(t, 'full'),

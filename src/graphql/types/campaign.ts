@@ -89,8 +89,12 @@ export const CampaignRef = builder.loadableNode('Campaign', {
 
 /** The one connection type of Campaign lists, wherever they appear. */
 export const CampaignConnection = builder.connectionObject(
-  { type: CampaignRef, name: 'CampaignConnection' },
-  { name: 'CampaignEdge' },
+  {
+    type: CampaignRef,
+    name: 'CampaignConnection',
+    description: 'A page of Campaign nodes, and where it stands.',
+  },
+  { name: 'CampaignEdge', description: 'One Campaign of a page, with its cursor.' },
 );
 
 builder.queryFields((t) => ({

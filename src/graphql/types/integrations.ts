@@ -23,9 +23,17 @@ const NOT_CONNECTED: IntegrationShape = { connected: false };
 
 function integrationType(kind: IntegrationKind) {
   return builder.objectRef<IntegrationShape>(`${kind.label}Integration`).implement({
+    description: `The ${kind.label.toLowerCase()} integration of your account: its fields, secrets masked.`,
     fields: (t) => ({
-      connected: t.exposeBoolean('connected'),
-      updatedAt: t.field({ type: 'DateTime', nullable: true, resolve: (value) => value.updatedAt ?? null }),
+      connected: t.exposeBoolean('connected', {
+        description: 'Whether it is set up; the other fields are null if not.',
+      }),
+      updatedAt: t.field({
+        type: 'DateTime',
+        nullable: true,
+        description: 'When it was last set.',
+        resolve: (value) => value.updatedAt ?? null,
+      }),
       ...Object.fromEntries(
         Object.entries(kind.fields).map(([name, field]) => [
           name,
@@ -45,6 +53,7 @@ function integrationType(kind: IntegrationKind) {
 function integrationInput(kind: IntegrationKind) {
   return builder
     .inputType(`${kind.label}IntegrationInput`, {
+      description: `The ${kind.label.toLowerCase()} integration's fields; setting them again replaces them all.`,
       fields: (t) =>
         Object.fromEntries(
           Object.entries(kind.fields).map(([name, field]) => [

@@ -14,6 +14,7 @@ import { builder, viewerOf } from '../builder.js';
 import { CampaignRef } from './campaign.js';
 
 const ParticipantRef = builder.objectRef<Meeting['participants'][number]>('Participant').implement({
+  description: 'Someone invited to a meeting.',
   fields: (t) => ({
     name: t.exposeString('name'),
     email: t.exposeString('email', { nullable: true }),
@@ -22,7 +23,11 @@ const ParticipantRef = builder.objectRef<Meeting['participants'][number]>('Parti
 });
 
 const MeetingStatusEnum = builder.enumType('MeetingStatus', {
-  values: { SCHEDULED: { value: 'scheduled' }, CANCELED: { value: 'canceled' } } as const,
+  description: 'Whether a meeting still stands.',
+  values: {
+    SCHEDULED: { value: 'scheduled', description: 'Booked and not canceled.' },
+    CANCELED: { value: 'canceled', description: 'Canceled with `cancelMeeting`.' },
+  } as const,
 });
 
 export const MeetingRef = builder.loadableNode('Meeting', {
@@ -52,6 +57,7 @@ const ParticipantInput = builder.inputType('ParticipantInput', {
 
 const BookMeetingInput = builder
   .inputType('BookMeetingInput', {
+    description: 'A meeting to book: at most 24 hours long, not overlapping another scheduled meeting of the account.',
     fields: (t) => ({
       campId: t.string({ required: true }),
       title: t.string({ required: true }),
@@ -76,6 +82,7 @@ builder.queryFields((t) => ({
   meeting: t.field({
     type: MeetingRef,
     nullable: true,
+    description: 'One of your meetings, or null.',
     args: { meetingId: t.arg.string({ required: true, validate: z.string().max(64) }) },
     resolve: (_root, args, context) => getMeeting(context.db, viewerOf(context).id, args.meetingId),
   }),
@@ -98,6 +105,7 @@ builder.mutationFields((t) => ({
   }),
   cancelMeeting: t.field({
     type: MeetingRef,
+    description: 'Cancels a scheduled meeting (CONFLICT when it is already canceled); returns it.',
     args: { meetingId: t.arg.string({ required: true, validate: z.string().max(64) }) },
     resolve: (_root, args, context) => cancelMeeting(context.db, viewerOf(context).id, args.meetingId),
   }),

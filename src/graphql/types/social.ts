@@ -27,8 +27,12 @@ const SocialMessageRef = builder.loadableNode('SocialMessage', {
 
 /** The one connection type of SocialMessage lists, wherever they appear. */
 export const SocialMessageConnection = builder.connectionObject(
-  { type: SocialMessageRef, name: 'SocialMessageConnection' },
-  { name: 'SocialMessageEdge' },
+  {
+    type: SocialMessageRef,
+    name: 'SocialMessageConnection',
+    description: 'A page of SocialMessage nodes, and where it stands.',
+  },
+  { name: 'SocialMessageEdge', description: 'One SocialMessage of a page, with its cursor.' },
 );
 
 builder.objectField(CampaignRef, 'socialMessages', (t) =>

@@ -79,8 +79,12 @@ export const WebhookDeliveryRef = builder.loadableNode('WebhookDelivery', {
 
 /** The one connection type of WebhookDelivery lists, wherever they appear. */
 export const WebhookDeliveryConnection = builder.connectionObject(
-  { type: WebhookDeliveryRef, name: 'WebhookDeliveryConnection' },
-  { name: 'WebhookDeliveryEdge' },
+  {
+    type: WebhookDeliveryRef,
+    name: 'WebhookDeliveryConnection',
+    description: 'A page of WebhookDelivery nodes, and where it stands.',
+  },
+  { name: 'WebhookDeliveryEdge', description: 'One WebhookDelivery of a page, with its cursor.' },
 );
 
 export const WebhookRef = builder.loadableNode('Webhook', {
@@ -155,6 +159,7 @@ builder.objectField(CampaignRef, 'webhooks', (t) =>
 
 const CreateWebhookInput = builder
   .inputType('CreateWebhookInput', {
+    description: 'A webhook to register.',
     fields: (t) => ({
       url: t.string({
         required: true,
@@ -195,6 +200,7 @@ builder.queryFields((t) => ({
   webhook: t.field({
     type: WebhookRef,
     nullable: true,
+    description: 'One of your webhooks, or null.',
     args: { webhookId: t.arg.string({ required: true, validate: webhookIdField }) },
     resolve: async (_root, args, context) =>
       (await getWebhooksByIds(context.db, viewerOf(context).id, [args.webhookId]))[0] ?? null,
@@ -213,6 +219,7 @@ builder.mutationFields((t) => ({
   }),
   updateWebhook: t.field({
     type: WebhookRef,
+    description: 'Changes the fields given in `patch`; returns the webhook.',
     args: {
       webhookId: t.arg.string({ required: true, validate: webhookIdField }),
       patch: t.arg({ type: UpdateWebhookInput, required: true }),
@@ -237,6 +244,7 @@ builder.mutationFields((t) => ({
   }),
   detachWebhook: t.field({
     type: WebhookRef,
+    description: "Stops sending the campaign's events to the webhook; detaching twice changes nothing.",
     args: {
       webhookId: t.arg.string({ required: true, validate: webhookIdField }),
       campId: t.arg.string({ required: true, validate: campIdField }),
