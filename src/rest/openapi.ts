@@ -51,6 +51,14 @@ function requestBody(route: RestRoute): JsonSchema | undefined {
   };
 }
 
+const WWW_AUTHENTICATE = {
+  'WWW-Authenticate': { description: 'Always `Bearer`', schema: { type: 'string', const: 'Bearer' } },
+};
+const RETRY_AFTER = {
+  'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
+};
+const withHeaders = (response: JsonSchema, headers: JsonSchema): JsonSchema => ({ ...response, headers });
+
 function operation(route: RestRoute): JsonSchema {
   const body = requestBody(route);
   return {
@@ -64,14 +72,18 @@ function operation(route: RestRoute): JsonSchema {
       200: route.plainText
         ? { description: 'Success', content: { 'text/plain': { schema: { type: 'string' } } } }
         : { description: 'Success', content: { 'application/json': { schema: {} } } },
-      ...(route.auth ? { 401: detail('Missing, malformed, expired or unknown bearer token') } : {}),
+      ...(route.auth
+        ? { 401: withHeaders(detail('Missing, malformed, expired or unknown bearer token'), WWW_AUTHENTICATE) }
+        : {}),
+      ...Object.fromEntries(Object.entries(route.errors ?? {}).map(([status, when]) => [status, detail(when)])),
       404: detail('Not found (another account’s record is indistinguishable from a missing one)'),
       413: detail('Request body over 1 MiB'),
       422: {
         description: 'Validation error: every problem at once',
         content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } },
       },
-      429: detail('Too many requests (see Retry-After)'),
+      429: withHeaders(detail('Too many requests'), RETRY_AFTER),
+      503: withHeaders(detail('The database is unreachable for now'), RETRY_AFTER),
     },
   };
 }

@@ -41,6 +41,8 @@ export interface RestRoute<Body = unknown, Query = unknown, Data = unknown> {
   respond(data: Data, variables: Record<string, unknown>): unknown;
   /** The 404 detail when `respond` gives null. */
   missing?: string | ((data: Data) => string);
+  /** Statuses this operation answers beyond the ones every operation may (OpenAPI): status → when. */
+  errors?: Record<number, string>;
 }
 
 /** Typed constructor for a route: infers Body and Query from the schemas, and checks the adapters against them. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../src/rest/routes.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { campaignModelData } from '../helpers/campaigns.js';
 
 // The legacy service's interface description, copied into the repository (docs/rest-compatibility.md).
 const SEED = readFileSync(join(import.meta.dirname, '../fixtures/legacy-interface.md'), 'utf8');
@@ -68,6 +69,47 @@ describe('GET /api/v3/openapi.json', () => {
     expect(doc.paths['/get_campaigns'].get.responses['422'].content['application/json'].schema.$ref).toBe(
       '#/components/schemas/HTTPValidationError',
     );
+  });
+});
+
+describe('documented statuses', () => {
+  const documented = (method: string, path: string) => Object.keys(doc.paths[path][method].responses).map(Number);
+
+  it('401 names WWW-Authenticate; 429 and 503 name Retry-After, on every operation', () => {
+    for (const [path, ops] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        const where = `${method} ${path}`;
+        if (op.security.length > 0) expect(op.responses[401]?.headers?.['WWW-Authenticate'], where).toBeDefined();
+        for (const status of [429, 503]) expect(op.responses[status]?.headers?.['Retry-After'], where).toBeDefined();
+      }
+    }
+  });
+
+  it('what the server really answers in these cases is documented for that operation', async () => {
+    const seen: Array<[method: string, path: string, status: number]> = [];
+    const { token, apiKey } = await t.account('doc@example.com');
+    const dup = await t.rest('POST', '/signup', { body: { email: 'doc@example.com', password: 'a long password' } });
+    seen.push(['post', '/signup', dup.status]);
+    const wrong = await t.rest('POST', '/login', { body: { username: 'doc@example.com', password: 'wrong password' } });
+    seen.push(['post', '/login', wrong.status]);
+    const camp = { campId: 'c1', campaignModelData: campaignModelData() };
+    expect((await t.rest('POST', '/update_campaign', { token, body: camp })).status).toBe(200);
+    await t.gql('mutation { completeCampaign(campId: "c1") { status } }', {}, token);
+    const completed = await t.rest('POST', '/update_campaign', { token, body: camp });
+    seen.push(['post', '/update_campaign', completed.status]);
+    const unsigned = await t.request('POST', `/api/v3/telephony_webhook/${apiKey}/c1`, {
+      raw: 'CallSid=CA1&CallStatus=completed',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    seen.push(['post', '/telephony_webhook/{apiKey}/{campId}', unsigned.status]);
+    const handshake = await t.request(
+      'GET',
+      `/api/v3/social_webhook/${apiKey}/c1?hub.mode=subscribe&hub.verify_token=x&hub.challenge=1`,
+    );
+    seen.push(['get', '/social_webhook/{apiKey}/{campId}', handshake.status]);
+
+    expect(seen.map(([, , status]) => status)).toEqual([409, 401, 409, 403, 403]);
+    for (const [method, path, status] of seen) expect(documented(method, path), `${method} ${path}`).toContain(status);
   });
 });
 

@@ -32,6 +32,7 @@ export const accountRoutes = [
     summary: 'Create an account; the API key is shown only here',
     tag: 'accounts',
     auth: false,
+    errors: { 403: 'Sign-up is closed (ALLOW_SIGNUP=false)', 409: 'The e-mail has an account already' },
     document: /* GraphQL */ `
       mutation LegacySignUp($email: String!, $password: String!) {
         signUp(email: $email, password: $password) {
@@ -58,6 +59,7 @@ export const accountRoutes = [
     summary: 'OAuth2 password flow: exchange e-mail (username) and password for a bearer token',
     tag: 'accounts',
     auth: false,
+    errors: { 401: 'Incorrect username or password (with WWW-Authenticate: Bearer)' },
     form: true,
     document: /* GraphQL */ `
       mutation LegacyLogin($email: String!, $password: String!) {

@@ -58,6 +58,7 @@ export const callLogRoutes = [
     path: '/telephony_webhook/{apiKey}/{campId}',
     summary: "The telephony provider's call-status callback (form-encoded, signed with X-Telephony-Signature)",
     tag: 'provider webhooks',
+    errors: { 403: 'Unknown API key, or a missing or wrong X-Telephony-Signature' },
     auth: false,
     form: true,
     document: /* GraphQL */ `

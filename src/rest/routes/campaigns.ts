@@ -64,6 +64,7 @@ export const campaignRoutes = [
     summary: 'Create the campaign, or replace all of its fields (omitted optional fields reset to their defaults)',
     tag: 'campaigns',
     auth: true,
+    errors: { 409: 'The campaign is completed: it can no longer change' },
     document: /* GraphQL */ `
       mutation LegacyUpdateCampaign($campId: String!, $data: CampaignDataInput!) {
         upsertCampaign(campId: $campId, data: $data) {

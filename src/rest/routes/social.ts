@@ -10,6 +10,7 @@ export const socialRoutes = [
     path,
     summary: 'Verification handshake: hub.mode=subscribe, hub.verify_token, hub.challenge → the challenge as text',
     tag: 'provider webhooks',
+    errors: { 403: 'Verification failed: unknown key or campaign, or a wrong verify token' },
     auth: false,
     plainText: true,
     document: /* GraphQL */ `
@@ -42,6 +43,7 @@ export const socialRoutes = [
     path,
     summary: 'Inbound messages (signed with X-Hub-Signature-256 when an app secret is stored)',
     tag: 'provider webhooks',
+    errors: { 403: 'Unknown API key, or a missing or wrong X-Hub-Signature-256' },
     auth: false,
     rawBody: true,
     document: /* GraphQL */ `
