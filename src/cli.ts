@@ -5,7 +5,7 @@ import './node-version.js';
 import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadConfig } from './config.js';
+import { type Config, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { signUp } from './domain/accounts.js';
@@ -37,15 +37,21 @@ interface Command {
 /** Settings of the current command, for its failure messages. */
 let settings: StartupSettings = {};
 
-/** Opens the configured database, migrated (saying so when it was not up to date), for `work`. */
-async function withDatabase<T>(work: (db: ReturnType<typeof openDatabase>['db']) => Promise<T>): Promise<T> {
+/**
+ * Loads the configuration, opens its database and migrates it, then runs `work` with both and the migrations that
+ * were applied (said when there were any, unless `quiet`).
+ */
+async function withDatabase<T>(
+  work: (db: ReturnType<typeof openDatabase>['db'], config: Config, applied: string[]) => Promise<T>,
+  { quiet = false } = {},
+): Promise<T> {
   const config = loadConfig();
   settings = config;
   const { db, dialect, close } = openDatabase(config.DATABASE_URL);
   try {
     const applied = await migrateToLatest(db, dialect);
-    if (applied.length > 0) console.log(`migrated: ${applied.join(', ')}`);
-    return await work(db);
+    if (applied.length > 0 && !quiet) console.log(`migrated: ${applied.join(', ')}`);
+    return await work(db, config, applied);
   } finally {
     await close();
   }
@@ -56,16 +62,12 @@ const commands: Record<string, Command> = {
     summary: 'apply the pending migrations to DATABASE_URL (npm start does it too)',
     usage: 'migrate',
     run: async () => {
-      const config = loadConfig();
-      settings = config;
-      const { db, dialect, close } = openDatabase(config.DATABASE_URL);
-      try {
-        console.log('migrating…');
-        const applied = await migrateToLatest(db, dialect);
-        console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
-      } finally {
-        await close();
-      }
+      console.log('migrating…');
+      await withDatabase(
+        async (_db, _config, applied) =>
+          console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date'),
+        { quiet: true },
+      );
     },
   },
   'schema:print': {
@@ -80,8 +82,7 @@ const commands: Record<string, Command> = {
     summary: 'create (or start over) the demo account with campaigns, call logs, meetings and a webhook',
     usage: 'seed:demo',
     run: async () => {
-      const config = loadConfig();
-      await withDatabase(async (db) => {
+      await withDatabase(async (db, config) => {
         await loadVoiceCatalogue(db);
         console.log('seeding the demo account…');
         const demo = await seedDemo(db, config);
@@ -115,8 +116,7 @@ const commands: Record<string, Command> = {
         const problems = input.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`);
         throw new UsageError(problems.join('; '), 'user:create');
       }
-      const config = loadConfig();
-      await withDatabase(async (db) => {
+      await withDatabase(async (db, config) => {
         const { account, apiKey } = await signUp(db, input.data, {
           allowSignup: true,
           passwordCost: config.PASSWORD_HASH_COST,

@@ -1,6 +1,7 @@
 // Start-up failures an operator can fix (README "Configuration"), each told in one line that names the setting, its
 // value (passwords masked) and what to do, instead of a stack trace. Anything else is a bug and keeps its stack.
 import { ConfigError, maskUrl } from './config.js';
+import { isDatabaseUnavailable } from './db/errors.js';
 import { RedisUnavailableError } from './redis.js';
 
 interface SystemError extends Error {
@@ -11,8 +12,6 @@ interface SystemError extends Error {
 
 const codeOf = (error: unknown): string =>
   error instanceof Error && 'code' in error ? String((error as SystemError).code) : '';
-
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /** Where the server was to listen and which database it was to open. */
 export interface StartupSettings {
@@ -41,8 +40,8 @@ export function describeStartupFailure(error: unknown, settings: StartupSettings
       return `Cannot listen on HOST=${settings.HOST}: it is not an address of this machine; set HOST (127.0.0.1, or 0.0.0.0 for every interface).`;
     }
   }
-  if (UNREACHABLE.has(code) || /^timeout exceeded when trying to connect|^Connection terminated/.test(error.message)) {
-    return `Cannot reach the database at ${database} (${error.message}): is PostgreSQL running there? Check DATABASE_URL.`;
+  if (code.startsWith('SQLITE_CANTOPEN') || code === 'SQLITE_NOTADB' || code === 'SQLITE_READONLY') {
+    return `Cannot use the SQLite database ${database} (${error.message}): choose a path to a database file in a writable directory.`;
   }
   // PostgreSQL's "invalid authorization specification" class (28…) and "database does not exist" (3D000).
   if (code.startsWith('28')) {
@@ -51,8 +50,10 @@ export function describeStartupFailure(error: unknown, settings: StartupSettings
   if (code === '3D000') {
     return `The database named in ${database} does not exist (${error.message}): create it (createdb) or fix DATABASE_URL.`;
   }
-  if (code.startsWith('SQLITE_CANTOPEN') || code === 'SQLITE_NOTADB' || code === 'SQLITE_READONLY') {
-    return `Cannot use the SQLite database ${database} (${error.message}): choose a path to a database file in a writable directory.`;
+  // What the database layer itself counts as "unreachable" (src/db/errors.ts), SQLite's cannot-open cases aside above.
+  if (isDatabaseUnavailable(error)) {
+    const reason = error instanceof AggregateError ? (error.errors[0] as Error | undefined)?.message : error.message;
+    return `Cannot reach the database at ${database} (${reason}): check that it is running and that DATABASE_URL points at it.`;
   }
   if (path !== undefined && ['EEXIST', 'ENOTDIR', 'EACCES', 'EROFS', 'EPERM', 'ENOENT', 'EISDIR'].includes(code)) {
     return `Cannot create or open ${path} (${code}): it is needed for ${database} or the secrets file (SECRETS_FILE); choose a path in a writable directory.`;
