@@ -6,6 +6,7 @@ import { claimDueDeliveries, recordAttempt } from '../../src/domain/deliveries.j
 import { startApp, type TestApp } from '../helpers/app.js';
 import { campaignModelData } from '../helpers/campaigns.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/eventually.js';
 
 const ENV = { ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '0.05,0.05' };
 const CAMP = 'texting';
@@ -114,18 +115,6 @@ async function onlyDelivery(): Promise<DeliveryNode> {
   const list = await pipelineDeliveries();
   expect(list).toHaveLength(1);
   return list[0]!;
-}
-
-async function eventually<T>(check: () => Promise<T>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await sleep(25);
-    }
-  }
 }
 
 /** `nextAttemptAt` is `delayMs` (plus up to 10 % jitter) after the worker-clock instant `attemptAt`. */

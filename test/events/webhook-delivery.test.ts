@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { campaignModelData } from '../helpers/campaigns.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/eventually.js';
 
 let t: TestApp;
 let token: string;
@@ -50,18 +51,6 @@ async function deliveries(webhookId: string) {
     token,
   );
   return reply.body.data.webhook.deliveries.edges.map((e: any) => e.node);
-}
-
-async function eventually<T>(check: () => Promise<T>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
 }
 
 describe('webhook delivery', () => {

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApp, type StartOptions, type TestApp } from '../helpers/app.js';
 import { campaignInput } from '../helpers/campaigns.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/eventually.js';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
@@ -217,18 +218,6 @@ const campIdsOfWebhook = async (webhookId: string, as = token) =>
 
 const deliveriesOf = async (webhookId: string, as = token) =>
   (await ok(DELIVERIES, { webhookId }, as)).webhook.deliveries;
-
-async function eventually<T>(check: () => Promise<T>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-}
 
 describe('createWebhook', () => {
   beforeEach(async () => {

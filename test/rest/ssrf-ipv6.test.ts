@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { campaignModelData } from '../helpers/campaigns.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/eventually.js';
 
 const HOSTILE = [
   ['http://[::169.254.169.254]/latest/meta-data', '::a9fe:a9fe embeds 169.254.169.254, a link-local address'],
@@ -95,18 +96,6 @@ describe('delivery to a name that resolves to an IPv6 form of a loopback address
     await t?.close();
     await receiver?.close();
   });
-
-  async function eventually<T>(check: () => Promise<T>, timeoutMs = 5000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      try {
-        return await check();
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    }
-  }
 
   it.each(Object.entries(ANSWERS))('%s (→ %s) passes registration but is never delivered to', async (name, address) => {
     t = await startApp({ WEBHOOK_RETRY_SCHEDULE: '0.05' }, [], { worker: { pollMs: 50 } });
