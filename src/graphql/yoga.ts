@@ -68,20 +68,22 @@ function maskDomainErrors(services: Services, error: unknown, message: string, i
     });
   }
   // A GraphQLError raised while executing a field without a code (a value its scalar cannot serialize, a Pothos
-  // schema error) is a fault of ours, not the client's: masked and logged as any other.
-  if (error instanceof GraphQLError && error.path !== undefined && error.extensions?.code === undefined) {
-    services.logger.error({ err: error.originalError ?? error }, 'unexpected error in a GraphQL operation');
-    const { nodes, source, positions, path } = error;
-    return new GraphQLError(message, {
-      nodes,
-      source,
-      positions,
-      path,
-      extensions: { code: 'INTERNAL_SERVER_ERROR', unexpected: true },
-    });
+  // schema error) is a fault of ours, not the client's: yoga would pass it through, so it goes to the masking below
+  // as an unexpected error.
+  const unexpected =
+    error instanceof GraphQLError && error.path !== undefined && error.extensions?.code === undefined
+      ? new GraphQLError(error.message, {
+          nodes: error.nodes,
+          source: error.source,
+          positions: error.positions,
+          path: error.path,
+          originalError: new Error(error.message, { cause: error }),
+        })
+      : error;
+  const masked = maskError(unexpected, message, isDev);
+  if (masked !== unexpected) {
+    services.logger.error({ err: original ?? error }, 'unexpected error in a GraphQL operation');
   }
-  const masked = maskError(error, message, isDev);
-  if (masked !== error) services.logger.error({ err: original ?? error }, 'unexpected error in a GraphQL operation');
   return masked;
 }
 
