@@ -3,6 +3,7 @@ import SchemaBuilder from '@pothos/core';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import SubGraphPlugin from '@pothos/plugin-sub-graph';
 import ValidationPlugin from '@pothos/plugin-validation';
 import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
 import { GraphQLError, GraphQLScalarType, type GraphQLSchema, isObjectType } from 'graphql';
@@ -13,6 +14,14 @@ import { jsonShapeProblem } from '../validation/json-limits.js';
 import { AUTH_FAILURE_MESSAGES, type Context } from './context.js';
 
 export const MAX_NODE_IDS = 100;
+
+/**
+ * The public graph is what `/graphql` serves (introspection, GraphiQL); the internal graph adds what exists only for
+ * the legacy REST door (offset lists, provider callbacks), which the REST router executes on the same resolvers.
+ */
+export type SubGraph = 'public' | 'internal';
+/** For a field only the REST door uses: left out of the public graph. */
+export const INTERNAL_ONLY: SubGraph[] = ['internal'];
 
 /**
  * A well-formed global id whose type is not a Node type of this schema (`Nope:1`, `Query:1`) is the client's mistake:
@@ -34,6 +43,7 @@ function refuseForeignTypes(
 export const builder = new SchemaBuilder<{
   Context: Context;
   AuthScopes: { authenticated: boolean };
+  SubGraphs: SubGraph;
   Scalars: {
     DateTime: { Input: Date; Output: Date | string };
     JSON: { Input: unknown; Output: unknown };
@@ -43,8 +53,10 @@ export const builder = new SchemaBuilder<{
   DefaultEdgesNullability: false;
   DefaultNodeNullability: false;
 }>({
-  plugins: [ScopeAuthPlugin, RelayPlugin, DataloaderPlugin, ValidationPlugin],
+  plugins: [SubGraphPlugin, ScopeAuthPlugin, RelayPlugin, DataloaderPlugin, ValidationPlugin],
   defaultFieldNullability: false,
+  // Everything is in both graphs unless a field says `subGraphs: INTERNAL_ONLY` (docs/graphql.md#two-graphs).
+  subGraphs: { defaultForTypes: ['public', 'internal'], fieldsInheritFromTypes: true },
   scopeAuth: {
     authScopes: (context) => ({ authenticated: context.viewer !== null }),
     unauthorizedError: (_parent, context) => unauthenticated(AUTH_FAILURE_MESSAGES[context.authFailure ?? 'missing']),

@@ -1,4 +1,4 @@
-// Imports every type module and builds the schema. Type modules never import this file.
+// Imports every type module and builds the two graphs. Type modules never import this file.
 import { lexicographicSortSchema, printSchema } from 'graphql';
 import { builder } from './builder.js';
 import './types/account.js';
@@ -14,7 +14,14 @@ import './types/social.js';
 import './types/webhook.js';
 import './types/campaign-events.js';
 
-export const schema = builder.toSchema();
+/** The public API: what `/graphql` serves, introspects and shows in GraphiQL. */
+export const schema = builder.toSchema({ subGraph: 'public' });
+
+/**
+ * The public API plus what only the legacy REST door uses (`INTERNAL_ONLY` fields): the REST router validates and
+ * executes its prepared documents against this graph, on the same resolvers (docs/graphql.md#two-graphs).
+ */
+export const internalSchema = builder.toSchema({ subGraph: 'internal' });
 
 export function printSortedSchema(): string {
   return `${printSchema(lexicographicSortSchema(schema))}\n`;

@@ -1,11 +1,13 @@
 // The REST compatibility router: matches a legacy path, validates the request into FastAPI-shaped 422s,
-// then runs the route's prepared GraphQL operation through yoga's enveloped pipeline (as the SOFA plugin does),
+// then runs the route's prepared GraphQL operation through yoga's enveloped pipeline (as the SOFA plugin does) on the
+// internal graph (the public one plus the REST door's own fields),
 // so both doors share auth, validation, resolvers, dataloaders and error masking.
 import { type DocumentNode, type ExecutionResult, type GraphQLError, parse, validate } from 'graphql';
 import type { ErrorCode, InputIssue } from '../domain/errors.js';
 import type { Services } from '../graphql/context.js';
 import { AUTH_FAILURE_MESSAGES, authenticateRequest } from '../graphql/context.js';
 import type { Yoga } from '../graphql/yoga.js';
+import { internalSchema } from '../graphql/schema.js';
 import { issuesFromZod } from '../validation/issues.js';
 import {
   detailResponse,
@@ -31,11 +33,10 @@ interface PreparedRoute {
   document: DocumentNode;
 }
 
-function prepare(yoga: Yoga, routes: readonly RestRoute[]): PreparedRoute[] {
-  const { schema } = yoga.getEnveloped({});
+function prepare(routes: readonly RestRoute[]): PreparedRoute[] {
   return routes.map((route) => {
     const document = parse(route.document);
-    const errors = validate(schema, document);
+    const errors = validate(internalSchema, document);
     if (errors.length > 0)
       throw new Error(`REST route ${route.method} ${route.path}: ${errors.map((e) => e.message).join('; ')}`);
     return { route, segments: route.path.split('/').filter(Boolean), document };
@@ -149,7 +150,7 @@ function errorResponse(
 export type RestHandler = (request: Request, url?: URL, clientAddress?: string) => Promise<Response>;
 
 export function createRestRouter(yoga: Yoga, services: Services, routes: readonly RestRoute[]): RestHandler {
-  const prepared = prepare(yoga, routes);
+  const prepared = prepare(routes);
 
   return async (request, url = new URL(request.url), clientAddress = UNKNOWN_CLIENT) => {
     const segments = url.pathname.slice(REST_PREFIX.length).split('/').filter(Boolean);
@@ -186,9 +187,15 @@ export function createRestRouter(yoga: Yoga, services: Services, routes: readonl
       headers: request.headers,
       publicUrl: base ? `${base}${url.pathname}${url.search}` : request.url,
     });
-    const { contextFactory, execute, schema } = yoga.getEnveloped({ request, clientAddress, ...auth });
+    // yoga's enveloped pipeline (its plugins, context and masking) on the internal graph (docs/graphql.md#two-graphs).
+    const { contextFactory, execute } = yoga.getEnveloped({ request, clientAddress, ...auth });
     const contextValue = await contextFactory();
-    const result = (await execute({ schema, document, contextValue, variableValues })) as ExecutionResult;
+    const result = (await execute({
+      schema: internalSchema,
+      document,
+      contextValue,
+      variableValues,
+    })) as ExecutionResult;
     if (result.errors && result.errors.length > 0)
       return errorResponse(route, result.errors, variableValues, services.logger);
     const legacyBody = route.respond(result.data, variableValues);

@@ -1,8 +1,9 @@
-// campaignList reads only the columns of a list entry when only list-entry fields are asked (as the REST door's
+// campaignList (the internal graph's, docs/graphql.md#two-graphs) reads only the columns of a list entry when only list-entry fields are asked (as the REST door's
 // get_campaigns does), and whole campaigns otherwise — the answers are the same either way.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
+import { internalGql } from '../helpers/internal-graph.js';
 
 let t: TestApp;
 let token: string;
@@ -27,9 +28,9 @@ test.each([
   ],
 ])('with %s, whole rows are read only when needed', async (_what, query, whole) => {
   t.resetQueries();
-  const reply = await t.gql(query, {}, token);
-  expect(reply.body.errors).toBeUndefined();
-  expect(reply.body.data.campaignList).toHaveLength(2);
+  const reply = await internalGql(t, query, {}, token);
+  expect(reply.errors).toBeUndefined();
+  expect(reply.data.campaignList).toHaveLength(2);
   const [sql] = campaignSelects();
   expect(sql).toBeDefined();
   expect(sql!.startsWith('select *')).toBe(whole);
@@ -37,10 +38,10 @@ test.each([
 
 test('both ways answer the same entries, and REST get_campaigns is unchanged', async () => {
   const fields = 'campId title status creationDate description';
-  const summary = await t.gql(`{ campaignList { ${fields} } }`, {}, token);
-  const full = await t.gql(`{ campaignList { ${fields} script } }`, {}, token);
-  expect(summary.body.data.campaignList).toEqual(
-    full.body.data.campaignList.map(({ script: _script, ...rest }: Record<string, unknown>) => rest),
+  const summary = await internalGql(t, `{ campaignList { ${fields} } }`, {}, token);
+  const full = await internalGql(t, `{ campaignList { ${fields} script } }`, {}, token);
+  expect(summary.data.campaignList).toEqual(
+    full.data.campaignList.map(({ script: _script, ...rest }: Record<string, unknown>) => rest),
   );
   const rest = await t.rest('GET', '/get_campaigns', { token });
   expect(rest.body.map((c: { campaignId: string }) => c.campaignId)).toEqual(['b', 'a']);

@@ -3,6 +3,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { campaignInput } from '../helpers/campaigns.js';
+import { internalGql } from '../helpers/internal-graph.js';
 
 const FIELDS = /* GraphQL */ `
   fragment Full on Campaign {
@@ -134,6 +135,10 @@ const ZERO_METRICS = { totalCallTime: 0, totalNumCall: 0, totalSpent: 0, average
 
 describe('campaigns over GraphQL', () => {
   let t: TestApp;
+  /** campaignList is the REST door's, on the internal graph (docs/graphql.md#two-graphs); shaped like t.gql's. */
+  const internal = async (query: string, variables: Record<string, unknown>, token: string) => ({
+    body: await internalGql(t, query, variables, token),
+  });
   let token: string;
 
   beforeEach(async () => {
@@ -692,7 +697,7 @@ describe('campaigns over GraphQL', () => {
       const listB = await t.gql(LIST, {}, b.token);
       expect(listB.body.data.campaigns.edges.map((e: any) => e.node.campId)).toEqual(['b1']);
 
-      const offsetB = await t.gql('{ campaignList { campId } }', {}, b.token);
+      const offsetB = await internal('{ campaignList { campId } }', {}, b.token);
       expect(offsetB.body.data.campaignList).toEqual([{ campId: 'b1' }]);
       const searchB = await t.gql('{ campaigns(search: "a") { edges { node { campId } } } }', {}, b.token);
       expect(searchB.body.data.campaigns.edges).toEqual([]);

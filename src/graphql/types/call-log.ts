@@ -9,7 +9,7 @@ import {
 } from '../../domain/call-logs.js';
 import { CALL_STATUSES, type CallStatus, MAX_CALL_LOG_PAGE } from '../../domain/call-logs.schema.js';
 import { campIdField } from '../../domain/campaigns.schema.js';
-import { builder, viewerOf } from '../builder.js';
+import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
 import { scopedNode } from '../global-ids.js';
 import type { Context } from '../context.js';
 import { keysetConnection } from '../pagination.js';
@@ -99,6 +99,7 @@ builder.queryFields((t) => ({
   ),
   callLogList: t.field({
     type: [CallLogRef],
+    subGraphs: INTERNAL_ONLY,
     description: `Offset paging (what the legacy REST door uses). ${DESCRIPTION}`,
     args: {
       campId: t.arg.string({ validate: campIdField.nullish() }),

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { receiveCallStatus } from '../../domain/call-callbacks.js';
 import { recordCallOutcome } from '../../domain/call-outcomes.js';
-import { builder, viewerOf } from '../builder.js';
+import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
 import { CallLogRef } from './call-log.js';
 
 /**
@@ -19,6 +19,7 @@ const callbackFormSchema = z
 builder.mutationFields((t) => ({
   receiveCallStatusCallback: t.field({
     type: CallLogRef,
+    subGraphs: INTERNAL_ONLY,
     skipTypeScopes: true,
     description:
       'A call-status callback of the telephony provider (POST /api/v3/telephony_webhook/{apiKey}/{campId} runs this). ' +

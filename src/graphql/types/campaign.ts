@@ -11,7 +11,7 @@ import {
 } from '../../domain/campaigns.js';
 import { campIdField } from '../../domain/campaigns.schema.js';
 import { scopedNode } from '../global-ids.js';
-import { builder, viewerOf } from '../builder.js';
+import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
 import { keysetConnection, MAX_PAGE_SIZE } from '../pagination.js';
 import { asksOnly } from '../selection.js';
 import { VoiceRef } from './voice.js';
@@ -107,6 +107,7 @@ builder.queryFields((t) => ({
   }),
   campaignList: t.field({
     type: [CampaignRef],
+    subGraphs: INTERNAL_ONLY,
     description: 'Offset paging, newest first (what the legacy REST door uses); prefer `campaigns` for cursor paging.',
     args: {
       limit: t.arg.int({ required: true, defaultValue: 100, validate: z.int().min(1).max(1000) }),

@@ -7,7 +7,7 @@ import {
   type SocialMessage,
   verifySocialSubscription,
 } from '../../domain/social.js';
-import { builder, viewerOf } from '../builder.js';
+import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
 import { scopedNode } from '../global-ids.js';
 import { keysetConnection } from '../pagination.js';
 import { CampaignRef } from './campaign.js';
@@ -53,6 +53,7 @@ builder.objectField(CampaignRef, 'socialMessages', (t) =>
 
 builder.queryField('verifySocialWebhook', (t) =>
   t.string({
+    subGraphs: INTERNAL_ONLY,
     skipTypeScopes: true,
     description:
       "The social channel's verification handshake (GET /api/v3/social_webhook/{apiKey}/{campId} runs this): " +
@@ -70,6 +71,7 @@ builder.queryField('verifySocialWebhook', (t) =>
 
 builder.mutationField('receiveSocialWebhook', (t) =>
   t.int({
+    subGraphs: INTERNAL_ONLY,
     skipTypeScopes: true,
     description:
       'Inbound social messages (POST /api/v3/social_webhook/{apiKey}/{campId} runs this). `rawBody` is the body as ' +
