@@ -19,16 +19,19 @@ mutation Login {
 
 query Campaigns {
   viewer {
+    id
     email
   }
   campaigns(first: 10) {
     edges {
       node {
+        id
         campId
         title
         status
         creationDate
         voice {
+          id
           name
           language
         }

@@ -296,7 +296,7 @@ describe('GraphQL document limits', () => {
     );
     expect(reply.status, reply.text).toBe(200);
     expect(reply.body.errors).toBeUndefined();
-    expect(reply.body.data.viewer).toEqual({ email });
+    expect(reply.body.data.viewer).toEqual({ id: expect.any(String), email });
     expect(reply.body.data.campaigns.edges).toEqual([]);
   });
 });
