@@ -12,6 +12,7 @@ import './types/call-mutations.js';
 import './types/meeting.js';
 import './types/social.js';
 import './types/webhook.js';
+import './types/webhook-mutations.js';
 import './types/campaign-events.js';
 
 /** The public API: what `/graphql` serves, introspects and shows in GraphiQL. */

@@ -21,11 +21,11 @@ export const Login = graphql(`
 
 export const CreateCampaign = graphql(`
   mutation {
-    createCampaign(
+    campaignCreate(
       input: {
         campId: "spring-outreach"
         title: "Spring outreach"
-        voice: "en-US-aria"
+        voiceId: "en-US-aria"
         language: "en-US"
         script: "Hello, this is Aria calling about your appointment."
         purpose: "Confirm appointments"
@@ -36,9 +36,11 @@ export const CreateCampaign = graphql(`
         postCallAnalysisSchema: { type: "object" }
       }
     ) {
-      id
-      campId
-      status
+      campaign {
+        id
+        campId
+        status
+      }
     }
   }
 `);
@@ -49,11 +51,13 @@ export const Campaigns = graphql(`
       edges {
         cursor
         node {
+          id
           campId
           title
           status
-          creationDate
+          createdAt
           voice {
+            id
             name
             language
           }

@@ -45,7 +45,7 @@ it('they run, and their typed results read as the schema says', async () => {
 
   const created = await run<ResultOf<typeof CreateCampaign>>(CreateCampaign, token);
   // An enum is a union of its values.
-  const status: 'ACTIVE' | 'PAUSED' | 'COMPLETED' = created.createCampaign.status;
+  const status: 'ACTIVE' | 'PAUSED' | 'COMPLETED' = created.campaignCreate.campaign.status;
   expect(status).toBe('ACTIVE');
 
   const page = await run<ResultOf<typeof Campaigns>>(Campaigns, token);

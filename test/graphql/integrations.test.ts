@@ -265,14 +265,19 @@ describe('the schema', () => {
     const reply = await gql(`{
       integrations: __type(name: "Integrations") { fields { name } }
       mutation: __type(name: "Mutation") { fields { name } }
+      all: __type(name: "Mutation") { fields(includeDeprecated: true) { name } }
     }`);
     expect(reply.body.errors, reply.text).toBeUndefined();
     const fields = reply.body.data.integrations.fields.map((f: { name: string }) => f.name).sort();
     expect(fields).toEqual(INTEGRATION_KINDS.map((kind) => kind.kind).sort());
     const mutations: string[] = reply.body.data.mutation.fields.map((f: { name: string }) => f.name);
+    const withDeprecated: string[] = reply.body.data.all.fields.map((f: { name: string }) => f.name);
     for (const kind of INTEGRATION_KINDS) {
-      expect(mutations).toContain(kind.graphql.connect);
-      expect(mutations).toContain(kind.graphql.disconnect);
+      expect(mutations).toContain(`${kind.kind}Connect`);
+      expect(mutations).toContain(`${kind.kind}Disconnect`);
+      // the verb-first names of before, deprecated
+      expect(withDeprecated).toContain(kind.graphql.connect);
+      expect(withDeprecated).toContain(kind.graphql.disconnect);
     }
   });
 

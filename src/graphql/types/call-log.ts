@@ -23,15 +23,45 @@ export const CallStatusEnum = builder.enumType('CallStatus', {
   ) as Record<string, { value: CallStatus }>,
 });
 
+/** The provider's Direction values this API names; anything else it reports is OTHER. */
+const CALL_DIRECTIONS = {
+  INBOUND: { value: 'inbound', description: 'The contact called the campaign number.' },
+  OUTBOUND_API: { value: 'outbound-api', description: 'Placed by the campaign (through the provider API).' },
+  OUTBOUND_DIAL: { value: 'outbound-dial', description: 'Dialled out from another call.' },
+  OTHER: { value: 'other', description: 'A direction the provider reported that is none of the above.' },
+} as const;
+type CallDirection = (typeof CALL_DIRECTIONS)[keyof typeof CALL_DIRECTIONS]['value'];
+
+const CallDirectionEnum = builder.enumType('CallDirection', {
+  description: "Which way a call went, from the provider's Direction.",
+  values: CALL_DIRECTIONS,
+});
+
+function callDirection(direction: string | null): CallDirection | null {
+  if (direction === null || direction === '') return null;
+  const known = Object.values(CALL_DIRECTIONS).find((entry) => entry.value === direction.toLowerCase());
+  return known ? known.value : 'other';
+}
+
 export const CallLogRef = builder.loadableNode('CallLog', {
   description: 'One call of a campaign, as the telephony provider reported it, with what the AI engine attached.',
   // Call ids are the provider's, unique per account only (docs/graphql.md, "Global ids").
   ...scopedNode((log: CallLog) => log.callId, getCallLogsByIds),
   fields: (t) => ({
     callId: t.exposeString('callId', { description: "The provider's call id (CallSid)." }),
-    campaignId: t.exposeString('campaignId'),
+    campId: t.exposeString('campaignId', { description: 'The campaign the call belongs to: its campId.' }),
+    campaignId: t.exposeString('campaignId', { deprecationReason: 'Use campId.' }),
     campaign: t.field({ type: CampaignRef, resolve: (call) => call.campaignId }),
-    direction: t.exposeString('direction', { nullable: true }),
+    callDirection: t.field({
+      type: CallDirectionEnum,
+      nullable: true,
+      description: 'Which way the call went; null when the provider did not say.',
+      resolve: (call) => callDirection(call.direction),
+    }),
+    direction: t.exposeString('direction', {
+      nullable: true,
+      deprecationReason: 'Use callDirection.',
+    }),
     fromNumber: t.exposeString('fromNumber', { nullable: true }),
     toNumber: t.exposeString('toNumber', { nullable: true }),
     status: t.field({ type: CallStatusEnum, resolve: (call) => call.status }),

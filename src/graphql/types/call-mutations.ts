@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { receiveCallStatus } from '../../domain/call-callbacks.js';
 import { recordCallOutcome } from '../../domain/call-outcomes.js';
+import { payloadType, replacedBy } from '../payloads.js';
 import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
 import { CallLogRef } from './call-log.js';
 
@@ -41,6 +42,7 @@ builder.mutationFields((t) => ({
   }),
   recordCallOutcome: t.field({
     type: CallLogRef,
+    deprecationReason: replacedBy('callLogRecordOutcome'),
     description:
       "Attaches the AI engine's results to a call. When the campaign has postCallAnalysis, `analysis` must satisfy " +
       'its postCallAnalysisSchema (BAD_USER_INPUT lists every failure).',
@@ -53,3 +55,32 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, context) => recordCallOutcome(context.db, viewerOf(context).id, args),
   }),
 }));
+
+// The call mutation of the convention (docs/graphql.md#mutations); recordCallOutcome is its deprecated alias.
+const CallLogRecordOutcomeInput = builder.inputType('CallLogRecordOutcomeInput', {
+  description: "The call, and the AI engine's results to attach to it (each given field replaces the stored one).",
+  fields: (t) => ({
+    callId: t.string({
+      required: true,
+      validate: z.string().max(64),
+      description: "The call: the provider's CallSid.",
+    }),
+    transcript: t.string({ validate: z.string().max(500_000).nullish(), description: 'At most 500 000 characters.' }),
+    summary: t.string({ validate: z.string().max(20_000).nullish(), description: 'At most 20 000 characters.' }),
+    analysis: t.field({
+      type: 'JSON',
+      description: "The post-call analysis; must satisfy the campaign's postCallAnalysisSchema when it has one.",
+    }),
+  }),
+});
+
+builder.mutationField('callLogRecordOutcome', (t) =>
+  t.field({
+    type: payloadType('callLogRecordOutcome', 'callLog', CallLogRef, 'The call log with the results attached.'),
+    description:
+      "Attaches the AI engine's results to a call. When the campaign has postCallAnalysis, `analysis` must satisfy " +
+      'its postCallAnalysisSchema (BAD_USER_INPUT lists every failure).',
+    args: { input: t.arg({ type: CallLogRecordOutcomeInput, required: true }) },
+    resolve: (_root, { input }, context) => recordCallOutcome(context.db, viewerOf(context).id, input),
+  }),
+);

@@ -2,6 +2,7 @@
 import type { InputFieldBuilder } from '@pothos/core';
 import {
   CAMPAIGN_DEFAULTS,
+  campIdField,
   campaignDataSchema,
   campaignPatchSchema,
   createCampaignSchema,
@@ -32,7 +33,10 @@ const DESCRIPTIONS: Record<string, string> = {
 };
 
 /** `full`: required fields non-null, optional ones defaulted. `patch`: every field optional, nothing defaulted. */
-function campaignFields(t: InputFieldBuilder<typeof builder.$inferSchemaTypes, 'InputObject'>, mode: 'full' | 'patch') {
+export function campaignFields(
+  t: InputFieldBuilder<typeof builder.$inferSchemaTypes, 'InputObject'>,
+  mode: 'full' | 'patch',
+) {
   const full = mode === 'full';
   const text = (name: string) => t.string({ required: full, description: DESCRIPTIONS[name] });
   const d = CAMPAIGN_DEFAULTS;
@@ -86,3 +90,48 @@ export const UpdateCampaignInput = builder
     fields: (t) => campaignFields(t, 'patch'),
   })
   .validate(campaignPatchSchema);
+
+// The inputs of the campaign mutations that follow the convention (docs/graphql.md#mutations). The voice is
+// `voiceId`, as on Campaign (where `voice` is the Voice object).
+
+/** The legacy fields with `voiceId` for `voice`. */
+function withVoiceId(t: InputFieldBuilder<typeof builder.$inferSchemaTypes, 'InputObject'>, mode: 'full' | 'patch') {
+  const { voice: _voice, ...fields } = campaignFields(t, mode);
+  return { ...fields, voiceId: t.string({ required: mode === 'full', description: DESCRIPTIONS.voice }) };
+}
+
+/** The domain's campaign schema with `voice` spelled `voiceId`: validated under that name, handed on as `voice`. */
+const withVoiceIdSchema = campaignDataSchema.omit({ voice: true }).extend({ voiceId: campaignDataSchema.shape.voice });
+const voiceAsDomain = <T extends { voiceId: string }>({ voiceId, ...rest }: T) => ({ ...rest, voice: voiceId });
+const patchVoiceAsDomain = <T extends { voiceId?: string | undefined }>({ voiceId, ...rest }: T) => ({
+  ...rest,
+  ...(voiceId === undefined ? {} : { voice: voiceId }),
+});
+
+const campIdRequired = (t: InputFieldBuilder<typeof builder.$inferSchemaTypes, 'InputObject'>) =>
+  t.string({ required: true, description: 'The campaign: its campId.' });
+
+export const CampaignCreateInput = builder
+  .inputType('CampaignCreateInput', {
+    description:
+      'A new campaign: every field of a campaign, optional ones with their defaults, and an optional campId.',
+    fields: (t) => ({
+      campId: t.string({ description: '1–64 of [A-Za-z0-9_-]; generated (camp_…) when omitted.' }),
+      ...withVoiceId(t, 'full'),
+    }),
+  })
+  .validate(withVoiceIdSchema.extend({ campId: campIdField.optional() }).transform(voiceAsDomain));
+
+export const CampaignUpdateInput = builder
+  .inputType('CampaignUpdateInput', {
+    description: 'Which campaign, and the fields to change: only the fields given change.',
+    fields: (t) => ({ campId: campIdRequired(t), ...withVoiceId(t, 'patch') }),
+  })
+  .validate(withVoiceIdSchema.partial().extend({ campId: campIdField }).transform(patchVoiceAsDomain));
+
+export const CampaignUpsertInput = builder
+  .inputType('CampaignUpsertInput', {
+    description: 'A whole campaign under a campId: created, or every field replaced (omitted ones take the defaults).',
+    fields: (t) => ({ campId: campIdRequired(t), ...withVoiceId(t, 'full') }),
+  })
+  .validate(withVoiceIdSchema.extend({ campId: campIdField }).transform(voiceAsDomain));

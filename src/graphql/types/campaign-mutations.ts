@@ -10,7 +10,17 @@ import {
 import { campIdField } from '../../domain/campaigns.schema.js';
 import { builder, viewerOf } from '../builder.js';
 import { CampaignRef } from './campaign.js';
-import { CampaignDataInput, CreateCampaignInput, UpdateCampaignInput } from './campaign-inputs.js';
+import {
+  CampaignCreateInput,
+  CampaignDataInput,
+  CampaignUpdateInput,
+  CampaignUpsertInput,
+  CreateCampaignInput,
+  UpdateCampaignInput,
+} from './campaign-inputs.js';
+import type { Campaign } from '../../domain/campaigns.js';
+import type { Context } from '../context.js';
+import { payloadType, replacedBy, typeStem } from '../payloads.js';
 
 builder.mutationFields((t) => {
   const campIdArg = () => t.arg.string({ required: true, validate: campIdField });
@@ -18,30 +28,35 @@ builder.mutationFields((t) => {
     t.field({
       type: CampaignRef,
       description,
+      deprecationReason: replacedBy(`campaign${action.charAt(0).toUpperCase()}${action.slice(1)}`),
       args: { campId: campIdArg() },
       resolve: (_root, args, context) => transitionCampaign(context.db, viewerOf(context).id, args.campId, action),
     });
   return {
     createCampaign: t.field({
       type: CampaignRef,
+      deprecationReason: replacedBy('campaignCreate'),
       description: 'Creates a campaign (status active). A campId already in use is CONFLICT.',
       args: { input: t.arg({ type: CreateCampaignInput, required: true }) },
       resolve: (_root, args, context) => createCampaign(context.db, viewerOf(context).id, args.input),
     }),
     updateCampaign: t.field({
       type: CampaignRef,
+      deprecationReason: replacedBy('campaignUpdate'),
       description: 'Changes only the given fields. A completed campaign cannot change (CONFLICT).',
       args: { campId: campIdArg(), patch: t.arg({ type: UpdateCampaignInput, required: true }) },
       resolve: (_root, args, context) => updateCampaign(context.db, viewerOf(context).id, args.campId, args.patch),
     }),
     upsertCampaign: t.field({
       type: CampaignRef,
+      deprecationReason: replacedBy('campaignUpsert'),
       description: 'Creates the campaign or replaces all of its fields (omitted optional fields reset to defaults).',
       args: { campId: campIdArg(), data: t.arg({ type: CampaignDataInput, required: true }) },
       resolve: (_root, args, context) => upsertCampaign(context.db, viewerOf(context).id, args.campId, args.data),
     }),
     deleteCampaign: t.field({
       type: CampaignRef,
+      deprecationReason: replacedBy('campaignDelete'),
       description: 'Deletes the campaign and everything that belongs to it; returns it as it was.',
       args: { campId: campIdArg() },
       resolve: (_root, args, context) => deleteCampaign(context.db, viewerOf(context).id, args.campId),
@@ -49,5 +64,69 @@ builder.mutationFields((t) => {
     pauseCampaign: transition('pause', 'active → paused.'),
     resumeCampaign: transition('resume', 'paused → active.'),
     completeCampaign: transition('complete', 'active or paused → completed (terminal).'),
+  };
+});
+
+// The campaign mutations of the convention (docs/graphql.md#mutations); the ones above are their deprecated aliases.
+const campaignPayload = (mutation: string, what: string) => payloadType(mutation, 'campaign', CampaignRef, what);
+
+/** `<mutation>(input: { campId })` for the mutations that only name a campaign. */
+function campIdInput(mutation: string, what: string) {
+  return builder.inputType(`${typeStem(mutation)}Input`, {
+    description: `The campaign to ${what}.`,
+    fields: (t) => ({
+      campId: t.string({ required: true, validate: campIdField, description: 'The campaign: its campId.' }),
+    }),
+  });
+}
+
+builder.mutationFields((t) => {
+  const byCampId = (
+    mutation: string,
+    verb: string,
+    description: string,
+    run: (context: Context, accountId: string, campId: string) => Promise<Campaign>,
+  ) =>
+    t.field({
+      type: campaignPayload(mutation, `The campaign, ${verb === 'delete' ? 'as it was' : 'as it is now'}.`),
+      description,
+      args: { input: t.arg({ type: campIdInput(mutation, verb), required: true }) },
+      resolve: (_root, args, context) => run(context, viewerOf(context).id, args.input.campId),
+    });
+  const transition = (mutation: string, action: CampaignAction, description: string) =>
+    byCampId(mutation, action, description, (context, accountId, campId) =>
+      transitionCampaign(context.db, accountId, campId, action),
+    );
+  return {
+    campaignCreate: t.field({
+      type: campaignPayload('campaignCreate', 'The new campaign.'),
+      description: 'Creates a campaign (status ACTIVE). A campId already in use is CONFLICT.',
+      args: { input: t.arg({ type: CampaignCreateInput, required: true }) },
+      resolve: (_root, args, context) => createCampaign(context.db, viewerOf(context).id, args.input),
+    }),
+    campaignUpdate: t.field({
+      type: campaignPayload('campaignUpdate', 'The campaign as it is now.'),
+      description: 'Changes only the given fields. A completed campaign cannot change (CONFLICT).',
+      args: { input: t.arg({ type: CampaignUpdateInput, required: true }) },
+      resolve: (_root, { input: { campId, ...patch } }, context) =>
+        updateCampaign(context.db, viewerOf(context).id, campId, patch),
+    }),
+    campaignUpsert: t.field({
+      type: campaignPayload('campaignUpsert', 'The campaign as it is now.'),
+      description:
+        'Creates the campaign, or replaces every one of its fields (omitted optional fields reset to their defaults).',
+      args: { input: t.arg({ type: CampaignUpsertInput, required: true }) },
+      resolve: (_root, { input: { campId, ...data } }, context) =>
+        upsertCampaign(context.db, viewerOf(context).id, campId, data),
+    }),
+    campaignDelete: byCampId(
+      'campaignDelete',
+      'delete',
+      'Deletes the campaign and everything that belongs to it.',
+      (context, accountId, campId) => deleteCampaign(context.db, accountId, campId),
+    ),
+    campaignPause: transition('campaignPause', 'pause', 'ACTIVE → PAUSED: no new calls until it is resumed.'),
+    campaignResume: transition('campaignResume', 'resume', 'PAUSED → ACTIVE.'),
+    campaignComplete: transition('campaignComplete', 'complete', 'ACTIVE or PAUSED → COMPLETED, for good.'),
   };
 });

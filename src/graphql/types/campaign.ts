@@ -43,6 +43,7 @@ const SUMMARY_FIELDS: ReadonlySet<string> = new Set([
   'title',
   'status',
   'creationDate',
+  'createdAt',
   'description',
 ]);
 
@@ -77,7 +78,16 @@ export const CampaignRef = builder.loadableNode('Campaign', {
     sampleSid: t.exposeString('sampleSid'),
     description: t.exposeString('description'),
     status: t.field({ type: CampaignStatusEnum, resolve: (campaign) => campaign.status }),
-    creationDate: t.field({ type: 'DateTime', resolve: (campaign) => campaign.createdAt }),
+    createdAt: t.field({
+      type: 'DateTime',
+      description: 'When the campaign was created.',
+      resolve: (campaign) => campaign.createdAt,
+    }),
+    creationDate: t.field({
+      type: 'DateTime',
+      deprecationReason: 'Use createdAt.',
+      resolve: (campaign) => campaign.createdAt,
+    }),
     updatedAt: t.field({ type: 'DateTime', resolve: (campaign) => campaign.updatedAt }),
     metrics: t.loadable({
       type: CampaignMetricsRef,

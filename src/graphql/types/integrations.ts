@@ -15,6 +15,7 @@ import {
 } from '../../domain/integrations.js';
 import { builder, viewerOf } from '../builder.js';
 import { AccountRef } from './account.js';
+import { payloadType, replacedBy } from '../payloads.js';
 
 /** A kind that is not connected is `{ connected: false }` with every field null. */
 type IntegrationShape = IntegrationView | { connected: false; fields?: undefined; updatedAt?: undefined };
@@ -66,7 +67,7 @@ function integrationInput(kind: IntegrationKind) {
 }
 
 /** Each kind with its GraphQL object type, built once. */
-const KINDS = INTEGRATION_KINDS.map((kind) => ({ kind, ref: integrationType(kind) }));
+const KINDS = INTEGRATION_KINDS.map((kind) => ({ kind, ref: integrationType(kind), input: integrationInput(kind) }));
 
 const IntegrationsRef = builder.objectRef<Map<string, IntegrationView>>('Integrations');
 
@@ -91,11 +92,11 @@ builder.objectField(AccountRef, 'integrations', (t) =>
   }),
 );
 
-for (const { kind, ref } of KINDS) {
-  const input = integrationInput(kind);
+for (const { kind, ref, input } of KINDS) {
   builder.mutationFields((t) => ({
     [kind.graphql.connect]: t.field({
       type: ref,
+      deprecationReason: replacedBy(`${kind.kind}Connect`),
       description: `Connects (or replaces) the ${displayName(kind)} integration.`,
       args: { input: t.arg({ type: input, required: true }) },
       resolve: (_root, args, context) =>
@@ -108,10 +109,45 @@ for (const { kind, ref } of KINDS) {
         ),
     }),
     [kind.graphql.disconnect]: t.boolean({
+      deprecationReason: replacedBy(`${kind.kind}Disconnect`),
       description: `Deletes the stored ${displayName(kind)} credentials; NOT_FOUND when there are none.`,
       resolve: async (_root, _args, context) => {
         await disconnectIntegration(context.db, viewerOf(context).id, kind);
         return true;
+      },
+    }),
+  }));
+}
+
+// The integration mutations of the convention (docs/graphql.md#mutations): `<kind>Connect(input:)` and
+// `<kind>Disconnect`, each answering the integration as it now stands. The ones above are deprecated aliases.
+for (const { kind, ref, input } of KINDS) {
+  const name = displayName(kind);
+  builder.mutationFields((t) => ({
+    [`${kind.kind}Connect`]: t.field({
+      type: payloadType(`${kind.kind}Connect`, 'integration', ref, `The ${name} integration as it is now.`),
+      description: `Connects (or replaces) the ${name} integration.`,
+      args: { input: t.arg({ type: input, required: true }) },
+      resolve: (_root, args, context) =>
+        connectIntegration(
+          context.db,
+          context.secrets,
+          viewerOf(context).id,
+          kind,
+          args.input as Record<string, unknown>,
+        ),
+    }),
+    [`${kind.kind}Disconnect`]: t.field({
+      type: payloadType(
+        `${kind.kind}Disconnect`,
+        'integration',
+        ref,
+        `The ${name} integration as it is now: not connected.`,
+      ),
+      description: `Deletes the stored ${name} credentials; NOT_FOUND when there are none.`,
+      resolve: async (_root, _args, context) => {
+        await disconnectIntegration(context.db, viewerOf(context).id, kind);
+        return NOT_CONNECTED;
       },
     }),
   }));

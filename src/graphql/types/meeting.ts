@@ -10,6 +10,7 @@ import {
   meetingsOfCampaigns,
   upcomingMeetings,
 } from '../../domain/meetings.js';
+import { payloadType, replacedBy } from '../payloads.js';
 import { builder, viewerOf } from '../builder.js';
 import { CampaignRef } from './campaign.js';
 
@@ -37,7 +38,8 @@ export const MeetingRef = builder.loadableNode('Meeting', {
   sort: (meeting) => meeting.meetingId,
   fields: (t) => ({
     meetingId: t.exposeString('meetingId'),
-    campaignId: t.exposeString('campaignId'),
+    campId: t.exposeString('campaignId', { description: 'The campaign the meeting belongs to: its campId.' }),
+    campaignId: t.exposeString('campaignId', { deprecationReason: 'Use campId.' }),
     campaign: t.field({ type: CampaignRef, resolve: (meeting) => meeting.campaignId }),
     title: t.exposeString('title'),
     startsAt: t.field({ type: 'DateTime', resolve: (meeting) => meeting.startsAt }),
@@ -97,6 +99,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   bookMeeting: t.field({
     type: MeetingRef,
+    deprecationReason: replacedBy('meetingBook'),
     description:
       'Books a meeting for a campaign. The calendar integration must be connected, and a meeting overlapping ' +
       'another scheduled meeting of the account is CONFLICT.',
@@ -105,8 +108,34 @@ builder.mutationFields((t) => ({
   }),
   cancelMeeting: t.field({
     type: MeetingRef,
+    deprecationReason: replacedBy('meetingCancel'),
     description: 'Cancels a scheduled meeting (CONFLICT when it is already canceled); returns it.',
     args: { meetingId: t.arg.string({ required: true, validate: z.string().max(64) }) },
     resolve: (_root, args, context) => cancelMeeting(context.db, viewerOf(context).id, args.meetingId),
+  }),
+}));
+
+// The meeting mutations of the convention (docs/graphql.md#mutations); the ones above are deprecated aliases.
+const MeetingCancelInput = builder.inputType('MeetingCancelInput', {
+  description: 'The meeting to cancel.',
+  fields: (t) => ({
+    meetingId: t.string({ required: true, validate: z.string().max(64), description: 'Its meetingId (mtg_…).' }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  meetingBook: t.field({
+    type: payloadType('meetingBook', 'meeting', MeetingRef, 'The booked meeting.'),
+    description:
+      'Books a meeting for a campaign. The calendar integration must be connected, and a meeting overlapping ' +
+      'another scheduled meeting of the account is CONFLICT.',
+    args: { input: t.arg({ type: BookMeetingInput, required: true }) },
+    resolve: (_root, args, context) => bookMeeting(context.db, viewerOf(context).id, args.input),
+  }),
+  meetingCancel: t.field({
+    type: payloadType('meetingCancel', 'meeting', MeetingRef, 'The meeting, now CANCELED.'),
+    description: 'Cancels a scheduled meeting (CONFLICT when it is already canceled).',
+    args: { input: t.arg({ type: MeetingCancelInput, required: true }) },
+    resolve: (_root, { input }, context) => cancelMeeting(context.db, viewerOf(context).id, input.meetingId),
   }),
 }));

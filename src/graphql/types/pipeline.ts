@@ -3,6 +3,7 @@ import { TEXT_PIPELINE_DEFAULTS, textPipelineSchema } from '../../domain/pipelin
 import { deleteTextPipeline, getTextPipelines, setTextPipeline, type TextPipeline } from '../../domain/pipelines.js';
 import { campIdField } from '../../domain/campaigns.schema.js';
 import { type Delivery, pagePipelineDeliveries } from '../../domain/deliveries.js';
+import { payloadType, replacedBy } from '../payloads.js';
 import { builder, viewerOf } from '../builder.js';
 import { scopedNode } from '../global-ids.js';
 import { keysetConnection } from '../pagination.js';
@@ -71,6 +72,7 @@ builder.objectField(CampaignRef, 'textPipeline', (t) =>
 builder.mutationFields((t) => ({
   setTextPipeline: t.field({
     type: TextPipelineRef,
+    deprecationReason: replacedBy('textPipelineSet'),
     description: "Sets (replaces) the campaign's text pipeline.",
     args: {
       campId: t.arg.string({ required: true, validate: campIdField }),
@@ -83,10 +85,46 @@ builder.mutationFields((t) => ({
   }),
   deleteTextPipeline: t.field({
     type: TextPipelineRef,
+    deprecationReason: replacedBy('textPipelineDelete'),
     description:
       'Deletes the text pipeline; returns it as it was. Its postWebhook deliveries not yet sent are cancelled ' +
       '(FAILED, lastError "Text pipeline deleted").',
     args: { campId: t.arg.string({ required: true, validate: campIdField }) },
     resolve: (_root, args, context) => deleteTextPipeline(context.db, viewerOf(context).id, args.campId),
+  }),
+}));
+
+// The text pipeline mutations of the convention (docs/graphql.md#mutations); the ones above are deprecated aliases.
+const TextPipelineSetInput = builder.inputType('TextPipelineSetInput', {
+  description: 'The campaign, and its whole text pipeline (omitted fields take their defaults).',
+  fields: (t) => ({
+    campId: t.string({ required: true, validate: campIdField, description: 'The campaign: its campId.' }),
+    pipeline: t.field({ type: TextPipelineInput, required: true, description: 'The text pipeline.' }),
+  }),
+});
+const TextPipelineDeleteInput = builder.inputType('TextPipelineDeleteInput', {
+  description: 'The campaign whose text pipeline to delete.',
+  fields: (t) => ({
+    campId: t.string({ required: true, validate: campIdField, description: 'The campaign: its campId.' }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  textPipelineSet: t.field({
+    type: payloadType('textPipelineSet', 'textPipeline', TextPipelineRef, 'The text pipeline as it is now.'),
+    description: "Sets (replaces) the campaign's text pipeline.",
+    args: { input: t.arg({ type: TextPipelineSetInput, required: true }) },
+    resolve: (_root, { input }, context) =>
+      setTextPipeline(context.db, viewerOf(context).id, input.campId, input.pipeline, {
+        allowPrivate: context.config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
+      }),
+  }),
+  textPipelineDelete: t.field({
+    type: payloadType('textPipelineDelete', 'textPipeline', TextPipelineRef, 'The text pipeline as it was.'),
+    description:
+      'Deletes the text pipeline. Its postWebhook deliveries not yet sent are cancelled (FAILED, lastError ' +
+      '"Text pipeline deleted").',
+    args: { input: t.arg({ type: TextPipelineDeleteInput, required: true }) },
+    resolve: (_root, { input }, context) => deleteTextPipeline(context.db, viewerOf(context).id, input.campId),
   }),
 }));

@@ -18,7 +18,8 @@ const SocialMessageRef = builder.loadableNode('SocialMessage', {
   ...scopedNode((message: SocialMessage) => message.messageId, getSocialMessagesByIds),
   fields: (t) => ({
     messageId: t.exposeString('messageId'),
-    campaignId: t.exposeString('campaignId'),
+    campId: t.exposeString('campaignId', { description: 'The campaign the message belongs to: its campId.' }),
+    campaignId: t.exposeString('campaignId', { deprecationReason: 'Use campId.' }),
     sender: t.exposeString('sender'),
     text: t.exposeString('text', { nullable: true }),
     receivedAt: t.field({ type: 'DateTime', resolve: (message) => message.receivedAt }),

@@ -27,6 +27,7 @@ import { EventTypeEnum } from './event-type.js';
 import { builder, viewerOf } from '../builder.js';
 import type { Context } from '../context.js';
 import { keysetConnection } from '../pagination.js';
+import { replacedBy } from '../payloads.js';
 import { CampaignRef } from './campaign.js';
 
 const EVENT_LIST = EVENT_TYPES.join(', ');
@@ -212,6 +213,7 @@ const allowPrivate = (context: Context) => ({ allowPrivate: context.config.ALLOW
 builder.mutationFields((t) => ({
   createWebhook: t.field({
     type: WebhookRef,
+    deprecationReason: replacedBy('webhookCreate'),
     description: 'Registers a webhook; attach it to campaigns to receive their events. Its `secret` signs them.',
     args: { input: t.arg({ type: CreateWebhookInput, required: true }) },
     resolve: (_root, args, context) =>
@@ -219,6 +221,7 @@ builder.mutationFields((t) => ({
   }),
   updateWebhook: t.field({
     type: WebhookRef,
+    deprecationReason: replacedBy('webhookUpdate'),
     description: 'Changes the fields given in `patch`; returns the webhook.',
     args: {
       webhookId: t.arg.string({ required: true, validate: webhookIdField }),
@@ -229,12 +232,14 @@ builder.mutationFields((t) => ({
   }),
   deleteWebhook: t.field({
     type: WebhookRef,
+    deprecationReason: replacedBy('webhookDelete'),
     description: 'Deletes the webhook, its attachments and its deliveries; returns it as it was.',
     args: { webhookId: t.arg.string({ required: true, validate: webhookIdField }) },
     resolve: (_root, args, context) => deleteWebhook(context.db, viewerOf(context).id, args.webhookId),
   }),
   attachWebhook: t.field({
     type: WebhookRef,
+    deprecationReason: replacedBy('webhookAttach'),
     description: "Sends the campaign's events to the webhook from now on; attaching twice changes nothing.",
     args: {
       webhookId: t.arg.string({ required: true, validate: webhookIdField }),
@@ -244,6 +249,7 @@ builder.mutationFields((t) => ({
   }),
   detachWebhook: t.field({
     type: WebhookRef,
+    deprecationReason: replacedBy('webhookDetach'),
     description: "Stops sending the campaign's events to the webhook; detaching twice changes nothing.",
     args: {
       webhookId: t.arg.string({ required: true, validate: webhookIdField }),
@@ -253,6 +259,7 @@ builder.mutationFields((t) => ({
   }),
   redeliverWebhookDelivery: t.field({
     type: WebhookDeliveryRef,
+    deprecationReason: replacedBy('webhookDeliveryRedeliver'),
     description: 'Queues a finished delivery again (same webhook-id and body), retried on the schedule.',
     args: { deliveryId: t.arg.string({ required: true, validate: z.string().min(1).max(64) }) },
     resolve: (_root, args, context) => redeliver(context.db, viewerOf(context).id, args.deliveryId),

@@ -1,0 +1,20 @@
+// The mutation convention (docs/graphql.md#mutations): every mutation takes one `input:` argument (or none) and answers
+// a `<Mutation>Payload` object holding what changed, so a payload can grow fields without breaking a query.
+import type { OutputRef } from '@pothos/core';
+import { builder } from './builder.js';
+
+/** `<Mutation>Payload { <field>: <Type>! }`: the changed object, as the mutation left it. */
+export function payloadType<T>(mutation: string, field: string, ref: OutputRef<T>, description: string) {
+  return builder.objectRef<T>(`${typeStem(mutation)}Payload`).implement({
+    description: `What \`${mutation}\` answers.`,
+    // The payload is the object itself. Pothos cannot check a generic T against the ref's shape (a conditional type);
+    // the mutations that build payloads are typed against T at their call sites.
+    fields: (t) => ({ [field]: t.field({ type: ref, description, resolve: (value) => value as never }) }),
+  });
+}
+
+/** The deprecation of a mutation replaced by one that follows the convention. */
+export const replacedBy = (mutation: string) => `Use ${mutation} (input: argument, payload answer).`;
+
+/** `campaignCreate` → `CampaignCreate`: the stem of a mutation's input and payload type names. */
+export const typeStem = (mutation: string) => `${mutation.charAt(0).toUpperCase()}${mutation.slice(1)}`;

@@ -1,0 +1,245 @@
+// The mutation convention (docs/graphql.md#mutations): every mutation that is not deprecated takes one `input:`
+// argument (or none) and answers `<Mutation>Payload`; the verb-first mutations are deprecated aliases that still work.
+// Each new mutation is run here once, through /graphql, and its payload read back.
+import { getNamedType, isNonNullType, type GraphQLObjectType } from 'graphql';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { schema } from '../../src/graphql/schema.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { campaignInput } from '../helpers/campaigns.js';
+import { AUTH_TOKEN, sendCallback } from '../helpers/telephony.js';
+
+/** The account mutations answer the credentials themselves (docs/graphql.md#mutations). */
+const CREDENTIAL_MUTATIONS = ['signUp', 'login', 'rotateApiKey', 'changePassword'];
+
+describe('the schema', () => {
+  it('every mutation that is not deprecated takes input: (or nothing) and answers its own …Payload', () => {
+    const mutation = schema.getMutationType() as GraphQLObjectType;
+    const current = Object.values(mutation.getFields()).filter(
+      (field) => !field.deprecationReason && !CREDENTIAL_MUTATIONS.includes(field.name),
+    );
+    expect(current.length).toBeGreaterThanOrEqual(30);
+    for (const field of current) {
+      expect(
+        field.args.map((arg) => arg.name),
+        field.name,
+      ).toEqual(field.args.length === 0 ? [] : ['input']);
+      if (field.args[0]) expect(isNonNullType(field.args[0].type), field.name).toBe(true);
+      expect(isNonNullType(field.type), field.name).toBe(true);
+      const stem = `${field.name.charAt(0).toUpperCase()}${field.name.slice(1)}`;
+      expect(getNamedType(field.type).name, field.name).toBe(`${stem}Payload`);
+    }
+  });
+
+  it('every deprecated mutation names its replacement, which exists', () => {
+    const fields = (schema.getMutationType() as GraphQLObjectType).getFields();
+    const deprecated = Object.values(fields).filter((field) => field.deprecationReason);
+    expect(deprecated.length).toBeGreaterThanOrEqual(30);
+    for (const field of deprecated) {
+      const replacement = /^Use (\w+) /.exec(field.deprecationReason ?? '')?.[1];
+      expect(replacement && fields[replacement], `${field.name}: ${field.deprecationReason}`).toBeTruthy();
+    }
+  });
+});
+
+describe('the mutations, through /graphql', () => {
+  let t: TestApp;
+  let token: string;
+  let apiKey: string;
+  beforeEach(async () => {
+    t = await startApp({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }, [], { worker: false });
+    ({ token, apiKey } = await t.account());
+  });
+  afterEach(() => t.close());
+
+  async function ok(query: string, variables: Record<string, unknown> = {}) {
+    const reply = await t.gql(query, variables, token);
+    expect(reply.body.errors, reply.text).toBeUndefined();
+    return reply.body.data;
+  }
+
+  /** campaignInput in the new vocabulary: `voiceId` for `voice`. */
+  const newCampaign = (overrides: Record<string, unknown> = {}) => {
+    const { voice, ...rest } = campaignInput();
+    return { ...rest, voiceId: voice, ...overrides };
+  };
+
+  it('campaigns: create, update, upsert, pause, resume, complete, delete', async () => {
+    const created = await ok(
+      `mutation ($input: CampaignCreateInput!) { campaignCreate(input: $input) { campaign { id campId status voiceId voice { id } } } }`,
+      { input: newCampaign({ campId: 'spring' }) },
+    );
+    expect(created.campaignCreate.campaign).toMatchObject({
+      campId: 'spring',
+      status: 'ACTIVE',
+      voiceId: 'en-US-aria',
+    });
+
+    const updated = await ok(
+      `mutation { campaignUpdate(input: { campId: "spring", title: "Renamed", voiceId: "en-GB-ryan" }) { campaign { id title voiceId script } } }`,
+    );
+    expect(updated.campaignUpdate.campaign).toMatchObject({
+      id: created.campaignCreate.campaign.id,
+      title: 'Renamed',
+      voiceId: 'en-GB-ryan',
+      script: campaignInput().script,
+    });
+
+    const upserted = await ok(
+      `mutation ($input: CampaignUpsertInput!) { campaignUpsert(input: $input) { campaign { campId title timeZone } } }`,
+      { input: { ...newCampaign({ title: 'Whole' }), campId: 'autumn' } },
+    );
+    expect(upserted.campaignUpsert.campaign).toEqual({ campId: 'autumn', title: 'Whole', timeZone: 'UTC' });
+
+    for (const [mutation, status] of [
+      ['campaignPause', 'PAUSED'],
+      ['campaignResume', 'ACTIVE'],
+      ['campaignComplete', 'COMPLETED'],
+    ]) {
+      const data = await ok(`mutation { ${mutation}(input: { campId: "spring" }) { campaign { campId status } } }`);
+      expect(data[mutation!].campaign).toEqual({ campId: 'spring', status });
+    }
+    const deleted = await ok(`mutation { campaignDelete(input: { campId: "autumn" }) { campaign { campId } } }`);
+    expect(deleted.campaignDelete.campaign.campId).toBe('autumn');
+    expect((await ok('{ campaign(campId: "autumn") { campId } }')).campaign).toBeNull();
+  });
+
+  it('input problems are BAD_USER_INPUT at their path under input', async () => {
+    const reply = await t.gql(
+      `mutation ($input: CampaignCreateInput!) { campaignCreate(input: $input) { campaign { id } } }`,
+      { input: newCampaign({ voiceId: 'no-such-voice', maxCallTimeout: 0 }) },
+      token,
+    );
+    const [error] = reply.body.errors ?? [];
+    expect(error?.extensions.code, reply.text).toBe('BAD_USER_INPUT');
+    const paths = error.extensions.issues.map((issue: { path: unknown[] }) => issue.path.join('.'));
+    expect(paths).toEqual(expect.arrayContaining(['input.voiceId', 'input.maxCallTimeout']));
+    const unknownCampaign = await t.gql(
+      'mutation { campaignPause(input: { campId: "nope" }) { campaign { id } } }',
+      {},
+      token,
+    );
+    expect(unknownCampaign.body.errors?.[0].extensions.code).toBe('NOT_FOUND');
+  });
+
+  it('text pipeline, integrations (disconnect answers the new state), meetings, call outcomes', async () => {
+    await ok(`mutation ($input: CampaignCreateInput!) { campaignCreate(input: $input) { campaign { id } } }`, {
+      input: newCampaign({ campId: 'spring' }),
+    });
+    const pipeline = await ok(
+      `mutation { textPipelineSet(input: { campId: "spring", pipeline: { goal: "Book a follow-up", messageDelay: 2 } }) { textPipeline { id goal } } }`,
+    );
+    expect(pipeline.textPipelineSet.textPipeline.goal).toBe('Book a follow-up');
+    const removed = await ok(`mutation { textPipelineDelete(input: { campId: "spring" }) { textPipeline { goal } } }`);
+    expect(removed.textPipelineDelete.textPipeline.goal).toBe('Book a follow-up');
+
+    const connected = await ok(
+      `mutation ($input: TelephonyIntegrationInput!) { telephonyConnect(input: $input) { integration { connected telephonyAuthToken } } }`,
+      {
+        input: {
+          telephonyAccountSid: 'AC123',
+          telephonyAuthToken: AUTH_TOKEN,
+          telephonyPhoneNumber: '+14155550100',
+        },
+      },
+    );
+    expect(connected.telephonyConnect.integration).toEqual({ connected: true, telephonyAuthToken: '****cdef' });
+
+    // A call, reported by the provider, then its outcome attached.
+    const callback = await sendCallback(t, apiKey, 'spring', { CallSid: 'CA1', CallStatus: 'completed' });
+    expect(callback.status, callback.text).toBe(200);
+    const outcome = await ok(
+      `mutation { callLogRecordOutcome(input: { callId: "CA1", summary: "Booked" }) { callLog { id callId summary } } }`,
+    );
+    expect(outcome.callLogRecordOutcome.callLog).toMatchObject({ callId: 'CA1', summary: 'Booked' });
+
+    const disconnected = await ok(
+      'mutation { telephonyDisconnect { integration { connected telephonyAccountSid updatedAt } } }',
+    );
+    expect(disconnected.telephonyDisconnect.integration).toEqual({
+      connected: false,
+      telephonyAccountSid: null,
+      updatedAt: null,
+    });
+    const again = await t.gql('mutation { telephonyDisconnect { integration { connected } } }', {}, token);
+    expect(again.body.errors?.[0].extensions.code).toBe('NOT_FOUND');
+
+    await ok(
+      'mutation { calendarConnect(input: { apiKey: "cal-key-1234", schedulingUrl: "https://cal.example.com/x" }) { integration { connected } } }',
+    );
+    const booked = await ok(
+      `mutation ($input: BookMeetingInput!) { meetingBook(input: $input) { meeting { id meetingId status } } }`,
+      {
+        input: {
+          campId: 'spring',
+          title: 'Follow-up',
+          startsAt: '2030-01-01T10:00:00Z',
+          endsAt: '2030-01-01T10:30:00Z',
+          participants: [{ name: 'Ana', email: 'ana@example.com' }],
+        },
+      },
+    );
+    const meetingId = booked.meetingBook.meeting.meetingId;
+    const canceled = await ok(
+      `mutation ($id: String!) { meetingCancel(input: { meetingId: $id }) { meeting { meetingId status } } }`,
+      { id: meetingId },
+    );
+    expect(canceled.meetingCancel.meeting).toEqual({ meetingId, status: 'CANCELED' });
+  });
+
+  it('webhooks: create, update, attach, detach, delete, redeliver', async () => {
+    await ok(`mutation ($input: CampaignCreateInput!) { campaignCreate(input: $input) { campaign { id } } }`, {
+      input: newCampaign({ campId: 'spring' }),
+    });
+    const created = await ok(
+      'mutation { webhookCreate(input: { url: "http://127.0.0.1:9/hook", eventTypes: [CALL_ENDED] }) { webhook { webhookId eventTypes secret } } }',
+    );
+    const { webhookId } = created.webhookCreate.webhook;
+    expect(created.webhookCreate.webhook.eventTypes).toEqual(['CALL_ENDED']);
+    expect(created.webhookCreate.webhook.secret).toMatch(/^whsec_/);
+
+    const updated = await ok(
+      `mutation ($id: String!) { webhookUpdate(input: { webhookId: $id, description: "CRM", enabled: false }) { webhook { description enabled } } }`,
+      { id: webhookId },
+    );
+    expect(updated.webhookUpdate.webhook).toEqual({ description: 'CRM', enabled: false });
+    const badUrl = await t.gql(
+      `mutation ($id: String!) { webhookUpdate(input: { webhookId: $id, url: "ftp://x" }) { webhook { url } } }`,
+      { id: webhookId },
+      token,
+    );
+    expect(badUrl.body.errors?.[0].extensions.code).toBe('BAD_USER_INPUT');
+
+    const attached = await ok(
+      `mutation ($id: String!) { webhookAttach(input: { webhookId: $id, campId: "spring" }) { webhook { campaigns { campId } } } }`,
+      { id: webhookId },
+    );
+    expect(attached.webhookAttach.webhook.campaigns).toEqual([{ campId: 'spring' }]);
+    const detached = await ok(
+      `mutation ($id: String!) { webhookDetach(input: { webhookId: $id, campId: "spring" }) { webhook { campaigns { campId } } } }`,
+      { id: webhookId },
+    );
+    expect(detached.webhookDetach.webhook.campaigns).toEqual([]);
+
+    const redeliver = await t.gql(
+      'mutation { webhookDeliveryRedeliver(input: { deliveryId: "dlv_nope" }) { delivery { id } } }',
+      {},
+      token,
+    );
+    expect(redeliver.body.errors?.[0].extensions.code).toBe('NOT_FOUND');
+
+    const deleted = await ok(
+      `mutation ($id: String!) { webhookDelete(input: { webhookId: $id }) { webhook { webhookId } } }`,
+      { id: webhookId },
+    );
+    expect(deleted.webhookDelete.webhook.webhookId).toBe(webhookId);
+    expect((await ok('{ webhooks { webhookId } }')).webhooks).toEqual([]);
+  });
+
+  it('the deprecated aliases still answer as before', async () => {
+    const data = await ok(`mutation ($input: CreateCampaignInput!) { createCampaign(input: $input) { campId } }`, {
+      input: campaignInput({ campId: 'old-way' }),
+    });
+    expect(data.createCampaign.campId).toBe('old-way');
+    expect((await ok('mutation { pauseCampaign(campId: "old-way") { status } }')).pauseCampaign.status).toBe('PAUSED');
+  });
+});
