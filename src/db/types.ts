@@ -1,6 +1,8 @@
 // The Database interface Kysely checks queries against. Timestamps are ISO 8601 UTC text, booleans 0/1,
 // JSON as text: the same representation on SQLite and PostgreSQL (row mappers in src/domain convert).
 import type { Generated } from 'kysely';
+// The campaigns table's model columns are declared once, with the campaign's fields (a type-only import).
+import type { CampaignColumns } from '../domain/campaign-fields.js';
 
 export interface AccountsTable {
   id: string;
@@ -24,33 +26,14 @@ export interface VoicesTable {
   sort_order: number;
 }
 
-export interface CampaignsTable {
+/** The model columns derive from the campaign field declarations (src/domain/campaign-fields.ts). */
+export type CampaignsTable = CampaignColumns & {
   account_id: string;
   camp_id: string;
-  title: string;
-  voice: string;
-  language: string;
-  script: string;
-  purpose: string;
-  knowledge_base: string;
-  calendar: string;
-  first_line: string;
-  flow_name: string;
-  system_prompt: string;
-  tone: string;
-  max_call_timeout: number;
-  inactive_call_timeout: number;
-  post_call_analysis: number;
-  post_call_analysis_schema: string;
-  time_zone: string;
-  is_freeflow: number;
-  public: number;
-  sample_sid: string;
-  description: string;
   status: string;
   created_at: string;
   updated_at: string;
-}
+};
 
 export interface TextPipelinesTable {
   account_id: string;

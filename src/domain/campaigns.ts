@@ -4,7 +4,8 @@ import { isUniqueViolation } from '../db/errors.js';
 import { type KeysetPage, keysetPage } from '../db/keyset.js';
 import type { CampaignsTable, Database } from '../db/types.js';
 import { newId } from '../security/api-keys.js';
-import { type CampaignData, type CampaignDataInput, type CampaignPatch, withDefaults } from './campaigns.schema.js';
+import { type CampaignData, fromColumns, toColumns } from './campaign-fields.js';
+import { type CampaignDataInput, type CampaignPatch, withDefaults } from './campaigns.schema.js';
 import { conflict, notFound } from './errors.js';
 import { withEvents } from './events.js';
 
@@ -20,60 +21,14 @@ export interface Campaign extends CampaignData {
 
 type Row = Selectable<CampaignsTable>;
 
+/** A stored row → the campaign; the model fields convert as CAMPAIGN_FIELDS declares (campaign-fields.ts). */
 const toCampaign = (row: Row): Campaign => ({
   campId: row.camp_id,
-  title: row.title,
-  voice: row.voice,
-  language: row.language,
-  script: row.script,
-  purpose: row.purpose,
-  knowledgeBase: row.knowledge_base,
-  calendar: row.calendar,
-  firstLine: row.first_line,
-  flowName: row.flow_name,
-  systemPrompt: row.system_prompt,
-  tone: row.tone,
-  maxCallTimeout: Number(row.max_call_timeout),
-  inactiveCallTimeout: Number(row.inactive_call_timeout),
-  postCallAnalysis: Boolean(row.post_call_analysis),
-  postCallAnalysisSchema: JSON.parse(row.post_call_analysis_schema) as Record<string, unknown>,
-  timeZone: row.time_zone,
-  isFreeflow: Boolean(row.is_freeflow),
-  public: Boolean(row.public),
-  sampleSid: row.sample_sid,
-  description: row.description,
+  ...fromColumns(row),
   status: row.status as CampaignStatus,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
-
-/** The model columns of a campaign; key, status and timestamps are set by the caller. */
-function toColumns(data: CampaignPatch) {
-  const columns = {
-    title: data.title,
-    voice: data.voice,
-    language: data.language,
-    script: data.script,
-    purpose: data.purpose,
-    knowledge_base: data.knowledgeBase,
-    calendar: data.calendar,
-    first_line: data.firstLine,
-    flow_name: data.flowName,
-    system_prompt: data.systemPrompt,
-    tone: data.tone,
-    max_call_timeout: data.maxCallTimeout,
-    inactive_call_timeout: data.inactiveCallTimeout,
-    post_call_analysis: data.postCallAnalysis === undefined ? undefined : Number(data.postCallAnalysis),
-    post_call_analysis_schema:
-      data.postCallAnalysisSchema === undefined ? undefined : JSON.stringify(data.postCallAnalysisSchema),
-    time_zone: data.timeZone,
-    is_freeflow: data.isFreeflow === undefined ? undefined : Number(data.isFreeflow),
-    public: data.public === undefined ? undefined : Number(data.public),
-    sample_sid: data.sampleSid,
-    description: data.description,
-  };
-  return Object.fromEntries(Object.entries(columns).filter(([, v]) => v !== undefined)) as Partial<typeof columns>;
-}
 
 const completedConflict = () => conflict('Campaign is completed and can no longer be changed');
 

@@ -1,0 +1,198 @@
+// One declaration per campaign field (docs/decisions.md §5, "One declaration per field"): its legacy name (the key),
+// column, kind, validation, default, description and GraphQL name. Everything else derives from this table: the zod
+// schemas of both doors, the row and column mappings, the table's column types, the GraphQL Campaign type and its
+// inputs, the REST door's campaign fragment and the OpenAPI description. Adding a field is one entry here (in the
+// legacy model's order) plus a migration that adds its column (README, "Adding a campaign field").
+import { z } from 'zod';
+import {
+  boolField,
+  intField,
+  jsonObjectField,
+  languageTagField,
+  textField,
+  timeZoneField,
+} from '../validation/fields.js';
+import { isCatalogueVoice } from './voices.js';
+
+/** How a kind of value is stored (both databases store booleans as 0/1 and JSON as text) and shown in GraphQL. */
+export const FIELD_KINDS = {
+  text: {
+    graphql: 'String',
+    fromColumn: (value: unknown): string => String(value),
+    toColumn: (value: string): string => value,
+  },
+  int: {
+    graphql: 'Int',
+    fromColumn: (value: unknown): number => Number(value),
+    toColumn: (value: number): number => value,
+  },
+  bool: {
+    graphql: 'Boolean',
+    fromColumn: (value: unknown): boolean => Boolean(value),
+    toColumn: (value: boolean): number => Number(value),
+  },
+  json: {
+    graphql: 'JSONObject',
+    fromColumn: (value: unknown): Record<string, unknown> => JSON.parse(String(value)) as Record<string, unknown>,
+    toColumn: (value: Record<string, unknown>): string => JSON.stringify(value),
+  },
+} as const;
+
+export type FieldKind = keyof typeof FIELD_KINDS;
+/** The value of a kind, in the domain. */
+export type ValueOf<K extends FieldKind> = ReturnType<(typeof FIELD_KINDS)[K]['fromColumn']>;
+/** The value of a kind, as stored. */
+export type ColumnOf<K extends FieldKind> = ReturnType<(typeof FIELD_KINDS)[K]['toColumn']>;
+
+export interface CampaignField<K extends FieldKind = FieldKind, C extends string = string> {
+  kind: K;
+  column: C;
+  schema: z.ZodType<ValueOf<K>>;
+  /** For an optional field, the value it takes when omitted; a field without one is required. */
+  default?: ValueOf<K>;
+  /** What the value means, its unit and its range: shown in GraphQL and OpenAPI. */
+  description: string;
+  /** Its GraphQL name when that differs from the legacy one. */
+  graphqlName?: string;
+}
+
+const field = <K extends FieldKind, const C extends string>(
+  kind: K,
+  column: C,
+  schema: z.ZodType<ValueOf<K>>,
+  description: string,
+  options: { default?: ValueOf<K>; graphqlName?: string } = {},
+): CampaignField<K, C> & typeof options => ({ kind, column, schema, description, ...options });
+
+const voiceField = z
+  .string()
+  .refine(isCatalogueVoice, 'unknown voice; get_supported_voices (GraphQL: voices) lists the valid voiceIds');
+
+/** In the legacy model's order, which is the order of the REST door's campaign body and of its 422s. */
+export const CAMPAIGN_FIELDS = {
+  title: field('text', 'title', textField(1, 200), 'The campaign’s name, 1–200 characters.'),
+  voice: field('text', 'voice', voiceField, 'The voice of the calls: a voiceId of the catalogue (Query.voices).', {
+    graphqlName: 'voiceId',
+  }),
+  language: field('text', 'language', languageTagField, 'The language of the calls: a BCP 47 tag such as "en-US".'),
+  script: field('text', 'script', textField(0, 50_000), 'The dialogue the AI follows, at most 50 000 characters.'),
+  purpose: field('text', 'purpose', textField(0, 5_000), 'The goal of the campaign, at most 5 000 characters.'),
+  knowledgeBase: field(
+    'text',
+    'knowledge_base',
+    textField(0, 2_000),
+    'A link to information the AI can use, at most 2 000 characters.',
+  ),
+  calendar: field('text', 'calendar', textField(0, 2_000), 'The scheduling integration reference (free text).'),
+  firstLine: field('text', 'first_line', textField(0, 2_000), 'The opening greeting of every call.'),
+  flowName: field('text', 'flow_name', textField(0, 200), 'The call flow’s name; empty when none.', { default: '' }),
+  systemPrompt: field('text', 'system_prompt', textField(0, 20_000), 'Extra instructions for the AI; empty: none.', {
+    default: '',
+  }),
+  tone: field('text', 'tone', textField(0, 200), 'The emotional tone of the voice ("friendly", "formal", ...).'),
+  maxCallTimeout: field(
+    'int',
+    'max_call_timeout',
+    intField(1, 120),
+    'The longest a call may last, in minutes (1–120).',
+    {
+      default: 1,
+    },
+  ),
+  inactiveCallTimeout: field(
+    'int',
+    'inactive_call_timeout',
+    intField(1, 600),
+    'Hang up after this many seconds of silence (1–600).',
+    { default: 15 },
+  ),
+  postCallAnalysis: field(
+    'bool',
+    'post_call_analysis',
+    boolField,
+    'Whether each call’s outcome is analysed (recordCallOutcome then checks `analysis` against the schema).',
+    { default: false },
+  ),
+  postCallAnalysisSchema: field(
+    'json',
+    'post_call_analysis_schema',
+    jsonObjectField,
+    'The JSON Schema a call’s post-call analysis must satisfy.',
+  ),
+  timeZone: field('text', 'time_zone', timeZoneField, 'An IANA time zone such as "Europe/Paris".', {
+    default: 'UTC',
+  }),
+  isFreeflow: field('bool', 'is_freeflow', boolField, 'Whether the AI may deviate from the script.', {
+    default: true,
+  }),
+  public: field('bool', 'public', boolField, 'The visibility flag of the legacy interface.', { default: false }),
+  sampleSid: field('text', 'sample_sid', textField(0, 200), 'A sample reference; empty when none.', { default: '' }),
+  description: field('text', 'description', textField(0, 5_000), 'A free description, at most 5 000 characters.', {
+    default: '',
+  }),
+};
+
+type Fields = typeof CAMPAIGN_FIELDS;
+export type CampaignFieldName = keyof Fields;
+type RequiredName = { [K in CampaignFieldName]: 'default' extends keyof Fields[K] ? never : K }[CampaignFieldName];
+type OptionalName = Exclude<CampaignFieldName, RequiredName>;
+
+export const CAMPAIGN_FIELD_NAMES = Object.keys(CAMPAIGN_FIELDS) as CampaignFieldName[];
+
+/** Every field of a stored campaign, with its domain value. */
+export type CampaignData = { -readonly [K in CampaignFieldName]: ValueOf<Fields[K]['kind']> };
+
+/** The campaigns table's model columns, with their stored types. */
+export type CampaignColumns = { [K in CampaignFieldName as Fields[K]['column']]: ColumnOf<Fields[K]['kind']> };
+
+/** A whole campaign as a client sends it: the required fields, and the optional ones that may be omitted. */
+type DataShape = { [K in RequiredName]: Fields[K]['schema'] } & {
+  [K in OptionalName]: z.ZodOptional<Fields[K]['schema']>;
+};
+
+function dataShape(): DataShape {
+  return Object.fromEntries(
+    CAMPAIGN_FIELD_NAMES.map((name) => {
+      const declared: CampaignField = CAMPAIGN_FIELDS[name];
+      return [name, declared.default === undefined ? declared.schema : declared.schema.optional()];
+    }),
+  ) as DataShape;
+}
+
+export const campaignDataSchema = z.object(dataShape());
+
+/** The values omitted optional fields take. */
+export const CAMPAIGN_DEFAULTS = Object.fromEntries(
+  CAMPAIGN_FIELD_NAMES.flatMap((name) => {
+    const declared: CampaignField = CAMPAIGN_FIELDS[name];
+    return declared.default === undefined ? [] : [[name, declared.default]];
+  }),
+) as { [K in OptionalName]: ValueOf<Fields[K]['kind']> };
+
+/** The GraphQL name of a field. */
+export const graphqlNameOf = (name: CampaignFieldName): string => {
+  const declared: CampaignField = CAMPAIGN_FIELDS[name];
+  return declared.graphqlName ?? name;
+};
+
+/** A stored row's model columns → the domain's values. */
+export function fromColumns(row: CampaignColumns): CampaignData {
+  return Object.fromEntries(
+    CAMPAIGN_FIELD_NAMES.map((name) => {
+      const { kind, column } = CAMPAIGN_FIELDS[name];
+      return [name, FIELD_KINDS[kind].fromColumn(row[column as keyof CampaignColumns])];
+    }),
+  ) as CampaignData;
+}
+
+/** The given fields → their columns (fields left undefined are left out, so a patch changes only what it names). */
+export function toColumns(data: Partial<CampaignData>): Partial<CampaignColumns> {
+  return Object.fromEntries(
+    CAMPAIGN_FIELD_NAMES.flatMap((name) => {
+      const value = data[name];
+      if (value === undefined) return [];
+      const { kind, column } = CAMPAIGN_FIELDS[name];
+      return [[column, (FIELD_KINDS[kind].toColumn as (value: unknown) => unknown)(value)]];
+    }),
+  ) as Partial<CampaignColumns>;
+}
