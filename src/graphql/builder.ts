@@ -64,8 +64,44 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
-    edgesFieldOptions: { nullable: false },
-    nodeFieldOptions: { nullable: false },
+    edgesFieldOptions: {
+      nullable: false,
+      description: "The page's nodes, each with its cursor, in the connection's order.",
+    },
+    nodeFieldOptions: { nullable: false, description: 'The node at this place of the page.' },
+    cursorFieldOptions: { description: "This node's cursor (opaque): pass it as `after` or `before`." },
+    pageInfoFieldOptions: { description: 'Where this page stands: its first and last cursors, and what lies beyond.' },
+    // Descriptions of the connection arguments and PageInfo fields, the same on every connection (pagination.ts).
+    firstArgOptions: {
+      description:
+        'Page forward: at most this many nodes (0–100) after `after`. 20 when neither `first` nor `last` is given.',
+    },
+    afterArgOptions: {
+      description: 'A cursor of this connection (any other is BAD_USER_INPUT): the page starts after it.',
+    },
+    lastArgOptions: {
+      description: 'Page backward: at most this many nodes (0–100) before `before`, or the last ones.',
+    },
+    beforeArgOptions: {
+      description: 'A cursor of this connection (any other is BAD_USER_INPUT): the page ends before it.',
+    },
+    hasNextPageFieldOptions: {
+      description:
+        'Whether nodes follow this page. Exact when paging forward; when paging backward, true if `before` was given.',
+    },
+    hasPreviousPageFieldOptions: {
+      description:
+        'Whether nodes precede this page. Exact when paging backward; when paging forward, true if `after` was given.',
+    },
+    startCursorFieldOptions: {
+      description: "The first edge's cursor (pass it as `before`); on an empty page, the `after` or `before` given.",
+    },
+    endCursorFieldOptions: {
+      description: "The last edge's cursor (pass it as `after`); on an empty page, the `after` or `before` given.",
+    },
+    idFieldOptions: {
+      description: 'The global id: opaque, unique across accounts; `node(id:)` refetches the object (docs/graphql.md).',
+    },
     nodeTypeOptions: {
       description: 'An object with a global id, unique across accounts: refetch it with `node(id:)` (docs/graphql.md).',
     },
@@ -73,6 +109,7 @@ export const builder = new SchemaBuilder<{
     // At most MAX_NODE_IDS ids per `nodes` call (README "Limits"): each id is a lookup.
     nodeQueryOptions: {
       description: 'The object with this global id if it is yours (or a voice of the catalogue); null otherwise.',
+      args: { id: { description: 'A global id, as an `id` field gave it.' } },
       resolve: (_root, args, _context, info, resolveNode) => {
         refuseForeignTypes([args.id], info.schema, () => ['id']);
         return resolveNode(args.id);
@@ -80,6 +117,7 @@ export const builder = new SchemaBuilder<{
     },
     nodesQueryOptions: {
       description: 'The objects with these global ids (at most 100), in order; null for each that is not yours.',
+      args: { ids: { description: 'At most 100 global ids, as `id` fields gave them; the answer keeps their order.' } },
       resolve: (_root, args, _context, info, resolveNodes) => {
         if (args.ids.length > MAX_NODE_IDS) {
           throw badInput([

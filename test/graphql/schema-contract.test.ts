@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CriticalityLevel, diff } from '@graphql-inspector/core';
-import { buildSchema } from 'graphql';
+import { buildSchema, type GraphQLSchema, isEnumType, isInputObjectType, isInterfaceType, isObjectType } from 'graphql';
 import { expect, it } from 'vitest';
 import { printSortedSchema } from '../../src/graphql/schema.js';
 
@@ -38,18 +38,47 @@ it('the checker sees a removed field as breaking (so the test above can fail)', 
   ]);
 });
 
-it('every type and every root field of the public schema has a description', () => {
-  const built = buildSchema(printSortedSchema());
+/**
+ * Everything of `schema` a client can see without a description: types, fields (root fields included), arguments,
+ * input fields and enum values, named `Type`, `Type.field`, `Type.field(arg)`, `Input.field` and `Enum.VALUE`.
+ */
+function undescribed(schema: GraphQLSchema): string[] {
   const BUILT_IN = new Set(['String', 'Int', 'Float', 'Boolean', 'ID']);
-  const types = Object.values(built.getTypeMap()).filter((t) => !t.name.startsWith('__') && !BUILT_IN.has(t.name));
-  const roots = [built.getQueryType(), built.getMutationType(), built.getSubscriptionType()].flatMap((root) =>
-    Object.values(root?.getFields() ?? {}).map((field) => ({
-      name: `${root?.name}.${field.name}`,
-      description: field.description,
-    })),
-  );
-  const missing = [...types.map((t) => ({ name: t.name, description: t.description })), ...roots]
-    .filter((item) => !item.description)
-    .map((item) => item.name);
-  expect(missing).toEqual([]);
+  const types = Object.values(schema.getTypeMap()).filter((t) => !t.name.startsWith('__') && !BUILT_IN.has(t.name));
+  const items = types.flatMap((type): Array<{ name: string; description?: string | null | undefined }> => [
+    { name: type.name, description: type.description },
+    ...(isObjectType(type) || isInterfaceType(type)
+      ? Object.values(type.getFields()).flatMap((field) => [
+          { name: `${type.name}.${field.name}`, description: field.description },
+          ...field.args.map((arg) => ({
+            name: `${type.name}.${field.name}(${arg.name})`,
+            description: arg.description,
+          })),
+        ])
+      : []),
+    ...(isInputObjectType(type)
+      ? Object.values(type.getFields()).map((field) => ({
+          name: `${type.name}.${field.name}`,
+          description: field.description,
+        }))
+      : []),
+    ...(isEnumType(type)
+      ? type.getValues().map((value) => ({ name: `${type.name}.${value.name}`, description: value.description }))
+      : []),
+  ]);
+  return items.filter((item) => !item.description?.trim()).map((item) => item.name);
+}
+
+it('every type, field, argument, input field and enum value of the public schema has a description', () => {
+  expect(undescribed(buildSchema(printSortedSchema()))).toEqual([]);
+});
+
+it('the description check sees every kind of undescribed item (so the test above can fail)', () => {
+  const schema = buildSchema(`
+    """Described.""" type Query { """Described.""" a(x: Int): Kind b: String }
+    """Described.""" enum Kind { """Described.""" ONE TWO }
+    input Filter { """Described.""" c: Int d: Int }
+    """Described.""" type Mutation { """Described.""" e("""Described.""" f: Filter): Int }
+  `);
+  expect(undescribed(schema).sort()).toEqual(['Filter', 'Filter.d', 'Kind.TWO', 'Query.a(x)', 'Query.b'].sort());
 });

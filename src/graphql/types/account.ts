@@ -14,8 +14,12 @@ export const AccountRef = builder.loadableNode('Account', {
   load: async (ids: string[], context) => ids.map((id) => (context.viewer?.id === id ? context.viewer : null)),
   fields: (t) => ({
     accountId: t.exposeString('id', { description: 'The account id as the REST door shows it (`acc_…`).' }),
-    email: t.exposeString('email'),
-    createdAt: t.field({ type: 'DateTime', resolve: (account) => account.createdAt }),
+    email: t.exposeString('email', { description: 'The e-mail you sign in with, lower-cased.' }),
+    createdAt: t.field({
+      type: 'DateTime',
+      description: 'When the account was created.',
+      resolve: (account) => account.createdAt,
+    }),
     apiKeyHint: t.exposeString('apiKeyHint', {
       description: 'The last 4 characters of the current API key.',
     }),
@@ -25,8 +29,14 @@ export const AccountRef = builder.loadableNode('Account', {
 const NewApiKey = builder.objectRef<{ account: Account; apiKey: string }>('NewApiKey').implement({
   description: 'An API key is shown once, here; only its hash is stored.',
   fields: (t) => ({
-    account: t.field({ type: AccountRef, resolve: (result) => result.account }),
-    apiKey: t.exposeString('apiKey'),
+    account: t.field({
+      type: AccountRef,
+      description: 'The account the key belongs to.',
+      resolve: (result) => result.account,
+    }),
+    apiKey: t.exposeString('apiKey', {
+      description: 'The API key (`ck_…`), shown only here; the provider callback URLs carry it (README).',
+    }),
   }),
 });
 
@@ -35,8 +45,10 @@ const AuthToken = builder
   .implement({
     description: 'Send as `Authorization: Bearer <accessToken>`.',
     fields: (t) => ({
-      accessToken: t.exposeString('accessToken'),
-      tokenType: t.exposeString('tokenType'),
+      accessToken: t.exposeString('accessToken', {
+        description: 'The access token (a JWT) to send as the bearer token.',
+      }),
+      tokenType: t.exposeString('tokenType', { description: 'Always `bearer`.' }),
       expiresIn: t.exposeInt('expiresIn', { description: 'Seconds until the token expires.' }),
     }),
   });
@@ -54,7 +66,13 @@ builder.mutationFields((t) => ({
     type: NewApiKey,
     skipTypeScopes: true,
     description: 'Creates an account (no token needed); its API key is shown here once. Then `login`.',
-    args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
+    args: {
+      email: t.arg.string({
+        required: true,
+        description: 'A valid e-mail address, at most 254 characters; stored lower-cased, unique.',
+      }),
+      password: t.arg.string({ required: true, description: '8–128 characters.' }),
+    },
     validate: signUpSchema,
     resolve: (_root, args, context) =>
       signUp(context.db, args, {
@@ -65,7 +83,10 @@ builder.mutationFields((t) => ({
   login: t.field({
     type: AuthToken,
     skipTypeScopes: true,
-    args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
+    args: {
+      email: t.arg.string({ required: true, description: 'The e-mail the account signed up with (any case).' }),
+      password: t.arg.string({ required: true, description: 'Its password.' }),
+    },
     validate: loginSchema,
     description:
       'Too many failures for one e-mail (LOGIN_MAX_FAILURES within LOGIN_FAILURE_WINDOW_SECONDS) lock it out: ' +
@@ -101,8 +122,12 @@ builder.mutationFields((t) => ({
       'Changes the password (the current one must be given: UNAUTHENTICATED otherwise). Every access token issued ' +
       'before, and the live streams opened with them, stop working at once; the answer is a new token.',
     args: {
-      currentPassword: t.arg.string({ required: true, validate: z.string().max(128) }),
-      newPassword: t.arg.string({ required: true, validate: passwordField }),
+      currentPassword: t.arg.string({
+        required: true,
+        validate: z.string().max(128),
+        description: 'The password as it is now.',
+      }),
+      newPassword: t.arg.string({ required: true, validate: passwordField, description: '8–128 characters.' }),
     },
     resolve: async (_root, args, context) => {
       const accountId = viewerOf(context).id;

@@ -16,11 +16,25 @@ import { keysetConnection } from '../pagination.js';
 import { CampaignRef } from './campaign.js';
 
 /** GraphQL names (IN_PROGRESS) for the provider's statuses (in-progress). */
+const CALL_STATUS_DESCRIPTIONS: Record<CallStatus, string> = {
+  queued: 'Waiting to be dialled.',
+  ringing: 'Dialled; the other end is ringing.',
+  'in-progress': 'Answered; the call is going on.',
+  completed: 'Answered and ended normally (terminal).',
+  busy: 'The other end was busy (terminal).',
+  failed: 'The call could not be placed (terminal).',
+  'no-answer': 'Nobody answered (terminal).',
+  canceled: 'Canceled before it was answered (terminal).',
+};
+
 export const CallStatusEnum = builder.enumType('CallStatus', {
   description: "A call's status as the telephony provider reports it; a call only moves forward.",
   values: Object.fromEntries(
-    CALL_STATUSES.map((status) => [status.toUpperCase().replace('-', '_'), { value: status }]),
-  ) as Record<string, { value: CallStatus }>,
+    CALL_STATUSES.map((status) => [
+      status.toUpperCase().replace('-', '_'),
+      { value: status, description: `\`${status}\`: ${CALL_STATUS_DESCRIPTIONS[status]}` },
+    ]),
+  ) as Record<string, { value: CallStatus; description: string }>,
 });
 
 /** The provider's Direction values this API names; anything else it reports is OTHER. */
@@ -50,8 +64,15 @@ export const CallLogRef = builder.loadableNode('CallLog', {
   fields: (t) => ({
     callId: t.exposeString('callId', { description: "The provider's call id (CallSid)." }),
     campId: t.exposeString('campaignId', { description: 'The campaign the call belongs to: its campId.' }),
-    campaignId: t.exposeString('campaignId', { deprecationReason: 'Use campId.' }),
-    campaign: t.field({ type: CampaignRef, resolve: (call) => call.campaignId }),
+    campaignId: t.exposeString('campaignId', {
+      description: 'The campaign the call belongs to: its campId.',
+      deprecationReason: 'Use campId.',
+    }),
+    campaign: t.field({
+      type: CampaignRef,
+      description: 'The campaign the call belongs to.',
+      resolve: (call) => call.campaignId,
+    }),
     callDirection: t.field({
       type: CallDirectionEnum,
       nullable: true,
@@ -60,21 +81,69 @@ export const CallLogRef = builder.loadableNode('CallLog', {
     }),
     direction: t.exposeString('direction', {
       nullable: true,
+      description: "The provider's Direction as it reported it (`outbound-api`); null when it did not say.",
       deprecationReason: 'Use callDirection.',
     }),
-    fromNumber: t.exposeString('fromNumber', { nullable: true }),
-    toNumber: t.exposeString('toNumber', { nullable: true }),
-    status: t.field({ type: CallStatusEnum, resolve: (call) => call.status }),
-    startedAt: t.field({ type: 'DateTime', resolve: (call) => call.startedAt }),
-    endedAt: t.field({ type: 'DateTime', nullable: true, resolve: (call) => call.endedAt }),
-    durationSeconds: t.exposeInt('durationSeconds', { nullable: true }),
-    cost: t.exposeFloat('cost', { nullable: true }),
-    recordingUrl: t.exposeString('recordingUrl', { nullable: true }),
-    transcript: t.exposeString('transcript', { nullable: true }),
-    summary: t.exposeString('summary', { nullable: true }),
-    analysis: t.field({ type: 'JSON', nullable: true, resolve: (call) => call.analysis }),
-    createdAt: t.field({ type: 'DateTime', resolve: (call) => call.createdAt }),
-    updatedAt: t.field({ type: 'DateTime', resolve: (call) => call.updatedAt }),
+    fromNumber: t.exposeString('fromNumber', {
+      nullable: true,
+      description: 'The calling number as the provider reported it (From); null when it did not say.',
+    }),
+    toNumber: t.exposeString('toNumber', {
+      nullable: true,
+      description: 'The called number as the provider reported it (To); null when it did not say.',
+    }),
+    status: t.field({
+      type: CallStatusEnum,
+      description: 'The latest status the provider reported.',
+      resolve: (call) => call.status,
+    }),
+    startedAt: t.field({
+      type: 'DateTime',
+      description: 'When the first status callback of the call arrived; lists are sorted and filtered by it.',
+      resolve: (call) => call.startedAt,
+    }),
+    endedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the call reached a terminal status; null while it has not.',
+      resolve: (call) => call.endedAt,
+    }),
+    durationSeconds: t.exposeInt('durationSeconds', {
+      nullable: true,
+      description: 'How long the call lasted, in seconds (CallDuration); null until the provider reports it.',
+    }),
+    cost: t.exposeFloat('cost', {
+      nullable: true,
+      description: "What the call cost (the provider's Price, sign dropped, in its currency); null until reported.",
+    }),
+    recordingUrl: t.exposeString('recordingUrl', {
+      nullable: true,
+      description: 'http(s) URL of the recording the provider made; null when there is none.',
+    }),
+    transcript: t.exposeString('transcript', {
+      nullable: true,
+      description: 'The transcript the AI engine attached (callLogRecordOutcome); null until then.',
+    }),
+    summary: t.exposeString('summary', {
+      nullable: true,
+      description: 'The summary the AI engine attached (callLogRecordOutcome); null until then.',
+    }),
+    analysis: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: 'The post-call analysis the AI engine attached (callLogRecordOutcome); null until then.',
+      resolve: (call) => call.analysis,
+    }),
+    createdAt: t.field({
+      type: 'DateTime',
+      description: 'When the call log was created (its first status callback).',
+      resolve: (call) => call.createdAt,
+    }),
+    updatedAt: t.field({
+      type: 'DateTime',
+      description: 'When the call log last changed.',
+      resolve: (call) => call.updatedAt,
+    }),
   }),
 });
 
@@ -112,16 +181,24 @@ function connection(context: Context, args: Parameters<typeof keysetConnection>[
 
 const DESCRIPTION = 'Newest first; `since` and `until` bound startedAt, both inclusive.';
 
+/** The filter arguments' descriptions, the same on every call-log list. */
+const FILTER = {
+  campId: 'Only the calls of this campaign (its campId); NOT_FOUND when you have no such campaign.',
+  status: 'Only the calls whose latest status is this one.',
+  since: 'Only the calls started at or after this time.',
+  until: 'Only the calls started at or before this time.',
+};
+
 builder.queryFields((t) => ({
   callLogs: t.connection(
     {
       type: CallLogRef,
       description: `Your call logs. ${DESCRIPTION} An unknown campId is NOT_FOUND.`,
       args: {
-        campId: t.arg.string({ validate: campIdField.nullish() }),
-        status: t.arg({ type: CallStatusEnum }),
-        since: t.arg({ type: 'DateTime' }),
-        until: t.arg({ type: 'DateTime' }),
+        campId: t.arg.string({ validate: campIdField.nullish(), description: FILTER.campId }),
+        status: t.arg({ type: CallStatusEnum, description: FILTER.status }),
+        since: t.arg({ type: 'DateTime', description: FILTER.since }),
+        until: t.arg({ type: 'DateTime', description: FILTER.until }),
       },
       resolve: (_root, args, context) => connection(context, args, toFilter(args, args.campId)),
     },
@@ -154,9 +231,9 @@ builder.objectField(CampaignRef, 'callLogs', (t) =>
       type: CallLogRef,
       description: `This campaign's call logs. ${DESCRIPTION}`,
       args: {
-        status: t.arg({ type: CallStatusEnum }),
-        since: t.arg({ type: 'DateTime' }),
-        until: t.arg({ type: 'DateTime' }),
+        status: t.arg({ type: CallStatusEnum, description: FILTER.status }),
+        since: t.arg({ type: 'DateTime', description: FILTER.since }),
+        until: t.arg({ type: 'DateTime', description: FILTER.until }),
       },
       resolve: (campaign, args, context) => connection(context, args, toFilter(args, campaign.campId)),
     },

@@ -17,6 +17,13 @@ const callbackFormSchema = z
     message: `at most ${MAX_CALLBACK_FIELDS} fields`,
   });
 
+/** The outcome fields' descriptions, the same on recordCallOutcome and CallLogRecordOutcomeInput. */
+const TRANSCRIPT = 'The transcript, at most 500 000 characters; when given, replaces the stored one (null clears it).';
+const SUMMARY = 'The summary, at most 20 000 characters; when given, replaces the stored one (null clears it).';
+const ANALYSIS =
+  "The post-call analysis; checked against the campaign's postCallAnalysisSchema when its postCallAnalysis is true " +
+  '(null clears it).';
+
 builder.mutationFields((t) => ({
   receiveCallStatusCallback: t.field({
     type: CallLogRef,
@@ -47,10 +54,19 @@ builder.mutationFields((t) => ({
       "Attaches the AI engine's results to a call. When the campaign has postCallAnalysis, `analysis` must satisfy " +
       'its postCallAnalysisSchema (BAD_USER_INPUT lists every failure).',
     args: {
-      callId: t.arg.string({ required: true }),
-      transcript: t.arg.string({ validate: z.string().max(500_000).nullish() }),
-      summary: t.arg.string({ validate: z.string().max(20_000).nullish() }),
-      analysis: t.arg({ type: 'JSON' }),
+      callId: t.arg.string({ required: true, description: "The call: the provider's CallSid." }),
+      transcript: t.arg.string({
+        validate: z.string().max(500_000).nullish(),
+        description: TRANSCRIPT,
+      }),
+      summary: t.arg.string({
+        validate: z.string().max(20_000).nullish(),
+        description: SUMMARY,
+      }),
+      analysis: t.arg({
+        type: 'JSON',
+        description: ANALYSIS,
+      }),
     },
     resolve: (_root, args, context) => recordCallOutcome(context.db, viewerOf(context).id, args),
   }),
@@ -65,12 +81,9 @@ const CallLogRecordOutcomeInput = builder.inputType('CallLogRecordOutcomeInput',
       validate: z.string().max(64),
       description: "The call: the provider's CallSid.",
     }),
-    transcript: t.string({ validate: z.string().max(500_000).nullish(), description: 'At most 500 000 characters.' }),
-    summary: t.string({ validate: z.string().max(20_000).nullish(), description: 'At most 20 000 characters.' }),
-    analysis: t.field({
-      type: 'JSON',
-      description: "The post-call analysis; must satisfy the campaign's postCallAnalysisSchema when it has one.",
-    }),
+    transcript: t.string({ validate: z.string().max(500_000).nullish(), description: TRANSCRIPT }),
+    summary: t.string({ validate: z.string().max(20_000).nullish(), description: SUMMARY }),
+    analysis: t.field({ type: 'JSON', description: ANALYSIS }),
   }),
 });
 
@@ -80,7 +93,9 @@ builder.mutationField('callLogRecordOutcome', (t) =>
     description:
       "Attaches the AI engine's results to a call. When the campaign has postCallAnalysis, `analysis` must satisfy " +
       'its postCallAnalysisSchema (BAD_USER_INPUT lists every failure).',
-    args: { input: t.arg({ type: CallLogRecordOutcomeInput, required: true }) },
+    args: {
+      input: t.arg({ type: CallLogRecordOutcomeInput, required: true, description: 'The call and the results.' }),
+    },
     resolve: (_root, { input }, context) => recordCallOutcome(context.db, viewerOf(context).id, input),
   }),
 );

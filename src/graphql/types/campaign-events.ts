@@ -11,13 +11,17 @@ const CampaignEventRef = builder.objectRef<CampaignEvent>('CampaignEvent').imple
   description: 'Something that happened to a campaign; `data` is what a webhook receives in its body.',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'The event id (evt_...), as in webhook bodies.' }),
-    eventType: t.field({ type: EventTypeEnum, resolve: (event) => event.type }),
+    eventType: t.field({ type: EventTypeEnum, description: 'What happened.', resolve: (event) => event.type }),
     type: t.exposeString('type', {
       description: `One of ${EVENT_TYPES.join(', ')}.`,
       deprecationReason: 'Use eventType.',
     }),
-    campId: t.exposeString('campId'),
-    createdAt: t.field({ type: 'DateTime', resolve: (event) => event.createdAt }),
+    campId: t.exposeString('campId', { description: 'The campaign it happened to: its campId.' }),
+    createdAt: t.field({
+      type: 'DateTime',
+      description: 'When it happened (`createdAt` in webhook bodies).',
+      resolve: (event) => event.createdAt,
+    }),
     data: t.field({
       type: 'JSON',
       description: 'The campaign, call log, message or meeting the event is about.',
@@ -37,7 +41,9 @@ builder.subscriptionField('campaignEvents', (t) =>
     description:
       'Events of one of your campaigns as they happen (a campaign of another account is NOT_FOUND). The stream ' +
       'ends (`event: complete`) when the access token expires or is revoked, and when the server shuts down.',
-    args: { campId: t.arg.string({ required: true, validate: campIdField }) },
+    args: {
+      campId: t.arg.string({ required: true, validate: campIdField, description: 'The campaign: its campId.' }),
+    },
     subscribe: async (_root, args, context) => {
       const viewer = viewerOf(context);
       await requireCampaign(context.db, viewer.id, args.campId);

@@ -2,6 +2,7 @@
 import type { InputFieldBuilder } from '@pothos/core';
 import {
   CAMPAIGN_DEFAULTS,
+  type CampaignData,
   campIdField,
   campaignDataSchema,
   campaignPatchSchema,
@@ -20,17 +21,32 @@ const REQUIRED_TEXT = [
   'firstLine',
   'tone',
 ] as const;
-const DESCRIPTIONS: Record<string, string> = {
-  voice: 'A voiceId of the catalogue (Query.voices).',
-  language: 'BCP 47 tag, e.g. "en-US".',
-  knowledgeBase: 'Link to information the AI can use.',
-  calendar: 'Scheduling integration reference.',
-  maxCallTimeout: 'Maximum call duration, minutes (1–120).',
-  inactiveCallTimeout: 'Hang up after this many silent seconds (1–600).',
-  timeZone: 'IANA time zone, e.g. "Europe/Paris".',
+/** What each campaign field means, its unit and range: the same on Campaign and on every campaign input. */
+export const CAMPAIGN_FIELD_DESCRIPTIONS = {
+  title: 'The campaign’s name, 1–200 characters.',
+  voice: 'The voice of the calls: a voiceId of the catalogue (Query.voices).',
+  language: 'The language of the calls: a BCP 47 tag such as "en-US".',
+  script: 'The dialogue the AI follows, at most 50 000 characters.',
+  purpose: 'The goal of the campaign, at most 5 000 characters.',
+  knowledgeBase: 'A link to information the AI can use, at most 2 000 characters.',
+  calendar: 'The scheduling integration reference (free text), at most 2 000 characters.',
+  firstLine: 'The opening greeting of every call, at most 2 000 characters.',
+  tone: 'The emotional tone of the voice ("friendly", "formal", ...), at most 200 characters.',
+  postCallAnalysisSchema:
+    'The JSON Schema (a JSON object) a call’s analysis must satisfy when postCallAnalysis is true.',
+  flowName: 'The call flow’s name, at most 200 characters; empty when none.',
+  systemPrompt: 'Extra instructions for the AI, at most 20 000 characters; empty when none.',
+  maxCallTimeout: 'The longest a call may last, in minutes (1–120).',
+  inactiveCallTimeout: 'Hang up after this many seconds of silence (1–600).',
+  postCallAnalysis:
+    'Whether calls get a post-call analysis: callLogRecordOutcome then checks `analysis` against postCallAnalysisSchema.',
+  timeZone: 'An IANA time zone such as "Europe/Paris".',
   isFreeflow: 'Whether the AI may deviate from the script.',
-  postCallAnalysisSchema: 'JSON Schema of the post-call analysis.',
-};
+  public: 'The visibility flag of the legacy interface, stored as given: only your account ever sees a campaign.',
+  sampleSid: 'A sample reference, at most 200 characters; empty when none.',
+  description: 'A free description, at most 5 000 characters; empty when none.',
+} satisfies Record<keyof CampaignData, string>;
+const DESCRIPTIONS: Record<string, string> = CAMPAIGN_FIELD_DESCRIPTIONS;
 
 /** `full`: required fields non-null, optional ones defaulted. `patch`: every field optional, nothing defaulted. */
 export function campaignFields(
@@ -51,19 +67,19 @@ export function campaignFields(
       required: full,
       description: DESCRIPTIONS.postCallAnalysisSchema,
     }),
-    flowName: t.string({ ...opt(d.flowName) }),
-    systemPrompt: t.string({ ...opt(d.systemPrompt), description: 'Extra instructions for the AI.' }),
+    flowName: t.string({ ...opt(d.flowName), description: DESCRIPTIONS.flowName }),
+    systemPrompt: t.string({ ...opt(d.systemPrompt), description: DESCRIPTIONS.systemPrompt }),
     maxCallTimeout: t.int({ ...opt<number>(d.maxCallTimeout), description: DESCRIPTIONS.maxCallTimeout }),
     inactiveCallTimeout: t.int({
       ...opt<number>(d.inactiveCallTimeout),
       description: DESCRIPTIONS.inactiveCallTimeout,
     }),
-    postCallAnalysis: t.boolean({ ...opt<boolean>(d.postCallAnalysis) }),
+    postCallAnalysis: t.boolean({ ...opt<boolean>(d.postCallAnalysis), description: DESCRIPTIONS.postCallAnalysis }),
     timeZone: t.string({ ...opt<string>(d.timeZone), description: DESCRIPTIONS.timeZone }),
     isFreeflow: t.boolean({ ...opt<boolean>(d.isFreeflow), description: DESCRIPTIONS.isFreeflow }),
-    public: t.boolean({ ...opt<boolean>(d.public) }),
-    sampleSid: t.string({ ...opt(d.sampleSid) }),
-    description: t.string({ ...opt(d.description) }),
+    public: t.boolean({ ...opt<boolean>(d.public), description: DESCRIPTIONS.public }),
+    sampleSid: t.string({ ...opt(d.sampleSid), description: DESCRIPTIONS.sampleSid }),
+    description: t.string({ ...opt(d.description), description: DESCRIPTIONS.description }),
   };
 }
 

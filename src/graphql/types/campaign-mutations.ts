@@ -23,7 +23,8 @@ import type { Context } from '../context.js';
 import { payloadType, replacedBy, typeStem } from '../payloads.js';
 
 builder.mutationFields((t) => {
-  const campIdArg = () => t.arg.string({ required: true, validate: campIdField });
+  const campIdArg = () =>
+    t.arg.string({ required: true, validate: campIdField, description: 'The campaign: its campId.' });
   const transition = (action: CampaignAction, description: string) =>
     t.field({
       type: CampaignRef,
@@ -37,21 +38,27 @@ builder.mutationFields((t) => {
       type: CampaignRef,
       deprecationReason: replacedBy('campaignCreate'),
       description: 'Creates a campaign (status active). A campId already in use is CONFLICT.',
-      args: { input: t.arg({ type: CreateCampaignInput, required: true }) },
+      args: { input: t.arg({ type: CreateCampaignInput, required: true, description: 'The new campaign.' }) },
       resolve: (_root, args, context) => createCampaign(context.db, viewerOf(context).id, args.input),
     }),
     updateCampaign: t.field({
       type: CampaignRef,
       deprecationReason: replacedBy('campaignUpdate'),
       description: 'Changes only the given fields. A completed campaign cannot change (CONFLICT).',
-      args: { campId: campIdArg(), patch: t.arg({ type: UpdateCampaignInput, required: true }) },
+      args: {
+        campId: campIdArg(),
+        patch: t.arg({ type: UpdateCampaignInput, required: true, description: 'The fields to change.' }),
+      },
       resolve: (_root, args, context) => updateCampaign(context.db, viewerOf(context).id, args.campId, args.patch),
     }),
     upsertCampaign: t.field({
       type: CampaignRef,
       deprecationReason: replacedBy('campaignUpsert'),
       description: 'Creates the campaign or replaces all of its fields (omitted optional fields reset to defaults).',
-      args: { campId: campIdArg(), data: t.arg({ type: CampaignDataInput, required: true }) },
+      args: {
+        campId: campIdArg(),
+        data: t.arg({ type: CampaignDataInput, required: true, description: 'Every field of the campaign.' }),
+      },
       resolve: (_root, args, context) => upsertCampaign(context.db, viewerOf(context).id, args.campId, args.data),
     }),
     deleteCampaign: t.field({
@@ -90,7 +97,9 @@ builder.mutationFields((t) => {
     t.field({
       type: campaignPayload(mutation, `The campaign, ${verb === 'delete' ? 'as it was' : 'as it is now'}.`),
       description,
-      args: { input: t.arg({ type: campIdInput(mutation, verb), required: true }) },
+      args: {
+        input: t.arg({ type: campIdInput(mutation, verb), required: true, description: `The campaign to ${verb}.` }),
+      },
       resolve: (_root, args, context) => run(context, viewerOf(context).id, args.input.campId),
     });
   const transition = (mutation: string, action: CampaignAction, description: string) =>
@@ -101,13 +110,19 @@ builder.mutationFields((t) => {
     campaignCreate: t.field({
       type: campaignPayload('campaignCreate', 'The new campaign.'),
       description: 'Creates a campaign (status ACTIVE). A campId already in use is CONFLICT.',
-      args: { input: t.arg({ type: CampaignCreateInput, required: true }) },
+      args: { input: t.arg({ type: CampaignCreateInput, required: true, description: 'The new campaign.' }) },
       resolve: (_root, args, context) => createCampaign(context.db, viewerOf(context).id, args.input),
     }),
     campaignUpdate: t.field({
       type: campaignPayload('campaignUpdate', 'The campaign as it is now.'),
       description: 'Changes only the given fields. A completed campaign cannot change (CONFLICT).',
-      args: { input: t.arg({ type: CampaignUpdateInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: CampaignUpdateInput,
+          required: true,
+          description: 'The campaign and the fields to change.',
+        }),
+      },
       resolve: (_root, { input: { campId, ...patch } }, context) =>
         updateCampaign(context.db, viewerOf(context).id, campId, patch),
     }),
@@ -115,7 +130,9 @@ builder.mutationFields((t) => {
       type: campaignPayload('campaignUpsert', 'The campaign as it is now.'),
       description:
         'Creates the campaign, or replaces every one of its fields (omitted optional fields reset to their defaults).',
-      args: { input: t.arg({ type: CampaignUpsertInput, required: true }) },
+      args: {
+        input: t.arg({ type: CampaignUpsertInput, required: true, description: 'The campId and every field.' }),
+      },
       resolve: (_root, { input: { campId, ...data } }, context) =>
         upsertCampaign(context.db, viewerOf(context).id, campId, data),
     }),

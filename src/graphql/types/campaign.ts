@@ -14,24 +14,36 @@ import { scopedNode } from '../global-ids.js';
 import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
 import { keysetConnection, MAX_PAGE_SIZE } from '../pagination.js';
 import { asksOnly } from '../selection.js';
+import { CAMPAIGN_FIELD_DESCRIPTIONS as D } from './campaign-inputs.js';
 import { VoiceRef } from './voice.js';
 
 export const CampaignStatusEnum = builder.enumType('CampaignStatus', {
   description: 'active ⇄ paused → completed (terminal).',
   values: {
-    ACTIVE: { value: 'active' },
-    PAUSED: { value: 'paused' },
-    COMPLETED: { value: 'completed' },
+    ACTIVE: { value: 'active', description: 'Running: the status of a new campaign, and of a resumed one.' },
+    PAUSED: { value: 'paused', description: 'Paused by `campaignPause` until `campaignResume`.' },
+    COMPLETED: {
+      value: 'completed',
+      description: 'Finished by `campaignComplete`, for good: it can no longer change.',
+    },
   } as const,
 });
 
 const CampaignMetricsRef = builder.objectRef<CampaignMetrics>('CampaignMetrics').implement({
   description: 'Derived from the campaign’s call logs.',
   fields: (t) => ({
-    totalCallTime: t.exposeInt('totalCallTime', { description: 'Seconds.' }),
-    totalNumCall: t.exposeInt('totalNumCall'),
-    totalSpent: t.exposeFloat('totalSpent'),
-    averageCallCost: t.exposeFloat('averageCallCost'),
+    totalCallTime: t.exposeInt('totalCallTime', {
+      description: 'Seconds of calls, summed over the calls that reported a duration.',
+    }),
+    totalNumCall: t.exposeInt('totalNumCall', {
+      description: 'How many calls it has a log of, whatever their status.',
+    }),
+    totalSpent: t.exposeFloat('totalSpent', {
+      description: "The calls' cost summed, over the calls that reported one (the provider's currency).",
+    }),
+    averageCallCost: t.exposeFloat('averageCallCost', {
+      description: 'totalSpent over the number of calls that reported a cost; 0 when none did.',
+    }),
   }),
 });
 
@@ -52,32 +64,43 @@ export const CampaignRef = builder.loadableNode('Campaign', {
   // Unique across accounts (docs/graphql.md, "Global ids"); every campaign a caller sees is its own.
   ...scopedNode((campaign: Campaign) => campaign.campId, getCampaignsByIds),
   fields: (t) => ({
-    campId: t.exposeString('campId'),
-    title: t.exposeString('title'),
-    voiceId: t.exposeString('voice', { description: 'The voice as the legacy API names it.' }),
-    voice: t.field({ type: VoiceRef, resolve: (campaign) => campaign.voice }),
-    language: t.exposeString('language'),
-    script: t.exposeString('script'),
-    purpose: t.exposeString('purpose'),
-    knowledgeBase: t.exposeString('knowledgeBase'),
-    calendar: t.exposeString('calendar'),
-    firstLine: t.exposeString('firstLine'),
-    flowName: t.exposeString('flowName'),
-    systemPrompt: t.exposeString('systemPrompt'),
-    tone: t.exposeString('tone'),
-    maxCallTimeout: t.exposeInt('maxCallTimeout', { description: 'Minutes.' }),
-    inactiveCallTimeout: t.exposeInt('inactiveCallTimeout', { description: 'Seconds.' }),
-    postCallAnalysis: t.exposeBoolean('postCallAnalysis'),
+    campId: t.exposeString('campId', {
+      description: 'The campaign key, unique within your account: 1–64 of [A-Za-z0-9_-].',
+    }),
+    title: t.exposeString('title', { description: D.title }),
+    voiceId: t.exposeString('voice', { description: D.voice }),
+    voice: t.field({
+      type: VoiceRef,
+      description: 'The voice of the calls, from the catalogue (the one voiceId names).',
+      resolve: (campaign) => campaign.voice,
+    }),
+    language: t.exposeString('language', { description: D.language }),
+    script: t.exposeString('script', { description: D.script }),
+    purpose: t.exposeString('purpose', { description: D.purpose }),
+    knowledgeBase: t.exposeString('knowledgeBase', { description: D.knowledgeBase }),
+    calendar: t.exposeString('calendar', { description: D.calendar }),
+    firstLine: t.exposeString('firstLine', { description: D.firstLine }),
+    flowName: t.exposeString('flowName', { description: D.flowName }),
+    systemPrompt: t.exposeString('systemPrompt', { description: D.systemPrompt }),
+    tone: t.exposeString('tone', { description: D.tone }),
+    maxCallTimeout: t.exposeInt('maxCallTimeout', { description: D.maxCallTimeout }),
+    inactiveCallTimeout: t.exposeInt('inactiveCallTimeout', { description: D.inactiveCallTimeout }),
+    postCallAnalysis: t.exposeBoolean('postCallAnalysis', { description: D.postCallAnalysis }),
     postCallAnalysisSchema: t.field({
       type: 'JSONObject',
+      description: D.postCallAnalysisSchema,
       resolve: (campaign) => campaign.postCallAnalysisSchema,
     }),
-    timeZone: t.exposeString('timeZone'),
-    isFreeflow: t.exposeBoolean('isFreeflow'),
-    public: t.exposeBoolean('public'),
-    sampleSid: t.exposeString('sampleSid'),
-    description: t.exposeString('description'),
-    status: t.field({ type: CampaignStatusEnum, resolve: (campaign) => campaign.status }),
+    timeZone: t.exposeString('timeZone', { description: D.timeZone }),
+    isFreeflow: t.exposeBoolean('isFreeflow', { description: D.isFreeflow }),
+    public: t.exposeBoolean('public', { description: D.public }),
+    sampleSid: t.exposeString('sampleSid', { description: D.sampleSid }),
+    description: t.exposeString('description', { description: D.description }),
+    status: t.field({
+      type: CampaignStatusEnum,
+      description: 'Where the campaign stands: ACTIVE ⇄ PAUSED → COMPLETED.',
+      resolve: (campaign) => campaign.status,
+    }),
     createdAt: t.field({
       type: 'DateTime',
       description: 'When the campaign was created.',
@@ -85,12 +108,18 @@ export const CampaignRef = builder.loadableNode('Campaign', {
     }),
     creationDate: t.field({
       type: 'DateTime',
+      description: 'When the campaign was created (as createdAt).',
       deprecationReason: 'Use createdAt.',
       resolve: (campaign) => campaign.createdAt,
     }),
-    updatedAt: t.field({ type: 'DateTime', resolve: (campaign) => campaign.updatedAt }),
+    updatedAt: t.field({
+      type: 'DateTime',
+      description: 'When the campaign last changed.',
+      resolve: (campaign) => campaign.updatedAt,
+    }),
     metrics: t.loadable({
       type: CampaignMetricsRef,
+      description: "Totals over the campaign's call logs, as they are now.",
       load: (campIds: string[], context) => loadCampaignMetrics(context.db, viewerOf(context).id, campIds),
       resolve: (campaign) => campaign.campId,
     }),
@@ -112,7 +141,9 @@ builder.queryFields((t) => ({
     type: CampaignRef,
     nullable: true,
     description: 'One of your campaigns, or null.',
-    args: { campId: t.arg.string({ required: true, validate: campIdField }) },
+    args: {
+      campId: t.arg.string({ required: true, validate: campIdField, description: 'The campaign: its campId.' }),
+    },
     resolve: (_root, args, context) => getCampaign(context.db, viewerOf(context).id, args.campId),
   }),
   campaignList: t.field({
@@ -136,7 +167,7 @@ builder.queryFields((t) => ({
       type: CampaignRef,
       description: `Your campaigns, newest first; at most ${MAX_PAGE_SIZE} per page.`,
       args: {
-        status: t.arg({ type: CampaignStatusEnum }),
+        status: t.arg({ type: CampaignStatusEnum, description: 'Only the campaigns with this status.' }),
         search: t.arg.string({
           description: 'Case-insensitive substring of the title, description or campId.',
           validate: z.string().max(200).nullish(),

@@ -66,6 +66,10 @@ function integrationInput(kind: IntegrationKind) {
     .validate(integrationInputSchema(kind));
 }
 
+/** The `input` argument of the connect mutations. */
+const connectInput = (kind: IntegrationKind) =>
+  `Every field of the ${displayName(kind)} integration; what was stored before is replaced.`;
+
 /** Each kind with its GraphQL object type, built once. */
 const KINDS = INTEGRATION_KINDS.map((kind) => ({ kind, ref: integrationType(kind), input: integrationInput(kind) }));
 
@@ -79,6 +83,7 @@ IntegrationsRef.implement({
         kind.kind,
         t.field({
           type: ref,
+          description: `The ${displayName(kind)} integration; \`connected: false\` when it is not set up.`,
           resolve: (integrations) => integrations.get(kind.kind) ?? NOT_CONNECTED,
         }),
       ]),
@@ -88,6 +93,7 @@ IntegrationsRef.implement({
 builder.objectField(AccountRef, 'integrations', (t) =>
   t.field({
     type: IntegrationsRef,
+    description: 'Every integration kind of the account, connected or not.',
     resolve: (account, _args, context) => listIntegrations(context.db, context.secrets, account.id, INTEGRATION_KINDS),
   }),
 );
@@ -98,7 +104,7 @@ for (const { kind, ref, input } of KINDS) {
       type: ref,
       deprecationReason: replacedBy(`${kind.kind}Connect`),
       description: `Connects (or replaces) the ${displayName(kind)} integration.`,
-      args: { input: t.arg({ type: input, required: true }) },
+      args: { input: t.arg({ type: input, required: true, description: connectInput(kind) }) },
       resolve: (_root, args, context) =>
         connectIntegration(
           context.db,
@@ -127,7 +133,7 @@ for (const { kind, ref, input } of KINDS) {
     [`${kind.kind}Connect`]: t.field({
       type: payloadType(`${kind.kind}Connect`, 'integration', ref, `The ${name} integration as it is now.`),
       description: `Connects (or replaces) the ${name} integration.`,
-      args: { input: t.arg({ type: input, required: true }) },
+      args: { input: t.arg({ type: input, required: true, description: connectInput(kind) }) },
       resolve: (_root, args, context) =>
         connectIntegration(
           context.db,

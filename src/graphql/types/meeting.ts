@@ -17,8 +17,8 @@ import { CampaignRef } from './campaign.js';
 const ParticipantRef = builder.objectRef<Meeting['participants'][number]>('Participant').implement({
   description: 'Someone invited to a meeting.',
   fields: (t) => ({
-    name: t.exposeString('name'),
-    email: t.exposeString('email', { nullable: true }),
+    name: t.exposeString('name', { description: 'Their name.' }),
+    email: t.exposeString('email', { nullable: true, description: 'Their e-mail, lower-cased; null when not given.' }),
     phone: t.exposeString('phone', { nullable: true, description: 'E.164.' }),
   }),
 });
@@ -37,36 +37,71 @@ export const MeetingRef = builder.loadableNode('Meeting', {
   load: (meetingIds: string[], context) => getMeetingsByIds(context.db, viewerOf(context).id, meetingIds),
   sort: (meeting) => meeting.meetingId,
   fields: (t) => ({
-    meetingId: t.exposeString('meetingId'),
+    meetingId: t.exposeString('meetingId', { description: 'The meeting id (`mtg_…`).' }),
     campId: t.exposeString('campaignId', { description: 'The campaign the meeting belongs to: its campId.' }),
-    campaignId: t.exposeString('campaignId', { deprecationReason: 'Use campId.' }),
-    campaign: t.field({ type: CampaignRef, resolve: (meeting) => meeting.campaignId }),
-    title: t.exposeString('title'),
-    startsAt: t.field({ type: 'DateTime', resolve: (meeting) => meeting.startsAt }),
-    endsAt: t.field({ type: 'DateTime', resolve: (meeting) => meeting.endsAt }),
+    campaignId: t.exposeString('campaignId', {
+      description: 'The campaign the meeting belongs to: its campId.',
+      deprecationReason: 'Use campId.',
+    }),
+    campaign: t.field({
+      type: CampaignRef,
+      description: 'The campaign the meeting belongs to.',
+      resolve: (meeting) => meeting.campaignId,
+    }),
+    title: t.exposeString('title', { description: 'What the meeting is about, 1–200 characters.' }),
+    startsAt: t.field({ type: 'DateTime', description: 'When it starts.', resolve: (meeting) => meeting.startsAt }),
+    endsAt: t.field({
+      type: 'DateTime',
+      description: 'When it ends: after startsAt, at most 24 hours later.',
+      resolve: (meeting) => meeting.endsAt,
+    }),
     timeZone: t.exposeString('timeZone', { description: 'The zone the meeting is shown in; times are UTC.' }),
-    participants: t.field({ type: [ParticipantRef], resolve: (meeting) => meeting.participants }),
-    status: t.field({ type: MeetingStatusEnum, resolve: (meeting) => meeting.status }),
-    createdAt: t.field({ type: 'DateTime', resolve: (meeting) => meeting.createdAt }),
-    updatedAt: t.field({ type: 'DateTime', resolve: (meeting) => meeting.updatedAt }),
+    participants: t.field({
+      type: [ParticipantRef],
+      description: 'Who is invited (1–50), in the order given.',
+      resolve: (meeting) => meeting.participants,
+    }),
+    status: t.field({
+      type: MeetingStatusEnum,
+      description: 'Whether it still stands.',
+      resolve: (meeting) => meeting.status,
+    }),
+    createdAt: t.field({
+      type: 'DateTime',
+      description: 'When the meeting was booked.',
+      resolve: (meeting) => meeting.createdAt,
+    }),
+    updatedAt: t.field({
+      type: 'DateTime',
+      description: 'When the meeting last changed.',
+      resolve: (meeting) => meeting.updatedAt,
+    }),
   }),
 });
 
 const ParticipantInput = builder.inputType('ParticipantInput', {
   description: 'A name, and an e-mail or an E.164 phone number (or both).',
-  fields: (t) => ({ name: t.string({ required: true }), email: t.string(), phone: t.string() }),
+  fields: (t) => ({
+    name: t.string({ required: true, description: 'Their name, 1–200 characters.' }),
+    email: t.string({ description: 'Their e-mail address, at most 254 characters.' }),
+    phone: t.string({ description: 'Their phone number in E.164 (`+33612345678`).' }),
+  }),
 });
 
 const BookMeetingInput = builder
   .inputType('BookMeetingInput', {
     description: 'A meeting to book: at most 24 hours long, not overlapping another scheduled meeting of the account.',
     fields: (t) => ({
-      campId: t.string({ required: true }),
-      title: t.string({ required: true }),
-      startsAt: t.field({ type: 'DateTime', required: true }),
-      endsAt: t.field({ type: 'DateTime', required: true }),
+      campId: t.string({ required: true, description: 'The campaign: its campId.' }),
+      title: t.string({ required: true, description: 'What the meeting is about, 1–200 characters.' }),
+      startsAt: t.field({ type: 'DateTime', required: true, description: 'When it starts.' }),
+      endsAt: t.field({
+        type: 'DateTime',
+        required: true,
+        description: 'When it ends: after startsAt, at most 24 hours later.',
+      }),
       timeZone: t.string({ description: 'IANA zone; UTC when omitted.' }),
-      participants: t.field({ type: [ParticipantInput], required: true }),
+      participants: t.field({ type: [ParticipantInput], required: true, description: 'Who to invite: 1–50 people.' }),
     }),
   })
   .validate(bookMeetingSchema);
@@ -85,13 +120,26 @@ builder.queryFields((t) => ({
     type: MeetingRef,
     nullable: true,
     description: 'One of your meetings, or null.',
-    args: { meetingId: t.arg.string({ required: true, validate: z.string().max(64) }) },
+    args: {
+      meetingId: t.arg.string({
+        required: true,
+        validate: z.string().max(64),
+        description: 'The meeting: its meetingId (mtg_…).',
+      }),
+    },
     resolve: (_root, args, context) => getMeeting(context.db, viewerOf(context).id, args.meetingId),
   }),
   upcomingMeetings: t.field({
     type: [MeetingRef],
     description: 'Scheduled meetings that have not ended, in time order.',
-    args: { limit: t.arg.int({ required: true, defaultValue: 50, validate: z.int().min(1).max(200) }) },
+    args: {
+      limit: t.arg.int({
+        required: true,
+        defaultValue: 50,
+        validate: z.int().min(1).max(200),
+        description: 'At most this many meetings (1–200), the soonest first.',
+      }),
+    },
     resolve: (_root, args, context) => upcomingMeetings(context.db, viewerOf(context).id, args.limit),
   }),
 }));
@@ -103,14 +151,20 @@ builder.mutationFields((t) => ({
     description:
       'Books a meeting for a campaign. The calendar integration must be connected, and a meeting overlapping ' +
       'another scheduled meeting of the account is CONFLICT.',
-    args: { input: t.arg({ type: BookMeetingInput, required: true }) },
+    args: { input: t.arg({ type: BookMeetingInput, required: true, description: 'The meeting to book.' }) },
     resolve: (_root, args, context) => bookMeeting(context.db, viewerOf(context).id, args.input),
   }),
   cancelMeeting: t.field({
     type: MeetingRef,
     deprecationReason: replacedBy('meetingCancel'),
     description: 'Cancels a scheduled meeting (CONFLICT when it is already canceled); returns it.',
-    args: { meetingId: t.arg.string({ required: true, validate: z.string().max(64) }) },
+    args: {
+      meetingId: t.arg.string({
+        required: true,
+        validate: z.string().max(64),
+        description: 'The meeting: its meetingId (mtg_…).',
+      }),
+    },
     resolve: (_root, args, context) => cancelMeeting(context.db, viewerOf(context).id, args.meetingId),
   }),
 }));
@@ -129,13 +183,13 @@ builder.mutationFields((t) => ({
     description:
       'Books a meeting for a campaign. The calendar integration must be connected, and a meeting overlapping ' +
       'another scheduled meeting of the account is CONFLICT.',
-    args: { input: t.arg({ type: BookMeetingInput, required: true }) },
+    args: { input: t.arg({ type: BookMeetingInput, required: true, description: 'The meeting to book.' }) },
     resolve: (_root, args, context) => bookMeeting(context.db, viewerOf(context).id, args.input),
   }),
   meetingCancel: t.field({
     type: payloadType('meetingCancel', 'meeting', MeetingRef, 'The meeting, now CANCELED.'),
     description: 'Cancels a scheduled meeting (CONFLICT when it is already canceled).',
-    args: { input: t.arg({ type: MeetingCancelInput, required: true }) },
+    args: { input: t.arg({ type: MeetingCancelInput, required: true, description: 'The meeting to cancel.' }) },
     resolve: (_root, { input }, context) => cancelMeeting(context.db, viewerOf(context).id, input.meetingId),
   }),
 }));

@@ -10,6 +10,16 @@ import { keysetConnection } from '../pagination.js';
 import { WebhookDeliveryConnection, WebhookDeliveryRef } from './webhook.js';
 import { CampaignRef } from './campaign.js';
 
+/** What each setting means, the same on TextPipeline and TextPipelineInput (docs/decisions.md §6). */
+const PIPELINE = {
+  goal: 'What the text conversation should achieve, 1–2 000 characters.',
+  messageDelay: 'Seconds before a message is sent (1–10).',
+  mexRetry: 'Retries of a failed postWebhook delivery (1–5).',
+  retryDelay: 'Minutes between those retries (1–5).',
+  postWebhook: 'http(s) URL inbound messages are posted to; null when none.',
+  postWebhookDelay: 'Seconds before posting (0–3600).',
+};
+
 const TextPipelineRef = builder.loadableNode('TextPipeline', {
   description: 'What happens in text after a campaign: goal, pacing and an outbound webhook.',
   ...scopedNode(
@@ -18,17 +28,18 @@ const TextPipelineRef = builder.loadableNode('TextPipeline', {
       (await getTextPipelines(db, accountId, campIds)).filter((p): p is TextPipeline => p !== null),
   ),
   fields: (t) => ({
-    campId: t.exposeString('campId'),
-    goal: t.exposeString('goal'),
-    messageDelay: t.exposeInt('messageDelay', { description: 'Seconds before a message is sent (1–10).' }),
-    mexRetry: t.exposeInt('mexRetry', { description: 'Retries of a failed postWebhook delivery (1–5).' }),
-    retryDelay: t.exposeInt('retryDelay', { description: 'Minutes between those retries (1–5).' }),
-    postWebhook: t.exposeString('postWebhook', {
-      nullable: true,
-      description: 'http(s) URL inbound messages are posted to.',
+    campId: t.exposeString('campId', { description: 'The campaign it belongs to: its campId.' }),
+    goal: t.exposeString('goal', { description: PIPELINE.goal }),
+    messageDelay: t.exposeInt('messageDelay', { description: PIPELINE.messageDelay }),
+    mexRetry: t.exposeInt('mexRetry', { description: PIPELINE.mexRetry }),
+    retryDelay: t.exposeInt('retryDelay', { description: PIPELINE.retryDelay }),
+    postWebhook: t.exposeString('postWebhook', { nullable: true, description: PIPELINE.postWebhook }),
+    postWebhookDelay: t.exposeInt('postWebhookDelay', { description: PIPELINE.postWebhookDelay }),
+    updatedAt: t.field({
+      type: 'DateTime',
+      description: 'When the text pipeline was last set.',
+      resolve: (pipeline) => pipeline.updatedAt,
     }),
-    postWebhookDelay: t.exposeInt('postWebhookDelay', { description: 'Seconds before posting (0–3600).' }),
-    updatedAt: t.field({ type: 'DateTime', resolve: (pipeline) => pipeline.updatedAt }),
     deliveries: t.connection(
       {
         type: WebhookDeliveryRef,
@@ -50,12 +61,18 @@ const TextPipelineInput = builder
   .inputType('TextPipelineInput', {
     description: 'A whole configuration: omitted fields take their defaults.',
     fields: (t) => ({
-      goal: t.string({ required: true }),
-      messageDelay: t.int({ required: true, defaultValue: d.messageDelay }),
-      mexRetry: t.int({ required: true, defaultValue: d.mexRetry }),
-      retryDelay: t.int({ required: true, defaultValue: d.retryDelay }),
-      postWebhook: t.string(),
-      postWebhookDelay: t.int({ required: true, defaultValue: d.postWebhookDelay }),
+      goal: t.string({ required: true, description: PIPELINE.goal }),
+      messageDelay: t.int({ required: true, defaultValue: d.messageDelay, description: PIPELINE.messageDelay }),
+      mexRetry: t.int({ required: true, defaultValue: d.mexRetry, description: PIPELINE.mexRetry }),
+      retryDelay: t.int({ required: true, defaultValue: d.retryDelay, description: PIPELINE.retryDelay }),
+      postWebhook: t.string({
+        description: `${PIPELINE.postWebhook} Loopback, private and link-local targets are refused.`,
+      }),
+      postWebhookDelay: t.int({
+        required: true,
+        defaultValue: d.postWebhookDelay,
+        description: PIPELINE.postWebhookDelay,
+      }),
     }),
   })
   .validate(textPipelineSchema);
@@ -64,6 +81,7 @@ builder.objectField(CampaignRef, 'textPipeline', (t) =>
   t.loadable({
     type: TextPipelineRef,
     nullable: true,
+    description: "The campaign's text pipeline; null when none is set.",
     load: (campIds: string[], context) => getTextPipelines(context.db, viewerOf(context).id, campIds),
     resolve: (campaign) => campaign.campId,
   }),
@@ -75,8 +93,8 @@ builder.mutationFields((t) => ({
     deprecationReason: replacedBy('textPipelineSet'),
     description: "Sets (replaces) the campaign's text pipeline.",
     args: {
-      campId: t.arg.string({ required: true, validate: campIdField }),
-      input: t.arg({ type: TextPipelineInput, required: true }),
+      campId: t.arg.string({ required: true, validate: campIdField, description: 'The campaign: its campId.' }),
+      input: t.arg({ type: TextPipelineInput, required: true, description: 'The whole text pipeline.' }),
     },
     resolve: (_root, args, context) =>
       setTextPipeline(context.db, viewerOf(context).id, args.campId, args.input, {
@@ -89,7 +107,9 @@ builder.mutationFields((t) => ({
     description:
       'Deletes the text pipeline; returns it as it was. Its postWebhook deliveries not yet sent are cancelled ' +
       '(FAILED, lastError "Text pipeline deleted").',
-    args: { campId: t.arg.string({ required: true, validate: campIdField }) },
+    args: {
+      campId: t.arg.string({ required: true, validate: campIdField, description: 'The campaign: its campId.' }),
+    },
     resolve: (_root, args, context) => deleteTextPipeline(context.db, viewerOf(context).id, args.campId),
   }),
 }));
@@ -113,7 +133,9 @@ builder.mutationFields((t) => ({
   textPipelineSet: t.field({
     type: payloadType('textPipelineSet', 'textPipeline', TextPipelineRef, 'The text pipeline as it is now.'),
     description: "Sets (replaces) the campaign's text pipeline.",
-    args: { input: t.arg({ type: TextPipelineSetInput, required: true }) },
+    args: {
+      input: t.arg({ type: TextPipelineSetInput, required: true, description: 'The campaign and its text pipeline.' }),
+    },
     resolve: (_root, { input }, context) =>
       setTextPipeline(context.db, viewerOf(context).id, input.campId, input.pipeline, {
         allowPrivate: context.config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
@@ -124,7 +146,13 @@ builder.mutationFields((t) => ({
     description:
       'Deletes the text pipeline. Its postWebhook deliveries not yet sent are cancelled (FAILED, lastError ' +
       '"Text pipeline deleted").',
-    args: { input: t.arg({ type: TextPipelineDeleteInput, required: true }) },
+    args: {
+      input: t.arg({
+        type: TextPipelineDeleteInput,
+        required: true,
+        description: 'The campaign whose text pipeline to delete.',
+      }),
+    },
     resolve: (_root, { input }, context) => deleteTextPipeline(context.db, viewerOf(context).id, input.campId),
   }),
 }));

@@ -17,12 +17,21 @@ const SocialMessageRef = builder.loadableNode('SocialMessage', {
   // Message ids are the provider's, unique per account only (docs/graphql.md, "Global ids").
   ...scopedNode((message: SocialMessage) => message.messageId, getSocialMessagesByIds),
   fields: (t) => ({
-    messageId: t.exposeString('messageId'),
+    messageId: t.exposeString('messageId', { description: "The provider's message id." }),
     campId: t.exposeString('campaignId', { description: 'The campaign the message belongs to: its campId.' }),
-    campaignId: t.exposeString('campaignId', { deprecationReason: 'Use campId.' }),
-    sender: t.exposeString('sender'),
-    text: t.exposeString('text', { nullable: true }),
-    receivedAt: t.field({ type: 'DateTime', resolve: (message) => message.receivedAt }),
+    campaignId: t.exposeString('campaignId', {
+      description: 'The campaign the message belongs to: its campId.',
+      deprecationReason: 'Use campId.',
+    }),
+    sender: t.exposeString('sender', {
+      description: "The sender's id on the social platform, as the provider gives it.",
+    }),
+    text: t.exposeString('text', { nullable: true, description: 'The message text; null when it had none.' }),
+    receivedAt: t.field({
+      type: 'DateTime',
+      description: "When the message was sent, by the provider's timestamp (when it arrived if it gave none).",
+      resolve: (message) => message.receivedAt,
+    }),
   }),
 });
 

@@ -69,28 +69,40 @@ builder.mutationFields((t) => ({
   webhookCreate: t.field({
     type: payloadType('webhookCreate', 'webhook', WebhookRef, 'The new webhook; its `secret` signs every delivery.'),
     description: 'Registers a webhook; attach it to campaigns to receive their events.',
-    args: { input: t.arg({ type: WebhookCreateInput, required: true }) },
+    args: { input: t.arg({ type: WebhookCreateInput, required: true, description: 'The webhook to register.' }) },
     resolve: (_root, { input }, context) =>
       createWebhook(context.db, context.secrets, viewerOf(context).id, input, allowPrivate(context)),
   }),
   webhookUpdate: t.field({
     type: payloadType('webhookUpdate', 'webhook', WebhookRef, 'The webhook as it is now.'),
     description: 'Changes the fields given.',
-    args: { input: t.arg({ type: WebhookUpdateInput, required: true }) },
+    args: {
+      input: t.arg({ type: WebhookUpdateInput, required: true, description: 'The webhook and the fields to change.' }),
+    },
     resolve: (_root, { input: { webhookId, ...patch } }, context) =>
       updateWebhook(context.db, viewerOf(context).id, webhookId, patch, allowPrivate(context)),
   }),
   webhookDelete: t.field({
     type: payloadType('webhookDelete', 'webhook', WebhookRef, 'The webhook as it was.'),
     description: 'Deletes the webhook, its attachments and its deliveries.',
-    args: { input: t.arg({ type: webhookIdInput('WebhookDeleteInput', 'The webhook to delete.'), required: true }) },
+    args: {
+      input: t.arg({
+        type: webhookIdInput('WebhookDeleteInput', 'The webhook to delete.'),
+        required: true,
+        description: 'The webhook to delete.',
+      }),
+    },
     resolve: (_root, { input }, context) => deleteWebhook(context.db, viewerOf(context).id, input.webhookId),
   }),
   webhookAttach: t.field({
     type: payloadType('webhookAttach', 'webhook', WebhookRef, 'The webhook, now attached.'),
     description: "Sends the campaign's events to the webhook from now on; attaching twice changes nothing.",
     args: {
-      input: t.arg({ type: attachmentInput('WebhookAttachInput', 'The webhook and the campaign.'), required: true }),
+      input: t.arg({
+        type: attachmentInput('WebhookAttachInput', 'The webhook and the campaign.'),
+        required: true,
+        description: 'The webhook and the campaign to attach it to.',
+      }),
     },
     resolve: (_root, { input }, context) =>
       attachWebhook(context.db, viewerOf(context).id, input.webhookId, input.campId),
@@ -99,7 +111,11 @@ builder.mutationFields((t) => ({
     type: payloadType('webhookDetach', 'webhook', WebhookRef, 'The webhook, now detached.'),
     description: "Stops sending the campaign's events to the webhook; detaching twice changes nothing.",
     args: {
-      input: t.arg({ type: attachmentInput('WebhookDetachInput', 'The webhook and the campaign.'), required: true }),
+      input: t.arg({
+        type: attachmentInput('WebhookDetachInput', 'The webhook and the campaign.'),
+        required: true,
+        description: 'The webhook and the campaign to detach it from.',
+      }),
     },
     resolve: (_root, { input }, context) =>
       detachWebhook(context.db, viewerOf(context).id, input.webhookId, input.campId),
@@ -107,7 +123,9 @@ builder.mutationFields((t) => ({
   webhookDeliveryRedeliver: t.field({
     type: payloadType('webhookDeliveryRedeliver', 'delivery', WebhookDeliveryRef, 'The delivery, queued again.'),
     description: 'Queues a finished delivery again (same webhook-id and body), retried on the schedule.',
-    args: { input: t.arg({ type: WebhookDeliveryRedeliverInput, required: true }) },
+    args: {
+      input: t.arg({ type: WebhookDeliveryRedeliverInput, required: true, description: 'The delivery to send again.' }),
+    },
     resolve: (_root, { input }, context) => redeliver(context.db, viewerOf(context).id, input.deliveryId),
   }),
 }));

@@ -31,13 +31,18 @@ import { replacedBy } from '../payloads.js';
 import { CampaignRef } from './campaign.js';
 
 const EVENT_LIST = EVENT_TYPES.join(', ');
+const WEBHOOK_ID = 'The webhook: its webhookId (wh_…).';
+const CAMP_ID = 'The campaign: its campId.';
 
 const DeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
   description: 'pending (queued, in flight or waiting for a retry) → succeeded | failed.',
   values: {
-    PENDING: { value: 'pending' },
-    SUCCEEDED: { value: 'succeeded' },
-    FAILED: { value: 'failed' },
+    PENDING: { value: 'pending', description: 'Queued, in flight, or waiting for a retry (see nextAttemptAt).' },
+    SUCCEEDED: { value: 'succeeded', description: 'The receiver answered an attempt with a 2xx in time.' },
+    FAILED: {
+      value: 'failed',
+      description: 'No attempt succeeded and no retry is left, or it was cancelled unsent (lastError says why).',
+    },
   } as const,
 });
 
@@ -48,33 +53,57 @@ export const WebhookDeliveryRef = builder.loadableNode('WebhookDelivery', {
   load: (deliveryIds: string[], context) => getDeliveriesByIds(context.db, viewerOf(context).id, deliveryIds),
   sort: (delivery) => delivery.deliveryId,
   fields: (t) => ({
-    deliveryId: t.exposeString('deliveryId'),
+    deliveryId: t.exposeString('deliveryId', {
+      description: 'The delivery id: the `webhook-id` header of every attempt.',
+    }),
     webhookId: t.exposeString('webhookId', {
       nullable: true,
       description: "Null for deliveries to a text pipeline's postWebhook.",
     }),
-    campId: t.exposeString('campId'),
-    eventId: t.exposeString('eventId'),
-    eventType: t.field({ type: EventTypeEnum, resolve: (delivery) => delivery.event as EventType }),
+    campId: t.exposeString('campId', { description: 'The campaign the event is about: its campId.' }),
+    eventId: t.exposeString('eventId', {
+      description: 'The event it carries (`evt_…`): `id` in the body, as CampaignEvent.id.',
+    }),
+    eventType: t.field({
+      type: EventTypeEnum,
+      description: 'The type of the event it carries.',
+      resolve: (delivery) => delivery.event as EventType,
+    }),
     event: t.exposeString('event', {
       description: `The event type: one of ${EVENT_LIST}.`,
       deprecationReason: 'Use eventType.',
     }),
-    status: t.field({ type: DeliveryStatusEnum, resolve: (delivery) => delivery.status }),
-    attempts: t.exposeInt('attempts'),
+    status: t.field({
+      type: DeliveryStatusEnum,
+      description: 'Where the delivery stands.',
+      resolve: (delivery) => delivery.status,
+    }),
+    attempts: t.exposeInt('attempts', { description: 'How many times it has been sent, redeliveries included.' }),
     lastResponseCode: t.exposeInt('lastResponseCode', {
       nullable: true,
       description: 'The HTTP status of the last attempt; null when it got no answer.',
     }),
-    lastError: t.exposeString('lastError', { nullable: true }),
+    lastError: t.exposeString('lastError', {
+      nullable: true,
+      description:
+        'Why the last attempt failed, or why it was cancelled unsent; null after a success or before any attempt.',
+    }),
     nextAttemptAt: t.field({
       type: 'DateTime',
       nullable: true,
       description: 'When the next attempt is due (pending deliveries only).',
       resolve: (delivery) => delivery.nextAttemptAt,
     }),
-    createdAt: t.field({ type: 'DateTime', resolve: (delivery) => delivery.createdAt }),
-    updatedAt: t.field({ type: 'DateTime', resolve: (delivery) => delivery.updatedAt }),
+    createdAt: t.field({
+      type: 'DateTime',
+      description: 'When the delivery was queued (when the event was raised).',
+      resolve: (delivery) => delivery.createdAt,
+    }),
+    updatedAt: t.field({
+      type: 'DateTime',
+      description: 'When the delivery last changed.',
+      resolve: (delivery) => delivery.updatedAt,
+    }),
   }),
 });
 
@@ -95,8 +124,8 @@ export const WebhookRef = builder.loadableNode('Webhook', {
   load: (webhookIds: string[], context) => getWebhooksByIds(context.db, viewerOf(context).id, webhookIds),
   sort: (webhook) => webhook.webhookId,
   fields: (t) => ({
-    webhookId: t.exposeString('webhookId'),
-    url: t.exposeString('url'),
+    webhookId: t.exposeString('webhookId', { description: 'The webhook id (`wh_…`).' }),
+    url: t.exposeString('url', { description: 'The http(s) URL the events are posted to.' }),
     eventTypes: t.field({
       type: [EventTypeEnum],
       description: 'The event types sent to it; empty means all.',
@@ -106,8 +135,13 @@ export const WebhookRef = builder.loadableNode('Webhook', {
       description: `The event types sent to it (${EVENT_LIST}); empty means all.`,
       deprecationReason: 'Use eventTypes.',
     }),
-    description: t.exposeString('description', { nullable: true }),
-    enabled: t.exposeBoolean('enabled'),
+    description: t.exposeString('description', {
+      nullable: true,
+      description: 'A note for you, at most 500 characters; null when none.',
+    }),
+    enabled: t.exposeBoolean('enabled', {
+      description: 'Whether events are sent to it; false once disabled (see disabledReason) or set so.',
+    }),
     disabledReason: t.exposeString('disabledReason', {
       nullable: true,
       description: 'Why it was disabled, e.g. its receiver answered 410 Gone.',
@@ -117,8 +151,16 @@ export const WebhookRef = builder.loadableNode('Webhook', {
         'The signing secret (whsec_ + base64): verify `webhook-signature` with any Standard Webhooks library.',
       resolve: (webhook, _args, context) => context.secrets.open(webhook.sealedSecret),
     }),
-    createdAt: t.field({ type: 'DateTime', resolve: (webhook) => webhook.createdAt }),
-    updatedAt: t.field({ type: 'DateTime', resolve: (webhook) => webhook.updatedAt }),
+    createdAt: t.field({
+      type: 'DateTime',
+      description: 'When the webhook was registered.',
+      resolve: (webhook) => webhook.createdAt,
+    }),
+    updatedAt: t.field({
+      type: 'DateTime',
+      description: 'When the webhook last changed.',
+      resolve: (webhook) => webhook.updatedAt,
+    }),
     campaigns: t.loadableList({
       type: CampaignRef,
       description: 'The campaigns it is attached to.',
@@ -174,7 +216,7 @@ const CreateWebhookInput = builder
         description: `Event types to send (${EVENT_LIST}); empty or omitted means all.`,
         deprecationReason: 'Use eventTypes.',
       }),
-      description: t.string(),
+      description: t.string({ description: 'A note for you, at most 500 characters.' }),
     }),
   })
   .validate(createWebhookInputSchema);
@@ -183,10 +225,13 @@ const UpdateWebhookInput = builder
   .inputType('UpdateWebhookInput', {
     description: 'Only the fields given change.',
     fields: (t) => ({
-      url: t.string(),
+      url: t.string({ description: 'http(s); loopback, private and link-local targets are refused.' }),
       eventTypes: t.field({ type: [EventTypeEnum], description: 'The event types to send; empty means all.' }),
-      events: t.stringList({ deprecationReason: 'Use eventTypes.' }),
-      description: t.string(),
+      events: t.stringList({
+        description: `Event types to send (${EVENT_LIST}); empty means all.`,
+        deprecationReason: 'Use eventTypes.',
+      }),
+      description: t.string({ description: 'A note for you, at most 500 characters; null clears it.' }),
       enabled: t.boolean({ description: 'true re-enables a webhook that was disabled (e.g. after a 410 Gone).' }),
     }),
   })
@@ -202,7 +247,7 @@ builder.queryFields((t) => ({
     type: WebhookRef,
     nullable: true,
     description: 'One of your webhooks, or null.',
-    args: { webhookId: t.arg.string({ required: true, validate: webhookIdField }) },
+    args: { webhookId: t.arg.string({ required: true, validate: webhookIdField, description: WEBHOOK_ID }) },
     resolve: async (_root, args, context) =>
       (await getWebhooksByIds(context.db, viewerOf(context).id, [args.webhookId]))[0] ?? null,
   }),
@@ -215,7 +260,7 @@ builder.mutationFields((t) => ({
     type: WebhookRef,
     deprecationReason: replacedBy('webhookCreate'),
     description: 'Registers a webhook; attach it to campaigns to receive their events. Its `secret` signs them.',
-    args: { input: t.arg({ type: CreateWebhookInput, required: true }) },
+    args: { input: t.arg({ type: CreateWebhookInput, required: true, description: 'The webhook to register.' }) },
     resolve: (_root, args, context) =>
       createWebhook(context.db, context.secrets, viewerOf(context).id, args.input, allowPrivate(context)),
   }),
@@ -224,8 +269,8 @@ builder.mutationFields((t) => ({
     deprecationReason: replacedBy('webhookUpdate'),
     description: 'Changes the fields given in `patch`; returns the webhook.',
     args: {
-      webhookId: t.arg.string({ required: true, validate: webhookIdField }),
-      patch: t.arg({ type: UpdateWebhookInput, required: true }),
+      webhookId: t.arg.string({ required: true, validate: webhookIdField, description: WEBHOOK_ID }),
+      patch: t.arg({ type: UpdateWebhookInput, required: true, description: 'The fields to change.' }),
     },
     resolve: (_root, args, context) =>
       updateWebhook(context.db, viewerOf(context).id, args.webhookId, args.patch, allowPrivate(context)),
@@ -234,7 +279,7 @@ builder.mutationFields((t) => ({
     type: WebhookRef,
     deprecationReason: replacedBy('webhookDelete'),
     description: 'Deletes the webhook, its attachments and its deliveries; returns it as it was.',
-    args: { webhookId: t.arg.string({ required: true, validate: webhookIdField }) },
+    args: { webhookId: t.arg.string({ required: true, validate: webhookIdField, description: WEBHOOK_ID }) },
     resolve: (_root, args, context) => deleteWebhook(context.db, viewerOf(context).id, args.webhookId),
   }),
   attachWebhook: t.field({
@@ -242,8 +287,8 @@ builder.mutationFields((t) => ({
     deprecationReason: replacedBy('webhookAttach'),
     description: "Sends the campaign's events to the webhook from now on; attaching twice changes nothing.",
     args: {
-      webhookId: t.arg.string({ required: true, validate: webhookIdField }),
-      campId: t.arg.string({ required: true, validate: campIdField }),
+      webhookId: t.arg.string({ required: true, validate: webhookIdField, description: WEBHOOK_ID }),
+      campId: t.arg.string({ required: true, validate: campIdField, description: CAMP_ID }),
     },
     resolve: (_root, args, context) => attachWebhook(context.db, viewerOf(context).id, args.webhookId, args.campId),
   }),
@@ -252,8 +297,8 @@ builder.mutationFields((t) => ({
     deprecationReason: replacedBy('webhookDetach'),
     description: "Stops sending the campaign's events to the webhook; detaching twice changes nothing.",
     args: {
-      webhookId: t.arg.string({ required: true, validate: webhookIdField }),
-      campId: t.arg.string({ required: true, validate: campIdField }),
+      webhookId: t.arg.string({ required: true, validate: webhookIdField, description: WEBHOOK_ID }),
+      campId: t.arg.string({ required: true, validate: campIdField, description: CAMP_ID }),
     },
     resolve: (_root, args, context) => detachWebhook(context.db, viewerOf(context).id, args.webhookId, args.campId),
   }),
@@ -261,7 +306,13 @@ builder.mutationFields((t) => ({
     type: WebhookDeliveryRef,
     deprecationReason: replacedBy('webhookDeliveryRedeliver'),
     description: 'Queues a finished delivery again (same webhook-id and body), retried on the schedule.',
-    args: { deliveryId: t.arg.string({ required: true, validate: z.string().min(1).max(64) }) },
+    args: {
+      deliveryId: t.arg.string({
+        required: true,
+        validate: z.string().min(1).max(64),
+        description: 'The delivery: its deliveryId.',
+      }),
+    },
     resolve: (_root, args, context) => redeliver(context.db, viewerOf(context).id, args.deliveryId),
   }),
 }));
