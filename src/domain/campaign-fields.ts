@@ -83,13 +83,40 @@ export const CAMPAIGN_FIELDS = {
     textField(0, 2_000),
     'A link to information the AI can use, at most 2 000 characters.',
   ),
-  calendar: field('text', 'calendar', textField(0, 2_000), 'The scheduling integration reference (free text).'),
-  firstLine: field('text', 'first_line', textField(0, 2_000), 'The opening greeting of every call.'),
-  flowName: field('text', 'flow_name', textField(0, 200), 'The call flow’s name; empty when none.', { default: '' }),
-  systemPrompt: field('text', 'system_prompt', textField(0, 20_000), 'Extra instructions for the AI; empty: none.', {
-    default: '',
-  }),
-  tone: field('text', 'tone', textField(0, 200), 'The emotional tone of the voice ("friendly", "formal", ...).'),
+  calendar: field(
+    'text',
+    'calendar',
+    textField(0, 2_000),
+    'The scheduling integration reference (free text), at most 2 000 characters.',
+  ),
+  firstLine: field(
+    'text',
+    'first_line',
+    textField(0, 2_000),
+    'The opening greeting of every call, at most 2 000 characters.',
+  ),
+  flowName: field(
+    'text',
+    'flow_name',
+    textField(0, 200),
+    'The call flow’s name, at most 200 characters; empty when none.',
+    { default: '' },
+  ),
+  systemPrompt: field(
+    'text',
+    'system_prompt',
+    textField(0, 20_000),
+    'Extra instructions for the AI, at most 20 000 characters; empty when none.',
+    {
+      default: '',
+    },
+  ),
+  tone: field(
+    'text',
+    'tone',
+    textField(0, 200),
+    'The emotional tone of the voice ("friendly", "formal", ...), at most 200 characters.',
+  ),
   maxCallTimeout: field(
     'int',
     'max_call_timeout',
@@ -110,14 +137,14 @@ export const CAMPAIGN_FIELDS = {
     'bool',
     'post_call_analysis',
     boolField,
-    'Whether each call’s outcome is analysed (recordCallOutcome then checks `analysis` against the schema).',
+    'Whether calls get a post-call analysis: callLogRecordOutcome then checks `analysis` against postCallAnalysisSchema.',
     { default: false },
   ),
   postCallAnalysisSchema: field(
     'json',
     'post_call_analysis_schema',
     jsonObjectField,
-    'The JSON Schema a call’s post-call analysis must satisfy.',
+    'The JSON Schema (a JSON object) a call’s analysis must satisfy when postCallAnalysis is true.',
   ),
   timeZone: field('text', 'time_zone', timeZoneField, 'An IANA time zone such as "Europe/Paris".', {
     default: 'UTC',
@@ -125,11 +152,29 @@ export const CAMPAIGN_FIELDS = {
   isFreeflow: field('bool', 'is_freeflow', boolField, 'Whether the AI may deviate from the script.', {
     default: true,
   }),
-  public: field('bool', 'public', boolField, 'The visibility flag of the legacy interface.', { default: false }),
-  sampleSid: field('text', 'sample_sid', textField(0, 200), 'A sample reference; empty when none.', { default: '' }),
-  description: field('text', 'description', textField(0, 5_000), 'A free description, at most 5 000 characters.', {
-    default: '',
-  }),
+  public: field(
+    'bool',
+    'public',
+    boolField,
+    'The visibility flag of the legacy interface, stored as given: only your account ever sees a campaign.',
+    { default: false },
+  ),
+  sampleSid: field(
+    'text',
+    'sample_sid',
+    textField(0, 200),
+    'A sample reference, at most 200 characters; empty when none.',
+    { default: '' },
+  ),
+  description: field(
+    'text',
+    'description',
+    textField(0, 5_000),
+    'A free description, at most 5 000 characters; empty when none.',
+    {
+      default: '',
+    },
+  ),
 };
 
 type Fields = typeof CAMPAIGN_FIELDS;

@@ -1,5 +1,7 @@
 // The Campaign type, its metrics and voice, and the campaign queries.
+import type { ObjectFieldBuilder } from '@pothos/core';
 import { z } from 'zod';
+import { CAMPAIGN_FIELD_NAMES, CAMPAIGN_FIELDS, graphqlNameOf } from '../../domain/campaign-fields.js';
 import { type CampaignMetrics, loadCampaignMetrics } from '../../domain/campaign-metrics.js';
 import {
   type Campaign,
@@ -14,7 +16,6 @@ import { scopedNode } from '../global-ids.js';
 import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
 import { keysetConnection, MAX_PAGE_SIZE } from '../pagination.js';
 import { asksOnly } from '../selection.js';
-import { CAMPAIGN_FIELD_DESCRIPTIONS as D } from './campaign-inputs.js';
 import { VoiceRef } from './voice.js';
 
 export const CampaignStatusEnum = builder.enumType('CampaignStatus', {
@@ -59,6 +60,35 @@ const SUMMARY_FIELDS: ReadonlySet<string> = new Set([
   'description',
 ]);
 
+type CampaignFields = ObjectFieldBuilder<typeof builder.$inferSchemaTypes, Campaign>;
+
+/** The campaign's model fields, from their declarations (src/domain/campaign-fields.ts), under their GraphQL names. */
+function modelFields(t: CampaignFields) {
+  return Object.fromEntries(
+    CAMPAIGN_FIELD_NAMES.map((name) => {
+      const { kind, description } = CAMPAIGN_FIELDS[name];
+      const options = { description };
+      switch (kind) {
+        case 'text':
+          return [graphqlNameOf(name), t.string({ ...options, resolve: (campaign) => campaign[name] as string })];
+        case 'int':
+          return [graphqlNameOf(name), t.int({ ...options, resolve: (campaign) => campaign[name] as number })];
+        case 'bool':
+          return [graphqlNameOf(name), t.boolean({ ...options, resolve: (campaign) => campaign[name] as boolean })];
+        case 'json':
+          return [
+            graphqlNameOf(name),
+            t.field({
+              type: 'JSONObject',
+              ...options,
+              resolve: (campaign) => campaign[name] as Record<string, unknown>,
+            }),
+          ];
+      }
+    }),
+  );
+}
+
 export const CampaignRef = builder.loadableNode('Campaign', {
   description: 'A calling campaign of your account.',
   // Unique across accounts (docs/graphql.md, "Global ids"); every campaign a caller sees is its own.
@@ -67,35 +97,12 @@ export const CampaignRef = builder.loadableNode('Campaign', {
     campId: t.exposeString('campId', {
       description: 'The campaign key, unique within your account: 1–64 of [A-Za-z0-9_-].',
     }),
-    title: t.exposeString('title', { description: D.title }),
-    voiceId: t.exposeString('voice', { description: D.voice }),
+    ...modelFields(t),
     voice: t.field({
       type: VoiceRef,
       description: 'The voice of the calls, from the catalogue (the one voiceId names).',
       resolve: (campaign) => campaign.voice,
     }),
-    language: t.exposeString('language', { description: D.language }),
-    script: t.exposeString('script', { description: D.script }),
-    purpose: t.exposeString('purpose', { description: D.purpose }),
-    knowledgeBase: t.exposeString('knowledgeBase', { description: D.knowledgeBase }),
-    calendar: t.exposeString('calendar', { description: D.calendar }),
-    firstLine: t.exposeString('firstLine', { description: D.firstLine }),
-    flowName: t.exposeString('flowName', { description: D.flowName }),
-    systemPrompt: t.exposeString('systemPrompt', { description: D.systemPrompt }),
-    tone: t.exposeString('tone', { description: D.tone }),
-    maxCallTimeout: t.exposeInt('maxCallTimeout', { description: D.maxCallTimeout }),
-    inactiveCallTimeout: t.exposeInt('inactiveCallTimeout', { description: D.inactiveCallTimeout }),
-    postCallAnalysis: t.exposeBoolean('postCallAnalysis', { description: D.postCallAnalysis }),
-    postCallAnalysisSchema: t.field({
-      type: 'JSONObject',
-      description: D.postCallAnalysisSchema,
-      resolve: (campaign) => campaign.postCallAnalysisSchema,
-    }),
-    timeZone: t.exposeString('timeZone', { description: D.timeZone }),
-    isFreeflow: t.exposeBoolean('isFreeflow', { description: D.isFreeflow }),
-    public: t.exposeBoolean('public', { description: D.public }),
-    sampleSid: t.exposeString('sampleSid', { description: D.sampleSid }),
-    description: t.exposeString('description', { description: D.description }),
     status: t.field({
       type: CampaignStatusEnum,
       description: 'Where the campaign stands: ACTIVE ⇄ PAUSED → COMPLETED.',
