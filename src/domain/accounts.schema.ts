@@ -6,7 +6,8 @@ export const emailField = z
   .trim()
   .max(254)
   .pipe(z.email('value is not a valid email address'))
-  .transform((email) => email.toLowerCase());
+  .transform((email) => email.toLowerCase())
+  .meta({ format: 'email', description: 'An e-mail address; surrounding whitespace is trimmed, case is ignored' });
 
 export const passwordField = z.string().min(8).max(128);
 

@@ -1,6 +1,6 @@
 // Call-log rules: the provider's call statuses, callback parameters, listing filters (docs/decisions.md §7).
 import { z } from 'zod';
-import { dateTimeField, intField } from '../validation/fields.js';
+import { dateTimeField, httpUrlField, intField } from '../validation/fields.js';
 import { campIdField } from './campaigns.schema.js';
 
 export const CALL_STATUSES = [
@@ -36,7 +36,7 @@ const DECIMAL = /^\s*[-+]?(\d+\.?\d*|\.\d+)\s*$/;
 /** The form parameters of a call-status callback, as the common telephony providers send them. */
 export const callbackParamsSchema = z
   .object({
-    CallSid: z.string().trim().min(1).max(64),
+    CallSid: z.string().trim().min(1).max(64).meta({ pattern: '\\S' }),
     CallStatus: z.enum(CALL_STATUSES),
     From: z.string().max(64).optional(),
     To: z.string().max(64).optional(),
@@ -47,13 +47,11 @@ export const callbackParamsSchema = z
       .string()
       .max(32)
       .regex(DECIMAL, 'must be a decimal number')
+      .describe(`A decimal number, at most ${MAX_CALL_PRICE} once its sign is dropped`)
       .transform((price) => Math.abs(Number(price)))
       .refine((price) => price <= MAX_CALL_PRICE, `must be at most ${MAX_CALL_PRICE}`)
       .optional(),
-    RecordingUrl: z
-      .url({ protocol: /^https?$/ })
-      .max(2048)
-      .optional(),
+    RecordingUrl: httpUrlField.optional(),
   })
   .loose();
 
@@ -69,7 +67,8 @@ export const callLogFilterSchema = z.object({
   until: dateTimeField.optional(),
 });
 
+// zod's JSON Schema cannot show the default of a preprocessed field: the description says it.
 export const callLogListQuerySchema = callLogFilterSchema.extend({
-  limit: intField(1, MAX_CALL_LOG_PAGE).default(100),
-  offset: intField(0, 10_000_000).default(0),
+  limit: intField(1, MAX_CALL_LOG_PAGE).default(100).describe('At most this many, newest first (100 when omitted)'),
+  offset: intField(0, 10_000_000).default(0).describe('Skip this many first (0 when omitted)'),
 });

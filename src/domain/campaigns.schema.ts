@@ -17,7 +17,8 @@ export const campIdField = z.string().regex(CAMP_ID_PATTERN);
 
 const voiceField = z
   .string()
-  .refine(isCatalogueVoice, 'unknown voice; get_supported_voices (GraphQL: voices) lists the valid voiceIds');
+  .refine(isCatalogueVoice, 'unknown voice; get_supported_voices (GraphQL: voices) lists the valid voiceIds')
+  .describe('A voiceId of the voice catalogue: GET /get_supported_voices lists them');
 
 /** Every model field; required ones first. Optional fields get their defaults in CAMPAIGN_DEFAULTS. */
 export const campaignFieldSchemas = {

@@ -1,6 +1,7 @@
 // The integration kinds, as declarations: their fields, which are secret, their rules and their words.
 // A new kind is one entry here (plus nothing else: storage, GraphQL types, mutations and REST routes are derived).
 import { z } from 'zod';
+import { httpUrlField } from '../validation/fields.js';
 
 export interface IntegrationField {
   /** Encrypted at rest, shown only as "****" + last 4. */
@@ -26,7 +27,8 @@ export interface IntegrationKind {
   rest: { add?: string; get?: string; remove?: string };
 }
 
-const text = (max: number) => z.string().trim().min(1).max(max);
+/** Trimmed, then 1–max characters: so (OpenAPI) it must hold something that is not whitespace. */
+const text = (max: number) => z.string().trim().min(1).max(max).meta({ pattern: '\\S' });
 const E164 = /^\+[1-9]\d{1,14}$/;
 
 export const telephony: IntegrationKind = {
@@ -56,7 +58,7 @@ export const telephony: IntegrationKind = {
   rest: { add: '/update_telephony', get: '/get_telephony' },
 };
 
-const url = z.url({ protocol: /^https?$/ }).max(2048);
+const url = httpUrlField;
 
 export const board: IntegrationKind = {
   kind: 'board',
@@ -142,11 +144,12 @@ export const INTEGRATION_KINDS: readonly IntegrationKind[] = [telephony, board, 
 export function integrationInputSchema(kind: IntegrationKind) {
   const shape: Record<string, z.ZodType> = {};
   for (const [name, field] of Object.entries(kind.fields)) {
+    const rule = field.rule.describe(field.description);
     shape[name] = field.optional
       ? field.default !== undefined
-        ? field.rule.optional().default(field.default)
-        : field.rule.nullish()
-      : field.rule;
+        ? rule.optional().default(field.default)
+        : rule.nullish()
+      : rule;
   }
   return z.object(shape);
 }

@@ -1,6 +1,6 @@
 // Text pipeline rules (docs/decisions.md §6): the legacy interface's ranges, and decided units and defaults.
 import { z } from 'zod';
-import { intField, textField } from '../validation/fields.js';
+import { httpUrlField, intField, textField } from '../validation/fields.js';
 
 export const TEXT_PIPELINE_DEFAULTS = {
   messageDelay: 1,
@@ -18,9 +18,11 @@ export const textPipelineSchema = z.object({
   mexRetry: intField(1, 5).optional(),
   /** Minutes between those retries. */
   retryDelay: intField(1, 5).optional(),
-  postWebhook: z
-    .url({ protocol: /^https?$/ })
-    .max(2048)
+  postWebhook: httpUrlField
+    .describe(
+      'An http(s) URL inbound messages are posted to; loopback, private, link-local and metadata addresses are ' +
+        'refused unless the server sets ALLOW_PRIVATE_WEBHOOK_TARGETS',
+    )
     .nullish(),
   /** Seconds before an inbound message is posted to postWebhook. */
   postWebhookDelay: intField(0, 3600).optional(),

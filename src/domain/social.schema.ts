@@ -56,7 +56,8 @@ export const socialEnvelopeSchema = z
       )
       .max(1000),
   })
-  .loose();
+  .loose()
+  .describe(`A Meta-style envelope; at most ${MAX_MESSAGES_PER_DELIVERY} messages in all its entries together`);
 
 export type SocialEnvelope = z.infer<typeof socialEnvelopeSchema>;
 

@@ -1,6 +1,6 @@
 // Webhook rules (docs/decisions.md §9): an http(s) URL, the event types it wants (none = all), a description.
 import { z } from 'zod';
-import { boolField, textField } from '../validation/fields.js';
+import { boolField, httpUrlField, textField } from '../validation/fields.js';
 
 export const EVENT_TYPES = [
   'campaign.updated',
@@ -16,7 +16,10 @@ export const MAX_WEBHOOKS_PER_ACCOUNT = 50;
 
 export const webhookIdField = textField(1, 64);
 
-const urlField = z.url({ protocol: /^https?$/ }).max(2048);
+const urlField = httpUrlField.describe(
+  'An http(s) URL; loopback, private, link-local and metadata addresses are refused unless the server sets ' +
+    'ALLOW_PRIVATE_WEBHOOK_TARGETS',
+);
 
 const eventsField = z
   .array(z.enum(EVENT_TYPES))

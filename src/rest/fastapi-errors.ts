@@ -1,18 +1,15 @@
 // Error bodies exactly as the legacy FastAPI service sent them (docs/decisions.md §10).
 import { type ParseError, parse as parseJsonc } from 'jsonc-parser';
+import type { z } from 'zod';
 import type { ErrorCode, InputIssue } from '../domain/errors.js';
 import { redactSecrets, SECRET_FIELD_NAMES } from '../security/redact.js';
 import { MAX_JSON_DEPTH } from '../validation/json-limits.js';
+import type { validationErrorSchema } from './responses/errors.js';
 
 export type Loc = Array<string | number>;
 
-export interface FastApiValidationError {
-  type: string;
-  loc: Loc;
-  msg: string;
-  input: unknown;
-  ctx?: Record<string, unknown>;
-}
+/** One entry of a 422's `detail`, as declared for the OpenAPI description (src/rest/responses/errors.ts). */
+export type FastApiValidationError = z.output<typeof validationErrorSchema>;
 
 export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   BAD_USER_INPUT: 422,

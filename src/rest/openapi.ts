@@ -1,49 +1,64 @@
 // OpenAPI 3.1 for the REST door, derived from the route table and the very zod schemas the router validates with
-// (zod's own JSON Schema output), so the description cannot drift from what the door accepts. Served at
-// /api/v3/openapi.json, with Swagger UI (swagger-ui-dist, served from node_modules, no CDN) at /api/v3/docs.
-import { z } from 'zod';
+// (zod's own JSON Schema output), so the description cannot drift from what the door accepts; success bodies come
+// from each route's declared `response` (the type its `respond` is checked against), error bodies from FastAPI's
+// shapes (src/rest/responses/errors.ts). test/helpers/app.ts validates every REST answer of the test suite against
+// it. Served at /api/v3/openapi.json, with Swagger UI (swagger-ui-dist, served from node_modules, no CDN) at
+// /api/v3/docs.
+import { MAX_JSON_DEPTH } from '../validation/json-limits.js';
+import { detailBody, httpValidationErrorSchema } from './responses/errors.js';
+import { type JsonSchema, type SchemaCollector, schemaCollector } from './openapi-schemas.js';
+import { detail, HEADERS, headers, RESPONSES, responseRef } from './openapi-responses.js';
 import type { RestRoute } from './route.js';
 
-type JsonSchema = Record<string, unknown>;
-
-const toSchema = (schema: z.ZodType): JsonSchema => {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  return rest;
+const PATH_PARAMETERS: Record<string, string> = {
+  apiKey: 'The account’s API key (shown once, by signup)',
+  campId: 'The campaign’s campId',
 };
 
-const detail = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Detail' } } },
-});
-
-function parameters(route: RestRoute): JsonSchema[] {
-  const fromPath = route.path
+const pathParameters = (route: RestRoute) =>
+  route.path
     .split('/')
     .filter((segment) => segment.startsWith('{'))
-    .map((segment) => ({ name: segment.slice(1, -1), in: 'path', required: true, schema: { type: 'string' } }));
-  if (!route.query) return fromPath;
-  const query = toSchema(route.query);
+    .map((segment) => segment.slice(1, -1))
+    .map((name) => ({
+      name,
+      in: 'path',
+      required: true,
+      ...(PATH_PARAMETERS[name] ? { description: PATH_PARAMETERS[name] } : {}),
+      schema: { type: 'string', minLength: 1 },
+    }));
+
+function parameters(route: RestRoute, schemas: SchemaCollector): JsonSchema[] {
+  if (!route.query) return pathParameters(route);
+  const query = schemas.toSchema(route.query, 'input');
   const properties = (query.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((query.required ?? []) as string[]);
   return [
-    ...fromPath,
-    ...Object.entries(properties).map(([name, schema]) => ({
+    ...pathParameters(route),
+    ...Object.entries(properties).map(([name, { description, ...schema }]) => ({
       name,
       in: 'query',
       required: required.has(name),
+      ...(typeof description === 'string' ? { description } : {}),
       schema,
     })),
   ];
 }
 
-function requestBody(route: RestRoute): JsonSchema | undefined {
+function requestBody(route: RestRoute, schemas: SchemaCollector): JsonSchema | undefined {
   if (!route.body) return undefined;
-  if (route.rawBody) {
-    return { required: true, content: { 'application/json': { schema: { type: 'object' } } } };
-  }
-  const schema = toSchema(route.body);
+  const documented = route.documentedBody ?? (route.rawBody ? undefined : route.body);
+  const schema = documented ? schemas.toSchema(documented, 'input') : {};
   return {
     required: true,
+    ...(route.documentedBody
+      ? {
+          description: route.form
+            ? 'Form-encoded, as providers send it (a JSON object of the same fields, every value a string, is ' +
+              'accepted too); checked after the signature'
+            : 'Passed on as received, since the signature covers the exact bytes; checked after the signature',
+        }
+      : {}),
     content: {
       'application/json': { schema },
       ...(route.form ? { 'application/x-www-form-urlencoded': { schema } } : {}),
@@ -51,78 +66,84 @@ function requestBody(route: RestRoute): JsonSchema | undefined {
   };
 }
 
-const WWW_AUTHENTICATE = {
-  'WWW-Authenticate': { description: 'Always `Bearer`', schema: { type: 'string', const: 'Bearer' } },
-};
-const RETRY_AFTER = {
-  'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
-};
-const withHeaders = (response: JsonSchema, headers: JsonSchema): JsonSchema => ({ ...response, headers });
+function success(route: RestRoute, schemas: SchemaCollector): JsonSchema {
+  const schema = schemas.toSchema(route.response, 'output');
+  return {
+    description: 'Success',
+    headers: headers(),
+    content: { [route.plainText ? 'text/plain' : 'application/json']: { schema } },
+  };
+}
 
-function operation(route: RestRoute): JsonSchema {
-  const body = requestBody(route);
+/** Whether anything of the request is validated: a route without inputs can never answer 422. */
+const hasInput = (route: RestRoute) => Boolean(route.body ?? route.query) || route.path.includes('{');
+
+function responses(route: RestRoute, schemas: SchemaCollector): JsonSchema {
+  // The statuses a route declares itself, with what they mean there; every 401 carries WWW-Authenticate.
+  const own = Object.fromEntries(
+    Object.entries(route.errors ?? {}).map(([status, when]) => [
+      status,
+      status === '401' ? detail(when, 'WWW-Authenticate') : detail(when),
+    ]),
+  );
+  return {
+    200: success(route, schemas),
+    ...(route.auth ? { 401: responseRef('Unauthorized') } : {}),
+    404: responseRef('NotFound'),
+    413: responseRef('PayloadTooLarge'),
+    ...(hasInput(route) ? { 422: responseRef('ValidationFailed') } : {}),
+    429: responseRef('TooManyRequests'),
+    500: responseRef('InternalServerError'),
+    503: responseRef('ServiceUnavailable'),
+    ...own,
+  };
+}
+
+function operation(route: RestRoute, schemas: SchemaCollector): JsonSchema {
+  const body = requestBody(route, schemas);
   return {
     summary: route.summary,
     tags: [route.tag],
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
     ...(route.auth ? { security: [{ OAuth2PasswordBearer: [] }] } : { security: [] }),
-    parameters: parameters(route),
+    parameters: parameters(route, schemas),
     ...(body ? { requestBody: body } : {}),
-    responses: {
-      200: route.plainText
-        ? { description: 'Success', content: { 'text/plain': { schema: { type: 'string' } } } }
-        : { description: 'Success', content: { 'application/json': { schema: {} } } },
-      ...(route.auth
-        ? { 401: withHeaders(detail('Missing, malformed, expired or unknown bearer token'), WWW_AUTHENTICATE) }
-        : {}),
-      ...Object.fromEntries(Object.entries(route.errors ?? {}).map(([status, when]) => [status, detail(when)])),
-      404: detail('Not found (another account’s record is indistinguishable from a missing one)'),
-      413: detail('Request body over 1 MiB'),
-      422: {
-        description: 'Validation error: every problem at once',
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } },
-      },
-      429: withHeaders(detail('Too many requests'), RETRY_AFTER),
-      503: withHeaders(detail('The database is unreachable for now'), RETRY_AFTER),
-    },
+    responses: responses(route, schemas),
   };
 }
 
+const DESCRIPTION = `The /api/v3 interface of the legacy service, served by a compatibility router that runs the GraphQL \
+schema’s resolvers (GraphQL at /graphql). Errors are FastAPI-shaped.
+
+Every operation lists every status it can answer, with its body and headers; the test suite checks each answer it \
+receives against this description. A path not described here answers 404 (NotFound), a described path called \
+with another method 405 (MethodNotAllowed, with Allow).
+
+Requests are described as strictly as the server checks them; where a rule cannot be written in JSON Schema (a \
+voice of the catalogue, a time zone the server knows, a real calendar date) the field's description says it. Every \
+request body is at most 1 MiB (413) and JSON nested at most ${MAX_JSON_DEPTH} levels deep (422, json_invalid). The \
+server is as lenient as pydantic's lax mode beyond what is described: integers and numbers may be sent as numeric \
+strings ("5"), booleans as "true"/"false" (or 1/0, "yes"/"no", "on"/"off"), and unknown body fields are ignored.`;
+
 export function buildOpenApi(routes: readonly RestRoute[]): JsonSchema {
+  const schemas = schemaCollector();
   const paths: Record<string, Record<string, JsonSchema>> = {};
-  for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
+  for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, schemas);
+  // The error bodies are named schemas as well, referenced by the shared responses.
+  schemas.toSchema(detailBody, 'output');
+  schemas.toSchema(httpValidationErrorSchema, 'output');
   return {
     openapi: '3.1.0',
-    info: {
-      title: 'Campaign gateway — legacy REST interface',
-      version: '3',
-      description:
-        'The /api/v3 interface of the legacy service, served by a compatibility router that runs the GraphQL ' +
-        'schema’s resolvers (GraphQL at /graphql). Errors are FastAPI-shaped.',
-    },
+    info: { title: 'Campaign gateway — legacy REST interface', version: '3', description: DESCRIPTION },
     servers: [{ url: '/api/v3' }],
     paths,
     components: {
       securitySchemes: {
         OAuth2PasswordBearer: { type: 'oauth2', flows: { password: { tokenUrl: 'login', scopes: {} } } },
       },
-      schemas: {
-        Detail: { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'] },
-        ValidationError: {
-          type: 'object',
-          properties: {
-            loc: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } },
-            msg: { type: 'string' },
-            type: { type: 'string' },
-            input: {},
-          },
-          required: ['loc', 'msg', 'type'],
-        },
-        HTTPValidationError: {
-          type: 'object',
-          properties: { detail: { type: 'array', items: { $ref: '#/components/schemas/ValidationError' } } },
-        },
-      },
+      schemas: schemas.components(),
+      responses: RESPONSES,
+      headers: HEADERS,
     },
   };
 }

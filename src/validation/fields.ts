@@ -40,34 +40,55 @@ export function textField(min: number, max: number) {
 
 export const jsonObjectField = z.record(z.string(), z.unknown());
 
+// The refinements below cannot be written in JSON Schema: their syntax is (as `pattern`, in OpenAPI), the rest is
+// said in their description. Patterns are written without flags, as JSON Schema has none.
+
+const LANGUAGE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
+
 /** A BCP 47 language tag with a 2–3 letter primary language (`en`, `en-US`, `pt-BR`, `zh-Hant-TW`). */
 export const languageTagField = z
   .string()
   .max(35)
   .refine((tag) => {
-    if (!/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(tag)) return false;
+    if (!LANGUAGE_TAG.test(tag)) return false;
     try {
       return Intl.getCanonicalLocales(tag).length === 1;
     } catch {
       return false;
     }
-  }, 'must be a valid BCP 47 language tag such as "en-US"');
+  }, 'must be a valid BCP 47 language tag such as "en-US"')
+  .meta({
+    pattern: LANGUAGE_TAG.source,
+    description: 'A BCP 47 language tag such as "en-US" (one that Intl.getCanonicalLocales accepts)',
+  });
+
+const TIME_ZONE = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
 
 /** An IANA time zone name (`UTC`, `Europe/Paris`); UTC offsets are not zones. */
 export const timeZoneField = z
   .string()
   .max(64)
   .refine((zone) => {
-    if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(zone)) return false;
+    if (!TIME_ZONE.test(zone)) return false;
     try {
       new Intl.DateTimeFormat('en-US', { timeZone: zone });
       return true;
     } catch {
       return false;
     }
-  }, 'must be a valid IANA time zone such as "Europe/Paris"');
+  }, 'must be a valid IANA time zone such as "Europe/Paris"')
+  .meta({
+    pattern: TIME_ZONE.source,
+    description: 'An IANA time zone such as "Europe/Paris" or "UTC", known to the server’s time-zone database',
+  });
 
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+/** An http(s) URL of at most 2048 characters (surrounding whitespace is trimmed). */
+export const httpUrlField = z
+  .url({ protocol: /^https?$/ })
+  .max(2048)
+  .meta({ pattern: '^\\s*[Hh][Tt][Tt][Pp][Ss]?://', description: 'An http(s) URL' });
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/;
 
 /**
  * An ISO 8601 date or date-time; a time without offset is UTC. Normalised to `Date#toISOString()`.
@@ -80,6 +101,12 @@ export const dateTimeField = z.preprocess(
     .refine((value) => ISO_8601.test(value) && !Number.isNaN(Date.parse(toUtc(value))), {
       message: 'Input should be a valid datetime, as ISO 8601 (2026-01-31T09:00:00Z)',
       params: { type: 'datetime_parsing' },
+    })
+    .meta({
+      pattern: ISO_8601.source,
+      description:
+        'An ISO 8601 date (2026-11-01: midnight UTC) or date-time (2026-11-01T09:00:00Z; UTC when it has no ' +
+        'offset) of a real calendar day',
     })
     .transform((value) => new Date(Date.parse(toUtc(value))).toISOString()),
 );

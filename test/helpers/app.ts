@@ -5,6 +5,7 @@ import type { Plugin } from 'graphql-yoga';
 import pg from 'pg';
 import { type App, type AppOptions, createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { assertDocumentedAnswer, isRestPath } from './openapi-answers.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
 export const DIALECT = TEST_DATABASE_URL ? 'postgres' : 'sqlite';
@@ -123,6 +124,19 @@ export async function startApp(
     ...(options.logStream ? { logStream: options.logStream } : {}),
     ...(options.worker !== undefined ? { worker: options.worker } : {}),
   });
+  // Every REST answer a test receives must be one the OpenAPI description allows (test/helpers/openapi-answers.ts),
+  // whether it comes through request()/rest() or through a test's own call of app.fetch: a mismatch fails the test.
+  const serve = app.fetch.bind(app);
+  app.fetch = async (request, client) => {
+    const response = await serve(request, client);
+    const { pathname, search } = new URL(request.url);
+    if (isRestPath(pathname)) {
+      const text = await response.clone().text();
+      const { status, headers } = response;
+      await assertDocumentedAnswer({ method: request.method, url: pathname + search, status, headers, text });
+    }
+    return response;
+  };
 
   const request: TestApp['request'] = async (method, path, init = {}) => {
     const headers: Record<string, string> = { ...init.headers };

@@ -1,6 +1,7 @@
 // Legacy sign-up and the OAuth2 password-flow token endpoint (docs/decisions.md §4).
 import { z } from 'zod';
 import { emailField, passwordField } from '../../domain/accounts.schema.js';
+import { signUpResponse, tokenResponse } from '../responses/accounts.js';
 import { defineRoute } from '../route.js';
 
 const signUpBody = z.object({ email: emailField, password: passwordField });
@@ -12,7 +13,7 @@ const loginBody = z.preprocess(
       ? { ...body, username: body.email }
       : body,
   z.object({
-    username: z.string().max(254),
+    username: z.string().max(254).describe('The e-mail (JSON bodies may name it `email` instead)'),
     password: z.string().max(128),
     grant_type: z
       .string()
@@ -25,7 +26,8 @@ export const accountRoutes = [
   defineRoute<
     z.infer<typeof signUpBody>,
     undefined,
-    { signUp: { apiKey: string; account: { accountId: string; email: string } } }
+    { signUp: { apiKey: string; account: { accountId: string; email: string } } },
+    typeof signUpResponse
   >({
     method: 'POST',
     path: '/signup',
@@ -45,6 +47,7 @@ export const accountRoutes = [
       }
     `,
     body: signUpBody,
+    response: signUpResponse,
     variables: ({ body }) => body,
     argLocs: { email: ['body', 'email'], password: ['body', 'password'] },
     respond: ({ signUp }) => ({ id: signUp.account.accountId, email: signUp.account.email, apiKey: signUp.apiKey }),
@@ -52,7 +55,8 @@ export const accountRoutes = [
   defineRoute<
     z.infer<typeof loginBody>,
     undefined,
-    { login: { accessToken: string; tokenType: string; expiresIn: number } }
+    { login: { accessToken: string; tokenType: 'bearer'; expiresIn: number } },
+    typeof tokenResponse
   >({
     method: 'POST',
     path: '/login',
@@ -71,6 +75,7 @@ export const accountRoutes = [
       }
     `,
     body: loginBody,
+    response: tokenResponse,
     variables: ({ body }) => ({ email: body.username, password: body.password }),
     argLocs: { email: ['body', 'username'], password: ['body', 'password'] },
     respond: ({ login }) => ({

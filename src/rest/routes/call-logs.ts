@@ -1,7 +1,8 @@
 // Call logs by the legacy door, and the telephony provider's call-status callbacks (docs/decisions.md §7).
 import { z } from 'zod';
-import { callLogListQuerySchema } from '../../domain/call-logs.schema.js';
+import { callbackParamsSchema, type CallStatus, callLogListQuerySchema } from '../../domain/call-logs.schema.js';
 import { campIdField } from '../../domain/campaigns.schema.js';
+import { callbackReceivedResponse, callLogResponse } from '../responses/call-logs.js';
 import { defineRoute } from '../route.js';
 
 const CALL_LOG_FIELDS = `callId campaignId direction fromNumber toNumber status startedAt endedAt durationSeconds cost
@@ -15,11 +16,15 @@ const LIST_DOCUMENT = (name: string) => /* GraphQL */ `
   }`;
 
 type ListQuery = z.infer<typeof callLogListQuerySchema>;
-type CallLogData = { status: string } & Record<string, unknown>;
+/** GraphQL's name of a provider's status: in-progress → IN_PROGRESS. */
+type EnumName<S extends string> = Uppercase<S extends `${infer A}-${infer B}` ? `${A}_${B}` : S>;
+type CallLogBody = z.output<typeof callLogResponse>;
+type CallLogData = Omit<CallLogBody, 'status'> & { status: EnumName<CallStatus> };
+const callLogsResponse = z.array(callLogResponse);
 
 /** Legacy statuses are the provider's words (in-progress); GraphQL's enum names are IN_PROGRESS. */
 const toEnum = (status: string | undefined) => status?.toUpperCase().replace('-', '_');
-const fromEnum = (status: string) => status.toLowerCase().replace('_', '-');
+const fromEnum = (status: EnumName<CallStatus>) => status.toLowerCase().replace('_', '-') as CallStatus;
 
 const listVariables = ({ query }: { query: ListQuery }) => ({ ...query, status: toEnum(query.status) });
 const listLocs = Object.fromEntries(
@@ -29,7 +34,7 @@ const respondList = ({ callLogList }: { callLogList: CallLogData[] }) =>
   callLogList.map((call) => ({ ...call, status: fromEnum(call.status) }));
 
 export const callLogRoutes = [
-  defineRoute<undefined, ListQuery & { campId: string }, { callLogList: CallLogData[] }>({
+  defineRoute<undefined, ListQuery & { campId: string }, { callLogList: CallLogData[] }, typeof callLogsResponse>({
     method: 'GET',
     path: '/get_call_logs_for_campaign',
     summary: "A campaign's call logs, newest first (status, since, until, limit ≤ 1000, offset)",
@@ -37,11 +42,12 @@ export const callLogRoutes = [
     auth: true,
     document: LIST_DOCUMENT('LegacyCampaignCallLogs'),
     query: callLogListQuerySchema.extend({ campId: campIdField }),
+    response: callLogsResponse,
     variables: listVariables,
     argLocs: listLocs,
     respond: respondList,
   }),
-  defineRoute<undefined, ListQuery, { callLogList: CallLogData[] }>({
+  defineRoute<undefined, ListQuery, { callLogList: CallLogData[] }, typeof callLogsResponse>({
     method: 'GET',
     path: '/get_call_logs_for_user',
     summary: 'All your call logs, newest first (campId, status, since, until, limit ≤ 1000, offset)',
@@ -49,11 +55,12 @@ export const callLogRoutes = [
     auth: true,
     document: LIST_DOCUMENT('LegacyUserCallLogs'),
     query: callLogListQuerySchema,
+    response: callLogsResponse,
     variables: listVariables,
     argLocs: listLocs,
     respond: respondList,
   }),
-  defineRoute<Record<string, string>, undefined, unknown>({
+  defineRoute<Record<string, string>, undefined, unknown, typeof callbackReceivedResponse>({
     method: 'POST',
     path: '/telephony_webhook/{apiKey}/{campId}',
     summary: "The telephony provider's call-status callback (form-encoded, signed with X-Telephony-Signature)",
@@ -75,6 +82,9 @@ export const callLogRoutes = [
       }
     `,
     body: z.record(z.string(), z.string()).default({}),
+    // Only a flat object of strings here; the resolver checks the parameters themselves (after the signature).
+    documentedBody: callbackParamsSchema,
+    response: callbackReceivedResponse,
     variables: ({ body, path, headers, publicUrl }) => ({
       apiKey: path.apiKey,
       campId: path.campId,

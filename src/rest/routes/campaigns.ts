@@ -2,6 +2,8 @@
 import { z } from 'zod';
 import { campIdField, legacyUpdateCampaignSchema } from '../../domain/campaigns.schema.js';
 import { intField } from '../../validation/fields.js';
+import { lowerCase } from '../responses/common.js';
+import { campaignListEntryResponse, legacyCampaignResponse } from '../responses/campaigns.js';
 import { defineRoute } from '../route.js';
 
 const LEGACY_CAMPAIGN = /* GraphQL */ `
@@ -39,32 +41,40 @@ const LEGACY_CAMPAIGN = /* GraphQL */ `
   }
 `;
 
-interface CampaignData {
-  campId: string;
-  status: string;
+type LegacyCampaign = z.output<typeof legacyCampaignResponse>;
+type Metric = 'totalCallTime' | 'totalNumCall' | 'totalSpent' | 'averageCallCost';
+/** What LEGACY_CAMPAIGN selects: the legacy fields, with GraphQL's names and enum values. */
+type CampaignData = Omit<LegacyCampaign, 'voice' | 'status' | Metric> & {
   voiceId: string;
-  metrics: Record<string, number>;
-  [field: string]: unknown;
-}
+  status: Uppercase<LegacyCampaign['status']>;
+  metrics: Pick<LegacyCampaign, Metric>;
+};
 
 /** The stored campaign as the legacy service returned it: model fields, status, dates, derived metrics. */
-function legacyCampaign({ voiceId, status, metrics, ...fields }: CampaignData) {
-  return { ...fields, voice: voiceId, status: status.toLowerCase(), ...metrics };
+function legacyCampaign({ voiceId, status, metrics, ...fields }: CampaignData): LegacyCampaign {
+  return { ...fields, voice: voiceId, status: lowerCase(status), ...metrics };
 }
 
 const listQuery = z.object({
-  limit: intField(1, 1000).default(1000),
-  offset: intField(0, 1_000_000).default(0),
+  limit: intField(1, 1000).default(1000).describe('At most this many, newest first (1000 when omitted)'),
+  offset: intField(0, 1_000_000).default(0).describe('Skip this many first (0 when omitted)'),
 });
 
 export const campaignRoutes = [
-  defineRoute<z.infer<typeof legacyUpdateCampaignSchema>, undefined, { upsertCampaign: CampaignData }>({
+  defineRoute<
+    z.infer<typeof legacyUpdateCampaignSchema>,
+    undefined,
+    { upsertCampaign: CampaignData },
+    typeof legacyCampaignResponse
+  >({
     method: 'POST',
     path: '/update_campaign',
     summary: 'Create the campaign, or replace all of its fields (omitted optional fields reset to their defaults)',
     tag: 'campaigns',
     auth: true,
-    errors: { 409: 'The campaign is completed: it can no longer change' },
+    errors: {
+      409: 'The campaign is completed: it can no longer change (or another request created it at the same moment)',
+    },
     document: /* GraphQL */ `
       mutation LegacyUpdateCampaign($campId: String!, $data: CampaignDataInput!) {
         upsertCampaign(campId: $campId, data: $data) {
@@ -74,6 +84,7 @@ export const campaignRoutes = [
       ${LEGACY_CAMPAIGN}
     `,
     body: legacyUpdateCampaignSchema,
+    response: legacyCampaignResponse,
     variables: ({ body }) => {
       // The metrics are derived from call logs: accepted for compatibility, never stored.
       const { totalCallTime, totalNumCall, totalSpent, averageCallCost, ...data } = body.campaignModelData;
@@ -89,11 +100,12 @@ export const campaignRoutes = [
       campaignList: Array<{
         campId: string;
         title: string;
-        status: string;
+        status: Uppercase<LegacyCampaign['status']>;
         creationDate: string;
         description: string;
       }>;
-    }
+    },
+    z.ZodArray<typeof campaignListEntryResponse>
   >({
     method: 'GET',
     path: '/get_campaigns',
@@ -112,18 +124,19 @@ export const campaignRoutes = [
       }
     `,
     query: listQuery,
+    response: z.array(campaignListEntryResponse),
     variables: ({ query }) => query,
     argLocs: { limit: ['query', 'limit'], offset: ['query', 'offset'] },
     respond: ({ campaignList }) =>
       campaignList.map((c) => ({
         campaignId: c.campId,
         name: c.title,
-        status: c.status.toLowerCase(),
+        status: lowerCase(c.status),
         creationDate: c.creationDate,
         details: c.description === '' ? null : c.description,
       })),
   }),
-  defineRoute<undefined, { campId: string }, { campaign: CampaignData | null }>({
+  defineRoute<undefined, { campId: string }, { campaign: CampaignData | null }, typeof legacyCampaignResponse>({
     method: 'GET',
     path: '/get_campaign',
     summary: 'One campaign with all its fields',
@@ -138,6 +151,7 @@ export const campaignRoutes = [
       ${LEGACY_CAMPAIGN}
     `,
     query: z.object({ campId: campIdField }),
+    response: legacyCampaignResponse,
     variables: ({ query }) => query,
     argLocs: { campId: ['query', 'campId'] },
     respond: ({ campaign }) => (campaign ? legacyCampaign(campaign) : null),

@@ -5,26 +5,31 @@ import {
   type IntegrationKind,
   integrationInputSchema,
 } from '../../domain/integrations.schema.js';
+import { doneBody } from '../responses/common.js';
+import { integrationResponse } from '../responses/integrations.js';
 import { defineRoute, type RestRoute } from '../route.js';
 
-export interface IntegrationData {
-  connected: boolean;
-  updatedAt: string | null;
-  [field: string]: unknown;
-}
+/** A kind's GraphQL fields: a connected integration has been stored, so it has an `updatedAt`. */
+export type IntegrationData = { [field: string]: unknown } & (
+  { connected: true; updatedAt: string } | { connected: false; updatedAt: null }
+);
+
+type ViewerIntegrations = { viewer: { integrations: Record<string, IntegrationData> } };
 
 /** The legacy body: every field (secrets masked), `status: "connected"` and `updatedAt`. */
 export function legacyIntegration({ connected, updatedAt, ...fields }: IntegrationData) {
-  return connected ? { ...fields, status: 'connected', updatedAt } : null;
+  return connected ? { ...fields, status: 'connected' as const, updatedAt } : null;
 }
 
 function routesOf(kind: IntegrationKind): RestRoute[] {
   const selection = `connected updatedAt ${Object.keys(kind.fields).join(' ')}`;
   const routes: RestRoute[] = [];
   const inputSchema = integrationInputSchema(kind);
+  const response = integrationResponse(kind);
+  const removed = `${kind.displayName ?? kind.label} integration removed`;
   if (kind.rest.add) {
     routes.push(
-      defineRoute<Record<string, unknown>, undefined, Record<string, IntegrationData>>({
+      defineRoute<Record<string, unknown>, undefined, Record<string, IntegrationData>, typeof response>({
         method: 'POST',
         path: kind.rest.add,
         summary: `Connect (or replace) the ${displayName(kind)} integration`,
@@ -34,6 +39,7 @@ function routesOf(kind: IntegrationKind): RestRoute[] {
           ${kind.graphql.connect}(input: $input) { ${selection} }
         }`,
         body: inputSchema,
+        response,
         variables: ({ body }) => ({ input: body }),
         argLocs: { input: ['body'] },
         respond: (data) => legacyIntegration(data[kind.graphql.connect] as IntegrationData),
@@ -42,13 +48,14 @@ function routesOf(kind: IntegrationKind): RestRoute[] {
   }
   if (kind.rest.get) {
     routes.push(
-      defineRoute<undefined, undefined, { viewer: { integrations: Record<string, IntegrationData> } }>({
+      defineRoute<undefined, undefined, ViewerIntegrations, typeof response>({
         method: 'GET',
         path: kind.rest.get,
         summary: `The ${displayName(kind)} integration, secrets masked`,
         tag: 'integrations',
         auth: true,
         document: `query LegacyGet${kind.label} { viewer { integrations { ${kind.kind} { ${selection} } } } }`,
+        response,
         variables: () => ({}),
         respond: (data) => legacyIntegration(data.viewer.integrations[kind.kind] as IntegrationData),
         missing: kind.notConnected,
@@ -57,15 +64,16 @@ function routesOf(kind: IntegrationKind): RestRoute[] {
   }
   if (kind.rest.remove) {
     routes.push(
-      defineRoute<undefined, undefined, Record<string, boolean>>({
+      defineRoute<undefined, undefined, Record<string, boolean>, ReturnType<typeof doneBody>>({
         method: 'DELETE',
         path: kind.rest.remove,
         summary: `Disconnect the ${displayName(kind)} integration and delete its stored credentials`,
         tag: 'integrations',
         auth: true,
         document: `mutation LegacyRemove${kind.label} { ${kind.graphql.disconnect} }`,
+        response: doneBody(removed),
         variables: () => ({}),
-        respond: () => ({ detail: `${kind.displayName ?? kind.label} integration removed` }),
+        respond: () => ({ detail: removed }),
       }),
     );
   }

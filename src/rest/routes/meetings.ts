@@ -1,23 +1,25 @@
 // The calendar integration with its upcoming meetings, and one meeting by id (docs/decisions.md §8).
 import { z } from 'zod';
 import { calendar } from '../../domain/integrations.schema.js';
+import { lowerCase } from '../responses/common.js';
+import { calendarInfoResponse } from '../responses/integrations.js';
+import { meetingResponse } from '../responses/meetings.js';
 import { defineRoute } from '../route.js';
 import { type IntegrationData, legacyIntegration } from './integrations.js';
 
 const MEETING_FIELDS = 'meetingId campaignId title startsAt endsAt timeZone participants { name email phone } status';
 
-interface MeetingData {
-  status: string;
-  [field: string]: unknown;
-}
+type Meeting = z.output<typeof meetingResponse>;
+type MeetingData = Omit<Meeting, 'status'> & { status: Uppercase<Meeting['status']> };
 
-const legacyMeeting = (meeting: MeetingData) => ({ ...meeting, status: meeting.status.toLowerCase() });
+const legacyMeeting = (meeting: MeetingData): Meeting => ({ ...meeting, status: lowerCase(meeting.status) });
 
 export const meetingRoutes = [
   defineRoute<
     undefined,
     undefined,
-    { viewer: { integrations: { calendar: IntegrationData } }; upcomingMeetings: MeetingData[] }
+    { viewer: { integrations: { calendar: IntegrationData } }; upcomingMeetings: MeetingData[] },
+    typeof calendarInfoResponse
   >({
     method: 'GET',
     path: '/get_calendar_info',
@@ -29,6 +31,7 @@ export const meetingRoutes = [
         viewer { integrations { calendar { connected updatedAt ${Object.keys(calendar.fields).join(' ')} } } }
         upcomingMeetings(limit: 200) { ${MEETING_FIELDS} }
       }`,
+    response: calendarInfoResponse,
     variables: () => ({}),
     respond: ({ viewer, upcomingMeetings }) => {
       const integration = legacyIntegration(viewer.integrations.calendar);
@@ -36,7 +39,7 @@ export const meetingRoutes = [
     },
     missing: calendar.notConnected,
   }),
-  defineRoute<undefined, { meeting_id: string }, { meeting: MeetingData | null }>({
+  defineRoute<undefined, { meeting_id: string }, { meeting: MeetingData | null }, typeof meetingResponse>({
     method: 'GET',
     path: '/meetings/get_calendar_info',
     summary: 'One meeting, by meeting_id',
@@ -45,6 +48,7 @@ export const meetingRoutes = [
     document: /* GraphQL */ `
       query LegacyGetMeeting($meetingId: String!) { meeting(meetingId: $meetingId) { ${MEETING_FIELDS} } }`,
     query: z.object({ meeting_id: z.string().min(1).max(64) }),
+    response: meetingResponse,
     variables: ({ query }) => ({ meetingId: query.meeting_id }),
     argLocs: { meetingId: ['query', 'meeting_id'] },
     respond: ({ meeting }) => (meeting ? legacyMeeting(meeting) : null),

@@ -2,6 +2,8 @@
 import { z } from 'zod';
 import { campIdField } from '../../domain/campaigns.schema.js';
 import { textPipelineSchema, type TextPipelineInput } from '../../domain/pipelines.schema.js';
+import { doneBody } from '../responses/common.js';
+import { textPipelineResponse } from '../responses/pipelines.js';
 import { defineRoute } from '../route.js';
 
 const PIPELINE_FIELDS = 'campId goal messageDelay mexRetry retryDelay postWebhook postWebhookDelay updatedAt';
@@ -12,16 +14,17 @@ const campaignQuery = z.preprocess(
     const q = (query ?? {}) as Record<string, unknown>;
     return { ...q, campId: q.campId ?? q.campaignId ?? q.camp_id };
   },
-  z.object({ campId: campIdField }),
+  z.object({ campId: campIdField.describe('The campaign’s campId (also accepted as campaignId or camp_id)') }),
 );
 type CampaignQuery = z.infer<typeof campaignQuery>;
-type Pipeline = Record<string, unknown>;
+type Pipeline = z.output<typeof textPipelineResponse>;
+const deleted = doneBody('Text pipeline configuration deleted');
 
 const path = '/text_pipeline_configuration';
 const common = { path, tag: 'text pipeline', auth: true, query: campaignQuery } as const;
 
 export const pipelineRoutes = [
-  defineRoute<TextPipelineInput, CampaignQuery, { setTextPipeline: Pipeline }>({
+  defineRoute<TextPipelineInput, CampaignQuery, { setTextPipeline: Pipeline }, typeof textPipelineResponse>({
     ...common,
     method: 'POST',
     summary: "Set (replace) a campaign's text pipeline configuration",
@@ -30,11 +33,17 @@ export const pipelineRoutes = [
         setTextPipeline(campId: $campId, input: $input) { ${PIPELINE_FIELDS} }
       }`,
     body: textPipelineSchema,
+    response: textPipelineResponse,
     variables: ({ body, query }) => ({ campId: query.campId, input: body }),
     argLocs: { campId: ['query', 'campId'], input: ['body'] },
     respond: ({ setTextPipeline }) => setTextPipeline,
   }),
-  defineRoute<undefined, CampaignQuery, { campaign: { textPipeline: Pipeline | null } | null }>({
+  defineRoute<
+    undefined,
+    CampaignQuery,
+    { campaign: { textPipeline: Pipeline | null } | null },
+    typeof textPipelineResponse
+  >({
     ...common,
     method: 'GET',
     summary: "A campaign's text pipeline configuration",
@@ -42,12 +51,13 @@ export const pipelineRoutes = [
       query LegacyGetTextPipeline($campId: String!) {
         campaign(campId: $campId) { textPipeline { ${PIPELINE_FIELDS} } }
       }`,
+    response: textPipelineResponse,
     variables: ({ query }) => query,
     argLocs: { campId: ['query', 'campId'] },
     respond: ({ campaign }) => campaign?.textPipeline ?? null,
     missing: ({ campaign }) => (campaign ? 'Text pipeline configuration not found' : 'Campaign not found'),
   }),
-  defineRoute<undefined, CampaignQuery, unknown>({
+  defineRoute<undefined, CampaignQuery, unknown, typeof deleted>({
     ...common,
     method: 'DELETE',
     summary: "Delete a campaign's text pipeline configuration",
@@ -58,6 +68,7 @@ export const pipelineRoutes = [
         }
       }
     `,
+    response: deleted,
     variables: ({ query }) => query,
     argLocs: { campId: ['query', 'campId'] },
     respond: () => ({ detail: 'Text pipeline configuration deleted' }),

@@ -1,11 +1,18 @@
 // The social channel's webhook, without bearer token (docs/decisions.md §8): GET handshake, POST receiver.
 import { z } from 'zod';
+import { socialEnvelopeSchema } from '../../domain/social.schema.js';
+import { socialHandshakeResponse, socialReceivedResponse } from '../responses/social.js';
 import { defineRoute } from '../route.js';
 
 const path = '/social_webhook/{apiKey}/{campId}';
 
 export const socialRoutes = [
-  defineRoute<undefined, Record<string, string | undefined>, { verifySocialWebhook: string }>({
+  defineRoute<
+    undefined,
+    Record<string, string | undefined>,
+    { verifySocialWebhook: string },
+    typeof socialHandshakeResponse
+  >({
     method: 'GET',
     path,
     summary: 'Verification handshake: hub.mode=subscribe, hub.verify_token, hub.challenge → the challenge as text',
@@ -29,6 +36,7 @@ export const socialRoutes = [
       'hub.verify_token': z.string().max(512).optional(),
       'hub.challenge': z.string().max(512).optional(),
     }),
+    response: socialHandshakeResponse,
     variables: ({ path: params, query }) => ({
       apiKey: params.apiKey,
       campId: params.campId,
@@ -38,7 +46,7 @@ export const socialRoutes = [
     }),
     respond: ({ verifySocialWebhook }) => verifySocialWebhook,
   }),
-  defineRoute<string, undefined, { receiveSocialWebhook: number }>({
+  defineRoute<string, undefined, { receiveSocialWebhook: number }, typeof socialReceivedResponse>({
     method: 'POST',
     path,
     summary: 'Inbound messages (signed with X-Hub-Signature-256 when an app secret is stored)',
@@ -52,6 +60,9 @@ export const socialRoutes = [
       }
     `,
     body: z.string(),
+    // The exact bytes go to the resolver (the signature covers them), which parses and checks the envelope.
+    documentedBody: socialEnvelopeSchema,
+    response: socialReceivedResponse,
     variables: ({ body, path: params, headers }) => ({
       apiKey: params.apiKey,
       campId: params.campId,

@@ -1,9 +1,11 @@
 // GET /get_supported_voices: the catalogue as a bare array.
+import { z } from 'zod';
 import type { Voice } from '../../domain/voices.js';
+import { voiceResponse } from '../responses/voices.js';
 import { defineRoute } from '../route.js';
 
 export const voiceRoutes = [
-  defineRoute<undefined, undefined, { voices: Voice[] }>({
+  defineRoute<undefined, undefined, { voices: Voice[] }, z.ZodArray<typeof voiceResponse>>({
     method: 'GET',
     path: '/get_supported_voices',
     summary: 'The voices a campaign may use',
@@ -22,6 +24,7 @@ export const voiceRoutes = [
         }
       }
     `,
+    response: z.array(voiceResponse),
     variables: () => ({}),
     respond: ({ voices }) => voices,
   }),

@@ -2,17 +2,23 @@
 // additions POST /create_webhook, GET /get_webhooks, DELETE /remove_webhook.
 import { z } from 'zod';
 import { campIdField } from '../../domain/campaigns.schema.js';
-import { type CreateWebhookInput, createWebhookSchema, webhookIdField } from '../../domain/webhooks.schema.js';
+import {
+  type CreateWebhookInput,
+  createWebhookSchema,
+  MAX_WEBHOOKS_PER_ACCOUNT,
+  webhookIdField,
+} from '../../domain/webhooks.schema.js';
+import { doneBody } from '../responses/common.js';
+import { webhookAttachmentResponse, webhookResponse } from '../responses/webhooks.js';
 import { defineRoute } from '../route.js';
 
 const WEBHOOK_FIELDS = 'webhookId url events description enabled disabledReason secret createdAt campaigns { campId }';
 
-interface WebhookData {
-  campaigns: Array<{ campId: string }>;
-  [field: string]: unknown;
-}
+type Webhook = z.output<typeof webhookResponse>;
+/** What WEBHOOK_FIELDS selects. */
+type WebhookData = Omit<Webhook, 'campaignIds'> & { campaigns: Array<{ campId: string }> };
 
-const legacyWebhook = ({ campaigns, ...webhook }: WebhookData) => ({
+const legacyWebhook = ({ campaigns, ...webhook }: WebhookData): Webhook => ({
   ...webhook,
   campaignIds: campaigns.map((campaign) => campaign.campId),
 });
@@ -25,28 +31,34 @@ const attachQuery = z.preprocess(
     const q = (query ?? {}) as Record<string, unknown>;
     return { ...q, campaignId: q.campaignId ?? q.campId ?? q.camp_id };
   },
-  z.object({ webhookId: webhookIdField, campaignId: campIdField }),
+  z.object({
+    webhookId: webhookIdField,
+    campaignId: campIdField.describe('The campaign’s campId (also accepted as campId or camp_id)'),
+  }),
 );
+const deleted = doneBody('Webhook deleted');
 
 const tag = 'webhooks';
 
 export const webhookRoutes = [
-  defineRoute<CreateWebhookInput, undefined, { createWebhook: WebhookData }>({
+  defineRoute<CreateWebhookInput, undefined, { createWebhook: WebhookData }, typeof webhookResponse>({
     method: 'POST',
     path: '/create_webhook',
     summary: 'Register a webhook: {url, events?, description?} → the webhook with its whsec_ signing secret',
     tag,
     auth: true,
+    errors: { 409: `The account has ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks already, the most it may have` },
     document: /* GraphQL */ `
       mutation LegacyCreateWebhook($input: CreateWebhookInput!) {
         createWebhook(input: $input) { ${WEBHOOK_FIELDS} }
       }`,
     body: createWebhookSchema,
+    response: webhookResponse,
     variables: ({ body }) => ({ input: body }),
     argLocs: { input: ['body'] },
     respond: ({ createWebhook }) => legacyWebhook(createWebhook),
   }),
-  defineRoute<undefined, undefined, { webhooks: WebhookData[] }>({
+  defineRoute<undefined, undefined, { webhooks: WebhookData[] }, z.ZodArray<typeof webhookResponse>>({
     method: 'GET',
     path: '/get_webhooks',
     summary: 'Your webhooks, oldest first, with the campaigns each is attached to',
@@ -56,16 +68,18 @@ export const webhookRoutes = [
       query LegacyGetWebhooks {
         webhooks { ${WEBHOOK_FIELDS} }
       }`,
+    response: z.array(webhookResponse),
     variables: () => ({}),
     respond: ({ webhooks }) => webhooks.map(legacyWebhook),
   }),
-  defineRoute<undefined, z.infer<typeof webhookQuery>, unknown>({
+  defineRoute<undefined, z.infer<typeof webhookQuery>, unknown, typeof deleted>({
     method: 'DELETE',
     path: '/remove_webhook',
     summary: 'Delete a webhook, its attachments and its deliveries',
     tag,
     auth: true,
     query: webhookQuery,
+    response: deleted,
     document: /* GraphQL */ `
       mutation LegacyRemoveWebhook($webhookId: String!) {
         deleteWebhook(webhookId: $webhookId) {
@@ -77,13 +91,19 @@ export const webhookRoutes = [
     argLocs: { webhookId: ['query', 'webhookId'] },
     respond: () => ({ detail: 'Webhook deleted' }),
   }),
-  defineRoute<undefined, z.infer<typeof attachQuery>, { attachWebhook: { webhookId: string } }>({
+  defineRoute<
+    undefined,
+    z.infer<typeof attachQuery>,
+    { attachWebhook: { webhookId: string } },
+    typeof webhookAttachmentResponse
+  >({
     method: 'POST',
     path: '/add_webhook_campaingn',
     summary: "Attach a webhook to a campaign (it then receives the campaign's events); repeating it is harmless",
     tag,
     auth: true,
     query: attachQuery,
+    response: webhookAttachmentResponse,
     document: /* GraphQL */ `
       mutation LegacyAttachWebhook($webhookId: String!, $campId: String!) {
         attachWebhook(webhookId: $webhookId, campId: $campId) {
@@ -95,7 +115,7 @@ export const webhookRoutes = [
     argLocs: { webhookId: ['query', 'webhookId'], campId: ['query', 'campaignId'] },
     respond: ({ attachWebhook }, { campId }) => ({
       webhookId: attachWebhook.webhookId,
-      campaignId: campId,
+      campaignId: String(campId),
       attached: true,
     }),
   }),
