@@ -2,7 +2,7 @@
 // JSON as text: the same representation on SQLite and PostgreSQL (row mappers in src/domain convert).
 import type { Generated } from 'kysely';
 // The campaigns table's model columns are declared once, with the campaign's fields (a type-only import).
-import type { CampaignColumns } from '../domain/campaign-fields.js';
+import type { CampaignColumns } from '../domain/campaigns.schema.js';
 
 export interface AccountsTable {
   id: string;

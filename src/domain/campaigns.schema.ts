@@ -1,5 +1,9 @@
-// Campaign input rules (docs/decisions.md §5): the legacy interface's campaignModel fields, their defaults and the decided ranges.
-// GraphQL input types validate with these schemas; the REST door validates legacy bodies with them too.
+// Campaign fields and input rules (docs/decisions.md §5, "One declaration per field"). Each field of the legacy
+// campaignModel is declared once, in CAMPAIGN_FIELDS: its legacy name (the key), column, kind, validation, default,
+// description and GraphQL name. Everything else derives from it: the zod schemas of both doors, the row and column
+// mappings (campaigns.ts), the campaigns table's column types (db/types.ts), the GraphQL Campaign type and inputs, the
+// REST door's campaign fragment and response schema, and so the OpenAPI description. Adding a field is one entry here
+// plus a migration that adds its column (README, "Adding a campaign field").
 import { z } from 'zod';
 import {
   anyNumberField,
@@ -15,76 +19,244 @@ import { isCatalogueVoice } from './voices.js';
 export const CAMP_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const campIdField = z.string().regex(CAMP_ID_PATTERN);
 
+/** How a kind of value is stored (both databases store booleans as 0/1 and JSON as text) and shown in GraphQL. */
+export const FIELD_KINDS = {
+  text: {
+    graphql: 'String',
+    output: z.string(),
+    fromColumn: (value: unknown): string => String(value),
+    toColumn: (value: string): string => value,
+  },
+  int: {
+    graphql: 'Int',
+    output: z.int(),
+    fromColumn: (value: unknown): number => Number(value),
+    toColumn: (value: number): number => value,
+  },
+  bool: {
+    graphql: 'Boolean',
+    output: z.boolean(),
+    fromColumn: (value: unknown): boolean => Boolean(value),
+    toColumn: (value: boolean): number => Number(value),
+  },
+  json: {
+    graphql: 'JSONObject',
+    output: z.record(z.string(), z.unknown()),
+    fromColumn: (value: unknown): Record<string, unknown> => JSON.parse(String(value)) as Record<string, unknown>,
+    toColumn: (value: Record<string, unknown>): string => JSON.stringify(value),
+  },
+} as const;
+
+export type FieldKind = keyof typeof FIELD_KINDS;
+/** The value of a kind, in the domain. */
+export type ValueOf<K extends FieldKind> = ReturnType<(typeof FIELD_KINDS)[K]['fromColumn']>;
+/** The value of a kind, as stored. */
+export type ColumnOf<K extends FieldKind> = ReturnType<(typeof FIELD_KINDS)[K]['toColumn']>;
+
+export interface CampaignField<K extends FieldKind = FieldKind, C extends string = string> {
+  kind: K;
+  column: C;
+  schema: z.ZodType<ValueOf<K>>;
+  /** For an optional field, the value it takes when omitted; a field without one is required. */
+  default?: ValueOf<K>;
+  /** What the value means, its unit and its range: shown in GraphQL and OpenAPI. */
+  description: string;
+  /** Its GraphQL name when that differs from the legacy one. */
+  graphqlName?: string;
+}
+
+/** A declaration; its type keeps which options were given (a `default` makes the field optional). */
+const field = <
+  K extends FieldKind,
+  const C extends string,
+  const O extends { default?: ValueOf<K>; graphqlName?: string } = Record<never, never>,
+>(
+  kind: K,
+  column: C,
+  schema: z.ZodType<ValueOf<K>>,
+  description: string,
+  options?: O,
+): CampaignField<K, C> & O => ({ kind, column, schema, description, ...(options ?? ({} as O)) });
+
 const voiceField = z
   .string()
   .refine(isCatalogueVoice, 'unknown voice; get_supported_voices (GraphQL: voices) lists the valid voiceIds')
   .describe('A voiceId of the voice catalogue: GET /get_supported_voices lists them');
 
-/** Every model field; required ones first. Optional fields get their defaults in CAMPAIGN_DEFAULTS. */
-export const campaignFieldSchemas = {
-  title: textField(1, 200),
-  voice: voiceField,
-  language: languageTagField,
-  script: textField(0, 50_000),
-  purpose: textField(0, 5_000),
-  knowledgeBase: textField(0, 2_000),
-  calendar: textField(0, 2_000),
-  firstLine: textField(0, 2_000),
-  tone: textField(0, 200),
-  postCallAnalysisSchema: jsonObjectField,
-  flowName: textField(0, 200),
-  systemPrompt: textField(0, 20_000),
-  maxCallTimeout: intField(1, 120),
-  inactiveCallTimeout: intField(1, 600),
-  postCallAnalysis: boolField,
-  timeZone: timeZoneField,
-  isFreeflow: boolField,
-  public: boolField,
-  sampleSid: textField(0, 200),
-  description: textField(0, 5_000),
+/** In the legacy model's order, which is the order of the REST door's campaign body and of its 422s. */
+export const CAMPAIGN_FIELDS = {
+  title: field('text', 'title', textField(1, 200), 'The campaign’s name, 1–200 characters.'),
+  voice: field(
+    'text',
+    'voice',
+    voiceField,
+    'The voice of the calls: a voiceId of the catalogue (GraphQL `voices`, REST `get_supported_voices`).',
+    {
+      graphqlName: 'voiceId',
+    },
+  ),
+  language: field('text', 'language', languageTagField, 'The language of the calls: a BCP 47 tag such as "en-US".'),
+  script: field('text', 'script', textField(0, 50_000), 'The dialogue the AI follows, at most 50 000 characters.'),
+  purpose: field('text', 'purpose', textField(0, 5_000), 'The goal of the campaign, at most 5 000 characters.'),
+  knowledgeBase: field(
+    'text',
+    'knowledge_base',
+    textField(0, 2_000),
+    'A link to information the AI can use, at most 2 000 characters.',
+  ),
+  calendar: field(
+    'text',
+    'calendar',
+    textField(0, 2_000),
+    'The scheduling integration reference (free text), at most 2 000 characters.',
+  ),
+  firstLine: field(
+    'text',
+    'first_line',
+    textField(0, 2_000),
+    'The opening greeting of every call, at most 2 000 characters.',
+  ),
+  flowName: field(
+    'text',
+    'flow_name',
+    textField(0, 200),
+    'The call flow’s name, at most 200 characters; empty when none.',
+    { default: '' },
+  ),
+  systemPrompt: field(
+    'text',
+    'system_prompt',
+    textField(0, 20_000),
+    'Extra instructions for the AI, at most 20 000 characters; empty when none.',
+    {
+      default: '',
+    },
+  ),
+  tone: field(
+    'text',
+    'tone',
+    textField(0, 200),
+    'The emotional tone of the voice ("friendly", "formal", ...), at most 200 characters.',
+  ),
+  maxCallTimeout: field(
+    'int',
+    'max_call_timeout',
+    intField(1, 120),
+    'The longest a call may last, in minutes (1–120).',
+    {
+      default: 1,
+    },
+  ),
+  inactiveCallTimeout: field(
+    'int',
+    'inactive_call_timeout',
+    intField(1, 600),
+    'Hang up after this many seconds of silence (1–600).',
+    { default: 15 },
+  ),
+  postCallAnalysis: field(
+    'bool',
+    'post_call_analysis',
+    boolField,
+    'Whether calls get a post-call analysis: a call outcome’s `analysis` is then checked against postCallAnalysisSchema.',
+    { default: false },
+  ),
+  postCallAnalysisSchema: field(
+    'json',
+    'post_call_analysis_schema',
+    jsonObjectField,
+    'The JSON Schema (a JSON object) a call’s analysis must satisfy when postCallAnalysis is true.',
+  ),
+  timeZone: field('text', 'time_zone', timeZoneField, 'An IANA time zone such as "Europe/Paris".', {
+    default: 'UTC',
+  }),
+  isFreeflow: field('bool', 'is_freeflow', boolField, 'Whether the AI may deviate from the script.', {
+    default: true,
+  }),
+  public: field(
+    'bool',
+    'public',
+    boolField,
+    'The visibility flag of the legacy interface, stored as given: only your account ever sees a campaign.',
+    { default: false },
+  ),
+  sampleSid: field(
+    'text',
+    'sample_sid',
+    textField(0, 200),
+    'A sample reference, at most 200 characters; empty when none.',
+    { default: '' },
+  ),
+  description: field(
+    'text',
+    'description',
+    textField(0, 5_000),
+    'A free description, at most 5 000 characters; empty when none.',
+    {
+      default: '',
+    },
+  ),
 };
 
-export const CAMPAIGN_DEFAULTS = {
-  flowName: '',
-  systemPrompt: '',
-  maxCallTimeout: 1,
-  inactiveCallTimeout: 15,
-  postCallAnalysis: false,
-  timeZone: 'UTC',
-  isFreeflow: true,
-  public: false,
-  sampleSid: '',
-  description: '',
-} as const;
+type Fields = typeof CAMPAIGN_FIELDS;
+export type CampaignFieldName = keyof Fields;
+type RequiredName = { [K in CampaignFieldName]: Fields[K] extends { default: unknown } ? never : K }[CampaignFieldName];
+type OptionalName = Exclude<CampaignFieldName, RequiredName>;
 
-const s = campaignFieldSchemas;
+export const CAMPAIGN_FIELD_NAMES = Object.keys(CAMPAIGN_FIELDS) as CampaignFieldName[];
 
-/** A whole campaign as a client sends it; omitted optional fields take their defaults. */
-export const campaignDataSchema = z.object({
-  title: s.title,
-  voice: s.voice,
-  language: s.language,
-  script: s.script,
-  purpose: s.purpose,
-  knowledgeBase: s.knowledgeBase,
-  calendar: s.calendar,
-  firstLine: s.firstLine,
-  tone: s.tone,
-  postCallAnalysisSchema: s.postCallAnalysisSchema,
-  flowName: s.flowName.optional(),
-  systemPrompt: s.systemPrompt.optional(),
-  maxCallTimeout: s.maxCallTimeout.optional(),
-  inactiveCallTimeout: s.inactiveCallTimeout.optional(),
-  postCallAnalysis: s.postCallAnalysis.optional(),
-  timeZone: s.timeZone.optional(),
-  isFreeflow: s.isFreeflow.optional(),
-  public: s.public.optional(),
-  sampleSid: s.sampleSid.optional(),
-  description: s.description.optional(),
-});
+/** Every field of a stored campaign, with its domain value. */
+export type CampaignData = { -readonly [K in CampaignFieldName]: ValueOf<Fields[K]['kind']> };
 
+/** The campaigns table's model columns, with their stored types. */
+export type CampaignColumns = { [K in CampaignFieldName as Fields[K]['column']]: ColumnOf<Fields[K]['kind']> };
+
+/** A whole campaign as a client sends it: the required fields, and the optional ones that may be omitted. */
+type DataShape = { [K in RequiredName]: Fields[K]['schema'] } & {
+  [K in OptionalName]: z.ZodOptional<Fields[K]['schema']>;
+};
+
+function dataShape(): DataShape {
+  return Object.fromEntries(
+    CAMPAIGN_FIELD_NAMES.map((name) => {
+      const declared: CampaignField = CAMPAIGN_FIELDS[name];
+      const schema = declared.schema.describe(declared.description);
+      return [name, declared.default === undefined ? schema : schema.optional()];
+    }),
+  ) as DataShape;
+}
+
+export const campaignDataSchema = z.object(dataShape());
+
+/** The values omitted optional fields take. */
+export const CAMPAIGN_DEFAULTS = Object.fromEntries(
+  CAMPAIGN_FIELD_NAMES.flatMap((name) => {
+    const declared: CampaignField = CAMPAIGN_FIELDS[name];
+    return declared.default === undefined ? [] : [[name, declared.default]];
+  }),
+) as { [K in OptionalName]: ValueOf<Fields[K]['kind']> };
+
+type GraphqlName<K extends CampaignFieldName> = Fields[K] extends { graphqlName: infer G extends string } ? G : K;
+
+/** The GraphQL name of a field. */
+export const graphqlNameOf = <K extends CampaignFieldName>(name: K): GraphqlName<K> => {
+  const declared: CampaignField = CAMPAIGN_FIELDS[name];
+  return (declared.graphqlName ?? name) as GraphqlName<K>;
+};
+
+/** A campaign's model fields under their GraphQL names. */
+export type CampaignGraphqlData = { [K in CampaignFieldName as GraphqlName<K>]: CampaignData[K] };
+
+/** Each field as an answer shows it (a schema of its kind, with its description): for response schemas. */
+export const campaignOutputFields = Object.fromEntries(
+  CAMPAIGN_FIELD_NAMES.map((name): [string, z.ZodType] => {
+    const { kind, description } = CAMPAIGN_FIELDS[name];
+    return [name, FIELD_KINDS[kind].output.describe(description)];
+  }),
+) as { [K in CampaignFieldName]: z.ZodType<CampaignData[K]> };
+
+/** A whole campaign as a client sends it, before defaults. */
 export type CampaignDataInput = z.infer<typeof campaignDataSchema>;
-export type CampaignData = Required<CampaignDataInput>;
 export type CampaignPatch = Partial<CampaignData>;
 
 /** A partial change: only the fields given change. */

@@ -4,8 +4,16 @@ import { isUniqueViolation } from '../db/errors.js';
 import { type KeysetPage, keysetPage } from '../db/keyset.js';
 import type { CampaignsTable, Database } from '../db/types.js';
 import { newId } from '../security/api-keys.js';
-import { type CampaignData, fromColumns, toColumns } from './campaign-fields.js';
-import { type CampaignDataInput, type CampaignPatch, withDefaults } from './campaigns.schema.js';
+import {
+  CAMPAIGN_FIELD_NAMES,
+  CAMPAIGN_FIELDS,
+  type CampaignColumns,
+  type CampaignData,
+  type CampaignDataInput,
+  type CampaignPatch,
+  FIELD_KINDS,
+  withDefaults,
+} from './campaigns.schema.js';
 import { conflict, notFound } from './errors.js';
 import { withEvents } from './events.js';
 
@@ -21,7 +29,29 @@ export interface Campaign extends CampaignData {
 
 type Row = Selectable<CampaignsTable>;
 
-/** A stored row → the campaign; the model fields convert as CAMPAIGN_FIELDS declares (campaign-fields.ts). */
+/** A stored row's model columns → the domain's values, as CAMPAIGN_FIELDS declares their kinds. */
+function fromColumns(row: CampaignColumns): CampaignData {
+  return Object.fromEntries(
+    CAMPAIGN_FIELD_NAMES.map((name) => {
+      const { kind, column } = CAMPAIGN_FIELDS[name];
+      return [name, FIELD_KINDS[kind].fromColumn(row[column as keyof CampaignColumns])];
+    }),
+  ) as CampaignData;
+}
+
+/** The given fields → their columns (fields left undefined are left out, so a patch changes only what it names). */
+function toColumns(data: Partial<CampaignData>): Partial<CampaignColumns> {
+  return Object.fromEntries(
+    CAMPAIGN_FIELD_NAMES.flatMap((name) => {
+      const value = data[name];
+      if (value === undefined) return [];
+      const { kind, column } = CAMPAIGN_FIELDS[name];
+      return [[column, (FIELD_KINDS[kind].toColumn as (value: unknown) => unknown)(value)]];
+    }),
+  ) as Partial<CampaignColumns>;
+}
+
+/** A stored row → the campaign. */
 const toCampaign = (row: Row): Campaign => ({
   campId: row.camp_id,
   ...fromColumns(row),

@@ -5,7 +5,7 @@ import {
   CAMPAIGN_FIELDS,
   type CampaignField,
   graphqlNameOf,
-} from '../../domain/campaign-fields.js';
+} from '../../domain/campaigns.schema.js';
 import {
   campIdField,
   campaignDataSchema,

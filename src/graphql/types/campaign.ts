@@ -1,7 +1,7 @@
 // The Campaign type, its metrics and voice, and the campaign queries.
 import type { ObjectFieldBuilder } from '@pothos/core';
 import { z } from 'zod';
-import { CAMPAIGN_FIELD_NAMES, CAMPAIGN_FIELDS, graphqlNameOf } from '../../domain/campaign-fields.js';
+import { CAMPAIGN_FIELD_NAMES, CAMPAIGN_FIELDS, graphqlNameOf } from '../../domain/campaigns.schema.js';
 import { type CampaignMetrics, loadCampaignMetrics } from '../../domain/campaign-metrics.js';
 import {
   type Campaign,

@@ -1,37 +1,25 @@
 // Legacy campaign paths: update_campaign (upsert, full replacement), get_campaigns, get_campaign (docs/decisions.md §5).
 import { z } from 'zod';
-import { campIdField, legacyUpdateCampaignSchema } from '../../domain/campaigns.schema.js';
+import {
+  CAMPAIGN_FIELD_NAMES,
+  type CampaignGraphqlData,
+  campIdField,
+  graphqlNameOf,
+  legacyUpdateCampaignSchema,
+} from '../../domain/campaigns.schema.js';
 import { intField } from '../../validation/fields.js';
 import { lowerCase } from '../responses/common.js';
 import { campaignListEntryResponse, legacyCampaignResponse } from '../responses/campaigns.js';
 import { defineRoute } from '../route.js';
 
+/** The campaign as the legacy door shows it: every declared model field (src/domain/campaigns.schema.ts). */
 const LEGACY_CAMPAIGN = /* GraphQL */ `
   fragment LegacyCampaign on Campaign {
     campId
     status
     creationDate
     updatedAt
-    title
-    voiceId
-    language
-    script
-    purpose
-    knowledgeBase
-    calendar
-    firstLine
-    flowName
-    systemPrompt
-    tone
-    maxCallTimeout
-    inactiveCallTimeout
-    postCallAnalysis
-    postCallAnalysisSchema
-    timeZone
-    isFreeflow
-    public
-    sampleSid
-    description
+    ${CAMPAIGN_FIELD_NAMES.map(graphqlNameOf).join('\n    ')}
     metrics {
       totalCallTime
       totalNumCall
@@ -43,16 +31,30 @@ const LEGACY_CAMPAIGN = /* GraphQL */ `
 
 type LegacyCampaign = z.output<typeof legacyCampaignResponse>;
 type Metric = 'totalCallTime' | 'totalNumCall' | 'totalSpent' | 'averageCallCost';
-/** What LEGACY_CAMPAIGN selects: the legacy fields, with GraphQL's names and enum values. */
-type CampaignData = Omit<LegacyCampaign, 'voice' | 'status' | Metric> & {
-  voiceId: string;
+/** What LEGACY_CAMPAIGN selects: the model fields under their GraphQL names, GraphQL's enum values. */
+type CampaignData = CampaignGraphqlData & {
+  campId: string;
   status: Uppercase<LegacyCampaign['status']>;
+  creationDate: string;
+  updatedAt: string;
   metrics: Pick<LegacyCampaign, Metric>;
 };
 
-/** The stored campaign as the legacy service returned it: model fields, status, dates, derived metrics. */
-function legacyCampaign({ voiceId, status, metrics, ...fields }: CampaignData): LegacyCampaign {
-  return { ...fields, voice: voiceId, status: lowerCase(status), ...metrics };
+/** The fields whose GraphQL name is not the legacy one (voiceId → voice). */
+const RENAMED = CAMPAIGN_FIELD_NAMES.filter((name) => graphqlNameOf(name) !== name);
+
+/**
+ * The stored campaign as the legacy service returned it: model fields, status, dates, derived metrics. The renamed
+ * fields and the status come after the others, as they always have (the body is byte for byte what it was).
+ */
+function legacyCampaign({ status, metrics, ...fields }: CampaignData): LegacyCampaign {
+  const legacy: Record<string, unknown> = { ...fields };
+  for (const name of RENAMED) {
+    const value = legacy[graphqlNameOf(name)];
+    delete legacy[graphqlNameOf(name)];
+    legacy[name] = value;
+  }
+  return { ...legacy, status: lowerCase(status), ...metrics } as LegacyCampaign;
 }
 
 const listQuery = z.object({

@@ -684,28 +684,47 @@ export interface components {
       status: 'active' | 'paused' | 'completed';
       creationDate: components['schemas']['DateTime'];
       updatedAt: components['schemas']['DateTime'];
+      /** @description The campaign’s name, 1–200 characters. */
       title: string;
-      /** @description A voiceId of get_supported_voices */
+      /** @description The voice of the calls: a voiceId of the catalogue (GraphQL `voices`, REST `get_supported_voices`). */
       voice: string;
+      /** @description The language of the calls: a BCP 47 tag such as "en-US". */
       language: string;
+      /** @description The dialogue the AI follows, at most 50 000 characters. */
       script: string;
+      /** @description The goal of the campaign, at most 5 000 characters. */
       purpose: string;
+      /** @description A link to information the AI can use, at most 2 000 characters. */
       knowledgeBase: string;
+      /** @description The scheduling integration reference (free text), at most 2 000 characters. */
       calendar: string;
+      /** @description The opening greeting of every call, at most 2 000 characters. */
       firstLine: string;
+      /** @description The call flow’s name, at most 200 characters; empty when none. */
       flowName: string;
+      /** @description Extra instructions for the AI, at most 20 000 characters; empty when none. */
       systemPrompt: string;
+      /** @description The emotional tone of the voice ("friendly", "formal", ...), at most 200 characters. */
       tone: string;
+      /** @description The longest a call may last, in minutes (1–120). */
       maxCallTimeout: number;
+      /** @description Hang up after this many seconds of silence (1–600). */
       inactiveCallTimeout: number;
+      /** @description Whether calls get a post-call analysis: a call outcome’s `analysis` is then checked against postCallAnalysisSchema. */
       postCallAnalysis: boolean;
+      /** @description The JSON Schema (a JSON object) a call’s analysis must satisfy when postCallAnalysis is true. */
       postCallAnalysisSchema: {
         [key: string]: unknown;
       };
+      /** @description An IANA time zone such as "Europe/Paris". */
       timeZone: string;
+      /** @description Whether the AI may deviate from the script. */
       isFreeflow: boolean;
+      /** @description The visibility flag of the legacy interface, stored as given: only your account ever sees a campaign. */
       public: boolean;
+      /** @description A sample reference, at most 200 characters; empty when none. */
       sampleSid: string;
+      /** @description A free description, at most 5 000 characters; empty when none. */
       description: string;
       /** @description Seconds of calls, summed (derived from the call logs) */
       totalCallTime: number;
@@ -1070,30 +1089,47 @@ export interface operations {
         'application/json': {
           campId: string;
           campaignModelData: {
+            /** @description The campaign’s name, 1–200 characters. */
             title: string;
-            /** @description A voiceId of the voice catalogue: GET /get_supported_voices lists them */
+            /** @description The voice of the calls: a voiceId of the catalogue (GraphQL `voices`, REST `get_supported_voices`). */
             voice: string;
-            /** @description A BCP 47 language tag such as "en-US" (one that Intl.getCanonicalLocales accepts) */
+            /** @description The language of the calls: a BCP 47 tag such as "en-US". */
             language: string;
+            /** @description The dialogue the AI follows, at most 50 000 characters. */
             script: string;
+            /** @description The goal of the campaign, at most 5 000 characters. */
             purpose: string;
+            /** @description A link to information the AI can use, at most 2 000 characters. */
             knowledgeBase: string;
+            /** @description The scheduling integration reference (free text), at most 2 000 characters. */
             calendar: string;
+            /** @description The opening greeting of every call, at most 2 000 characters. */
             firstLine: string;
+            /** @description The call flow’s name, at most 200 characters; empty when none. */
+            flowName?: string;
+            /** @description Extra instructions for the AI, at most 20 000 characters; empty when none. */
+            systemPrompt?: string;
+            /** @description The emotional tone of the voice ("friendly", "formal", ...), at most 200 characters. */
             tone: string;
+            /** @description The longest a call may last, in minutes (1–120). */
+            maxCallTimeout?: number;
+            /** @description Hang up after this many seconds of silence (1–600). */
+            inactiveCallTimeout?: number;
+            /** @description Whether calls get a post-call analysis: a call outcome’s `analysis` is then checked against postCallAnalysisSchema. */
+            postCallAnalysis?: boolean;
+            /** @description The JSON Schema (a JSON object) a call’s analysis must satisfy when postCallAnalysis is true. */
             postCallAnalysisSchema: {
               [key: string]: unknown;
             };
-            flowName?: string;
-            systemPrompt?: string;
-            maxCallTimeout?: number;
-            inactiveCallTimeout?: number;
-            postCallAnalysis?: boolean;
-            /** @description An IANA time zone such as "Europe/Paris" or "UTC", known to the server’s time-zone database */
+            /** @description An IANA time zone such as "Europe/Paris". */
             timeZone?: string;
+            /** @description Whether the AI may deviate from the script. */
             isFreeflow?: boolean;
+            /** @description The visibility flag of the legacy interface, stored as given: only your account ever sees a campaign. */
             public?: boolean;
+            /** @description A sample reference, at most 200 characters; empty when none. */
             sampleSid?: string;
+            /** @description A free description, at most 5 000 characters; empty when none. */
             description?: string;
             totalCallTime: number;
             totalNumCall: number;
