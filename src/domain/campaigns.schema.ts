@@ -83,7 +83,7 @@ const voiceField = z
   .refine(isCatalogueVoice, 'unknown voice; get_supported_voices (GraphQL: voices) lists the valid voiceIds')
   .describe('A voiceId of the voice catalogue: GET /get_supported_voices lists them');
 
-/** In the legacy model's order, which is the order of the REST door's campaign body and of its 422s. */
+/** In the legacy model's order, which is the order of the REST door's campaign body. */
 export const CAMPAIGN_FIELDS = {
   title: field('text', 'title', textField(1, 200), 'The campaign’s name, 1–200 characters.'),
   voice: field(
@@ -216,9 +216,18 @@ type DataShape = { [K in RequiredName]: Fields[K]['schema'] } & {
   [K in OptionalName]: z.ZodOptional<Fields[K]['schema']>;
 };
 
+/**
+ * Required fields first, then the optional ones, each in declaration order: the order a 422 lists the problems of a
+ * body in, kept as the REST door has always answered.
+ */
+const VALIDATION_ORDER = [
+  ...CAMPAIGN_FIELD_NAMES.filter((name) => (CAMPAIGN_FIELDS[name] as CampaignField).default === undefined),
+  ...CAMPAIGN_FIELD_NAMES.filter((name) => (CAMPAIGN_FIELDS[name] as CampaignField).default !== undefined),
+];
+
 function dataShape(): DataShape {
   return Object.fromEntries(
-    CAMPAIGN_FIELD_NAMES.map((name) => {
+    VALIDATION_ORDER.map((name) => {
       const declared: CampaignField = CAMPAIGN_FIELDS[name];
       const schema = declared.schema.describe(declared.description);
       return [name, declared.default === undefined ? schema : schema.optional()];

@@ -107,6 +107,22 @@ describe('the doors', () => {
     expect(Object.keys(CAMPAIGN_DEFAULTS).length).toBeGreaterThan(5);
   });
 
+  it("a legacy body's 422 lists the required fields' problems first, then the optional ones (as it always has)", async () => {
+    const reply = await t.rest('POST', '/update_campaign', {
+      token,
+      body: {
+        campId: 'order',
+        campaignModelData: campaignModelData({ flowName: 'x'.repeat(201), tone: 'x'.repeat(201), title: '' }),
+      },
+    });
+    expect(reply.status, reply.text).toBe(422);
+    expect(reply.body.detail.map((problem: { loc: string[] }) => problem.loc.at(-1))).toEqual([
+      'title',
+      'tone',
+      'flowName',
+    ]);
+  });
+
   it('the OpenAPI description has every field, with its description, in the request and the answer', async () => {
     const doc = (await t.request('GET', '/api/v3/openapi.json')).body;
     const answer = doc.components.schemas.LegacyCampaign.properties;

@@ -1105,22 +1105,22 @@ export interface operations {
             calendar: string;
             /** @description The opening greeting of every call, at most 2 000 characters. */
             firstLine: string;
+            /** @description The emotional tone of the voice ("friendly", "formal", ...), at most 200 characters. */
+            tone: string;
+            /** @description The JSON Schema (a JSON object) a call’s analysis must satisfy when postCallAnalysis is true. */
+            postCallAnalysisSchema: {
+              [key: string]: unknown;
+            };
             /** @description The call flow’s name, at most 200 characters; empty when none. */
             flowName?: string;
             /** @description Extra instructions for the AI, at most 20 000 characters; empty when none. */
             systemPrompt?: string;
-            /** @description The emotional tone of the voice ("friendly", "formal", ...), at most 200 characters. */
-            tone: string;
             /** @description The longest a call may last, in minutes (1–120). */
             maxCallTimeout?: number;
             /** @description Hang up after this many seconds of silence (1–600). */
             inactiveCallTimeout?: number;
             /** @description Whether calls get a post-call analysis: a call outcome’s `analysis` is then checked against postCallAnalysisSchema. */
             postCallAnalysis?: boolean;
-            /** @description The JSON Schema (a JSON object) a call’s analysis must satisfy when postCallAnalysis is true. */
-            postCallAnalysisSchema: {
-              [key: string]: unknown;
-            };
             /** @description An IANA time zone such as "Europe/Paris". */
             timeZone?: string;
             /** @description Whether the AI may deviate from the script. */
