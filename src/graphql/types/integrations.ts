@@ -14,6 +14,7 @@ import {
   listIntegrations,
 } from '../../domain/integrations.js';
 import { builder, viewerOf } from '../builder.js';
+import type { Context } from '../context.js';
 import { AccountRef } from './account.js';
 import { payloadType, replacedBy } from '../payloads.js';
 
@@ -98,50 +99,20 @@ builder.objectField(AccountRef, 'integrations', (t) =>
   }),
 );
 
-for (const { kind, ref, input } of KINDS) {
-  builder.mutationFields((t) => ({
-    [kind.graphql.connect]: t.field({
-      type: ref,
-      deprecationReason: replacedBy(`${kind.kind}Connect`),
-      description: `Connects (or replaces) the ${displayName(kind)} integration.`,
-      args: { input: t.arg({ type: input, required: true, description: connectInput(kind) }) },
-      resolve: (_root, args, context) =>
-        connectIntegration(
-          context.db,
-          context.secrets,
-          viewerOf(context).id,
-          kind,
-          args.input as Record<string, unknown>,
-        ),
-    }),
-    [kind.graphql.disconnect]: t.boolean({
-      deprecationReason: replacedBy(`${kind.kind}Disconnect`),
-      description: `Deletes the stored ${displayName(kind)} credentials; NOT_FOUND when there are none.`,
-      resolve: async (_root, _args, context) => {
-        await disconnectIntegration(context.db, viewerOf(context).id, kind);
-        return true;
-      },
-    }),
-  }));
-}
-
-// The integration mutations of the convention (docs/graphql.md#mutations): `<kind>Connect(input:)` and
-// `<kind>Disconnect`, each answering the integration as it now stands. The ones above are deprecated aliases.
+// Per kind: `<kind>Connect(input:)` and `<kind>Disconnect`, answering the integration as it now stands
+// (docs/graphql.md#mutations), and the verb-first `connectX`/`updateTelephony` and `disconnectX: Boolean!` of before,
+// deprecated aliases running the same code.
 for (const { kind, ref, input } of KINDS) {
   const name = displayName(kind);
+  const connect = (context: Context, fields: unknown) =>
+    connectIntegration(context.db, context.secrets, viewerOf(context).id, kind, fields as Record<string, unknown>);
+  const disconnect = (context: Context) => disconnectIntegration(context.db, viewerOf(context).id, kind);
   builder.mutationFields((t) => ({
     [`${kind.kind}Connect`]: t.field({
       type: payloadType(`${kind.kind}Connect`, 'integration', ref, `The ${name} integration as it is now.`),
       description: `Connects (or replaces) the ${name} integration.`,
       args: { input: t.arg({ type: input, required: true, description: connectInput(kind) }) },
-      resolve: (_root, args, context) =>
-        connectIntegration(
-          context.db,
-          context.secrets,
-          viewerOf(context).id,
-          kind,
-          args.input as Record<string, unknown>,
-        ),
+      resolve: (_root, args, context) => connect(context, args.input),
     }),
     [`${kind.kind}Disconnect`]: t.field({
       type: payloadType(
@@ -152,8 +123,23 @@ for (const { kind, ref, input } of KINDS) {
       ),
       description: `Deletes the stored ${name} credentials; NOT_FOUND when there are none.`,
       resolve: async (_root, _args, context) => {
-        await disconnectIntegration(context.db, viewerOf(context).id, kind);
+        await disconnect(context);
         return NOT_CONNECTED;
+      },
+    }),
+    [kind.graphql.connect]: t.field({
+      type: ref,
+      deprecationReason: replacedBy(`${kind.kind}Connect`),
+      description: `Connects (or replaces) the ${name} integration.`,
+      args: { input: t.arg({ type: input, required: true, description: connectInput(kind) }) },
+      resolve: (_root, args, context) => connect(context, args.input),
+    }),
+    [kind.graphql.disconnect]: t.boolean({
+      deprecationReason: replacedBy(`${kind.kind}Disconnect`),
+      description: `Deletes the stored ${name} credentials; NOT_FOUND when there are none.`,
+      resolve: async (_root, _args, context) => {
+        await disconnect(context);
+        return true;
       },
     }),
   }));
