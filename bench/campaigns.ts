@@ -8,6 +8,7 @@
 // With DATABASE_URL=postgres://… it runs on a fresh PostgreSQL database made (and dropped) there, against a raw
 // baseline of prepared `pg` statements, and also reports PostgreSQL's own CPU µs per request.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,9 +44,13 @@ const env = {
 const ALL_FIELDS = `id campId title voiceId language script purpose knowledgeBase calendar firstLine flowName systemPrompt
   tone maxCallTimeout inactiveCallTimeout postCallAnalysis postCallAnalysisSchema timeZone isFreeflow public sampleSid
   description status creationDate updatedAt`;
-const GRAPHQL_BODY = JSON.stringify({
-  query: `query BenchCampaigns { campaigns(first: ${CAMPAIGNS}) { edges { node { ${ALL_FIELDS} } } } }`,
-});
+const GRAPHQL_QUERY = `query BenchCampaigns { campaigns(first: ${CAMPAIGNS}) { edges { node { ${ALL_FIELDS} } } } }`;
+const GRAPHQL_BODY = JSON.stringify({ query: GRAPHQL_QUERY });
+/** The same operation as an automatic persisted query: its hash alone, by GET (README "Persisted operations"). */
+const APQ_EXTENSIONS = {
+  persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(GRAPHQL_QUERY).digest('hex') },
+};
+const APQ_URL = `/graphql?${new URLSearchParams({ extensions: JSON.stringify(APQ_EXTENSIONS) })}`;
 
 async function seed(): Promise<{ token: string; accountId: string }> {
   const app = await createApp(loadConfig({ ...env, LOG_LEVEL: 'silent' }), { worker: false });
@@ -187,9 +192,15 @@ async function target(
   script: string,
   extraEnv: Record<string, string>,
   options: autocannon.Options,
+  /** A request sent once before measuring (an APQ registration). */
+  prime?: { path: string; init: RequestInit },
 ): Promise<Result> {
   const { child, base } = await startServer(script, extraEnv);
   try {
+    if (prime) {
+      const primed = await fetch(`${base}${prime.path}`, prime.init);
+      if (!primed.ok) throw new Error(`${name}: priming answered ${primed.status}`);
+    }
     return await measure(name, child.pid ?? 0, { ...options, url: `${base}${String(options.url)}` });
   } finally {
     child.kill('SIGTERM');
@@ -223,6 +234,31 @@ async function main(): Promise<void> {
         headers: { ...auth, 'content-type': 'application/json' },
         body: GRAPHQL_BODY,
       }),
+      await target(
+        'the same, persisted operations off',
+        'dist/src/main.js',
+        { ...ours, PERSISTED_OPERATIONS: 'off' },
+        {
+          url: '/graphql',
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: GRAPHQL_BODY,
+        },
+      ),
+      await target(
+        'the same by its APQ hash (GET)',
+        'dist/src/main.js',
+        ours,
+        { url: APQ_URL, headers: auth },
+        {
+          path: '/graphql',
+          init: {
+            method: 'POST',
+            headers: { ...auth, 'content-type': 'application/json' },
+            body: JSON.stringify({ query: GRAPHQL_QUERY, extensions: APQ_EXTENSIONS }),
+          },
+        },
+      ),
     ];
     const base = results[0]?.rps ?? 1;
     console.log(

@@ -10,6 +10,7 @@ import * as m0007 from './0007_meetings.js';
 import * as m0008 from './0008_social_messages.js';
 import * as m0009 from './0009_webhooks.js';
 import * as m0010 from './0010_token_version.js';
+import * as m0011 from './0011_persisted_queries.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0008_social_messages': m0008,
   '0009_webhooks': m0009,
   '0010_token_version': m0010,
+  '0011_persisted_queries': m0011,
 };

@@ -2,7 +2,7 @@
 // list and for each command (exit 0); an unknown command or a missing or unknown option is a usage error (exit 2);
 // a failure the operator can fix is one line (src/startup-errors.ts, exit 1).
 import './node-version.js';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Config, loadConfig } from './config.js';
@@ -12,6 +12,7 @@ import { signUp } from './domain/accounts.js';
 import { signUpSchema } from './domain/accounts.schema.js';
 import { loadVoiceCatalogue } from './domain/voices.js';
 import { seedDemo } from './demo.js';
+import { buildManifest, MANIFEST_FILE } from './graphql/persisted-manifest.js';
 import { printSortedSchema } from './graphql/schema.js';
 import { describeStartupFailure, type StartupSettings } from './startup-errors.js';
 
@@ -76,6 +77,15 @@ const commands: Record<string, Command> = {
     run: async () => {
       writeFileSync(SCHEMA_FILE, printSortedSchema());
       console.log(`wrote ${SCHEMA_FILE}`);
+    },
+  },
+  'persisted:manifest': {
+    summary: `write the trusted documents of PERSISTED_OPERATIONS=only to ${MANIFEST_FILE} (npm run schema)`,
+    usage: 'persisted:manifest',
+    run: async () => {
+      const manifest = buildManifest(readFileSync('README.md', 'utf8'));
+      writeFileSync(MANIFEST_FILE, `${JSON.stringify(manifest, null, 2)}\n`);
+      console.log(`wrote ${MANIFEST_FILE} (${Object.keys(manifest).length} documents)`);
     },
   },
   'seed:demo': {

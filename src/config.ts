@@ -61,6 +61,12 @@ const envSchema = z.object({
   LOGIN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   /** log2 of scrypt's N for new password hashes (14 = 16384, ~50 ms here); tests lower it to stay fast. */
   PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(20).default(14),
+  /** `apq`: automatic persisted queries; `only`: trusted documents, from the manifest; `off` (README "Persisted operations"). */
+  PERSISTED_OPERATIONS: z.enum(['apq', 'only', 'off']).default('apq'),
+  /** The trusted documents of `PERSISTED_OPERATIONS=only`: a JSON object of SHA-256 hash → document. */
+  PERSISTED_OPERATIONS_MANIFEST: z.string().min(1).default('schema/persisted-operations.json'),
+  /** At most this many automatic persisted queries are stored; the oldest go first. */
+  APQ_MAX_QUERIES: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SECRETS_FILE: z.string().default('./data/secrets.json'),
 });

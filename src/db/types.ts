@@ -35,6 +35,13 @@ export type CampaignsTable = CampaignColumns & {
   updated_at: string;
 };
 
+export interface PersistedQueriesTable {
+  /** The SHA-256 of `query`, hex. */
+  hash: string;
+  query: string;
+  created_at: string;
+}
+
 export interface TextPipelinesTable {
   account_id: string;
   camp_id: string;
@@ -167,4 +174,5 @@ export interface Database {
   webhook_campaigns: WebhookCampaignsTable;
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  persisted_queries: PersistedQueriesTable;
 }

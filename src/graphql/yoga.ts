@@ -14,6 +14,7 @@ import { UNKNOWN_CLIENT } from '../http/client-address.js';
 import { noteErrorCode } from '../http/request-context.js';
 import { authenticateRequest, type Context, type Services } from './context.js';
 import { GRAPHIQL_DEFAULT_QUERY, withTokenFromLogin } from './graphiql.js';
+import { persistedOperationPlugins } from './persisted-operations.js';
 import { requestShapeLimits } from './request-limits.js';
 import { variableErrors } from './variable-errors.js';
 import { schema } from './schema.js';
@@ -176,6 +177,8 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
     maskedErrors: { maskError: (error, message, isDev) => maskDomainErrors(services, error, message, isDev) },
     logging: yogaLogger(services.logger),
     plugins: [
+      // First: a persisted operation's document is in place before anything reads or limits it.
+      ...persistedOperationPlugins(services),
       ...armor(),
       deepNestingIsAParseError,
       requestShapeLimits(),

@@ -74,9 +74,11 @@ async function acquirePostgresDatabase(base: string): Promise<{ url: string; rel
   if (!run) throw new Error('TEST_RUN_ID is not set: run the tests through vitest (test/global-setup.ts)');
   let name = idleDatabases.pop();
   if (name) {
-    // Everything but the reference data belongs to an account and goes with it (foreign keys cascade); a few rows
-    // are quicker to delete than to truncate.
-    await withClient(databaseUrl(base, name), (client) => client.query('delete from accounts'));
+    // Everything but the reference data belongs to an account and goes with it (foreign keys cascade), except the
+    // persisted queries, which are shared by all; a few rows are quicker to delete than to truncate.
+    await withClient(databaseUrl(base, name), (client) =>
+      client.query('delete from accounts; delete from persisted_queries'),
+    );
   } else {
     name = `t_${run}_${randomBytes(6).toString('hex')}`;
     const created = name;
