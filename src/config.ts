@@ -65,6 +65,8 @@ const envSchema = z.object({
   PERSISTED_OPERATIONS: z.enum(['apq', 'only', 'off']).default('apq'),
   /** The trusted documents of `PERSISTED_OPERATIONS=only`: a JSON object of SHA-256 hash → document. */
   PERSISTED_OPERATIONS_MANIFEST: z.string().min(1).default('schema/persisted-operations.json'),
+  /** @defer and @stream on queries (README "Incremental delivery"). */
+  INCREMENTAL_DELIVERY: booleanFlag.default(true),
   /** At most this many automatic persisted queries are stored; the oldest go first. */
   APQ_MAX_QUERIES: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

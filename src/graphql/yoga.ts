@@ -5,6 +5,7 @@ import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { useGraphQlJit } from '@envelop/graphql-jit';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { PothosValidationError } from '@pothos/core';
 import { GraphQLError, getOperationAST, OperationTypeNode } from 'graphql';
 import { createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
@@ -14,6 +15,7 @@ import { UNKNOWN_CLIENT } from '../http/client-address.js';
 import { noteErrorCode } from '../http/request-context.js';
 import { authenticateRequest, type Context, type Services } from './context.js';
 import { GRAPHIQL_DEFAULT_QUERY, withTokenFromLogin } from './graphiql.js';
+import { limitIncrementalDirectives, usesIncrementalDelivery } from './incremental-delivery.js';
 import { persistedOperationPlugins } from './persisted-operations.js';
 import { requestShapeLimits } from './request-limits.js';
 import { variableErrors } from './variable-errors.js';
@@ -188,12 +190,16 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
       // door's prepared documents hand it the same DocumentNode each time. Mutations and subscriptions keep
       // graphql-js's executor: graphql-jit coerces input-object variables differently (it does not apply input
       // field defaults, and turns absent fields into nulls, graphql-jit#142 and #230), and a patch must tell the two apart.
+      // A query with @defer or @stream runs on graphql-js's executor too (graphql-jit knows neither).
       useGraphQlJit(
         {},
         {
-          enableIf: (args) => getOperationAST(args.document, args.operationName)?.operation === OperationTypeNode.QUERY,
+          enableIf: (args) =>
+            getOperationAST(args.document, args.operationName)?.operation === OperationTypeNode.QUERY &&
+            !usesIncrementalDelivery(args.document),
         },
       ),
+      ...(services.config.INCREMENTAL_DELIVERY ? [useDeferStream(), limitIncrementalDirectives] : []),
       ...plugins,
     ],
     // The REST door authenticates before validating (as FastAPI does) and passes the result in.

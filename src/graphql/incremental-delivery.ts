@@ -1,0 +1,55 @@
+// @defer and @stream (README "Incremental delivery"), by yoga's defer-stream plugin: a query may defer fragments and
+// stream list items; the answer comes in parts, over multipart/mixed or SSE (text/event-stream). graphql-jit knows
+// neither directive, so a document that uses one runs on graphql-js's executor (the one yoga's plugin drives).
+import {
+  BREAK,
+  type DirectiveNode,
+  type DocumentNode,
+  GraphQLError,
+  Kind,
+  type ValidationContext,
+  visit,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+
+const INCREMENTAL = new Set(['defer', 'stream']);
+const usesByDocument = new WeakMap<DocumentNode, boolean>();
+
+/** Whether a document uses @defer or @stream; remembered per parsed document (yoga caches those). */
+export function usesIncrementalDelivery(document: DocumentNode): boolean {
+  const known = usesByDocument.get(document);
+  if (known !== undefined) return known;
+  let uses = false;
+  visit(document, {
+    [Kind.DIRECTIVE](node) {
+      if (!INCREMENTAL.has(node.name.value)) return undefined;
+      uses = true;
+      return BREAK;
+    },
+  });
+  usesByDocument.set(document, uses);
+  return uses;
+}
+
+/** At most this many @defer and @stream in one document (README "Limits"): each is a part of the answer. */
+export const MAX_INCREMENTAL_DIRECTIVES = 20;
+
+/** Refuses a document with more than MAX_INCREMENTAL_DIRECTIVES @defer/@stream, before anything runs. */
+export const limitIncrementalDirectives: Plugin = {
+  onValidate({ addValidationRule }) {
+    addValidationRule((context: ValidationContext) => {
+      let count = 0;
+      return {
+        Directive(node: DirectiveNode) {
+          if (!INCREMENTAL.has(node.name.value) || ++count !== MAX_INCREMENTAL_DIRECTIVES + 1) return;
+          context.reportError(
+            new GraphQLError(
+              `At most ${MAX_INCREMENTAL_DIRECTIVES} @defer and @stream directives may be used in one document.`,
+              { nodes: [node], extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } },
+            ),
+          );
+        },
+      };
+    });
+  },
+};
