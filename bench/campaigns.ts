@@ -257,6 +257,17 @@ async function main(): Promise<void> {
         },
       ),
       await target(
+        'the same, metrics off',
+        'dist/src/main.js',
+        { ...ours, METRICS: 'false' },
+        {
+          url: '/graphql',
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: GRAPHQL_BODY,
+        },
+      ),
+      await target(
         'the same by its APQ hash (GET)',
         'dist/src/main.js',
         ours,

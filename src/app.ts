@@ -21,6 +21,8 @@ import { connectRedis } from './redis.js';
 import { createRateLimits } from './security/rate-limits.js';
 import { createDocs } from './rest/docs.js';
 import { createRestRouter } from './rest/router.js';
+import { createMetrics } from './http/metrics.js';
+import { countPendingDeliveries } from './domain/deliveries.js';
 import { routes } from './rest/routes.js';
 import { createSecretBox } from './security/secrets.js';
 import { createTokenIssuer } from './security/tokens.js';
@@ -83,7 +85,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       redis?.publish ?? null,
     ),
   };
-  const yoga = createGraphQLServer(services, options.plugins);
+  const metrics = createMetrics(config, {
+    pendingDeliveries: () => countPendingDeliveries(database.db),
+    openStreams: () => services.streams.open,
+  });
+  const yoga = createGraphQLServer(services, [
+    ...(config.METRICS ? [metrics.yogaPlugin()] : []),
+    ...(options.plugins ?? []),
+  ]);
   const rest = createRestRouter(yoga, services, routes);
   const docs = createDocs(routes);
   const worker =
@@ -98,6 +107,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
           timeoutMs: config.WEBHOOK_TIMEOUT_SECONDS * 1000,
           allowPrivate: config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
           availability,
+          onAttempt: (outcome) => metrics.deliveryAttempt(outcome),
           ...options.worker,
         });
   // After a commit that raised events: live subscribers hear of them, and the worker looks for deliveries at once.
@@ -112,6 +122,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     docs,
     rest,
     yoga,
+    metrics,
   });
   const app: App = {
     yoga,

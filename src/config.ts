@@ -65,6 +65,9 @@ const envSchema = z.object({
   PERSISTED_OPERATIONS: z.enum(['apq', 'only', 'off']).default('apq'),
   /** The trusted documents of `PERSISTED_OPERATIONS=only`: a JSON object of SHA-256 hash → document. */
   PERSISTED_OPERATIONS_MANIFEST: z.string().min(1).default('schema/persisted-operations.json'),
+  /** Prometheus metrics at /metrics (README "Metrics"); with METRICS_TOKEN, only for `Authorization: Bearer <it>`. */
+  METRICS: booleanFlag.default(true),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** @defer and @stream on queries (README "Incremental delivery"). */
   INCREMENTAL_DELIVERY: booleanFlag.default(true),
   /** At most this many automatic persisted queries are stored; the oldest go first. */
@@ -93,7 +96,9 @@ export function maskUrl(value: string): string {
 
 /** A setting's value as an error message may show it: quoted, secrets hidden, URL passwords masked. */
 const shownValue = (name: string, value: string) =>
-  name === 'JWT_SECRET' || name === 'SECRETS_KEY' ? '(hidden)' : JSON.stringify(maskUrl(value));
+  name === 'JWT_SECRET' || name === 'SECRETS_KEY' || name === 'METRICS_TOKEN'
+    ? '(hidden)'
+    : JSON.stringify(maskUrl(value));
 
 /** Parses the environment; throws ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, warn: (m: string) => void = console.warn): Config {

@@ -387,3 +387,13 @@ export async function disableWebhook(
     .where('webhook_id', '=', webhookId)
     .execute();
 }
+
+/** Deliveries waiting to be sent or retried, across accounts: the outbox backlog (README "Metrics"). */
+export async function countPendingDeliveries(db: Kysely<Database>): Promise<number> {
+  const { count } = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}

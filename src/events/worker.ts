@@ -38,6 +38,8 @@ export interface DeliveryWorkerOptions {
   concurrency?: number;
   /** The worker's idea of now, in ms (tests move it forward to reach scheduled retries). */
   clock?: () => number;
+  /** Told each recorded attempt's outcome (metrics): delivered, retry (to be tried again) or failed (given up). */
+  onAttempt?: (outcome: 'delivered' | 'retry' | 'failed') => void;
 }
 
 export interface DeliveryWorker {
@@ -147,6 +149,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       );
     }
     await recordAttempt(db, lease, delivery.deliveryId, outcome);
+    options.onAttempt?.(outcome.ok ? 'delivered' : outcome.retryAt === null ? 'failed' : 'retry');
   }
 
   function track(delivery: ClaimedDelivery): void {

@@ -12,7 +12,15 @@ import { clientAddressOf } from './client-address.js';
 import { HEALTH_PATHS } from './health.js';
 import { bodyBudgetResponse, rateLimitResponse, tenantOf } from './rate-limit.js';
 import { refuse } from './refusal.js';
-import { currentErrorCodes, loggablePath, requestIdFor, runWithRequestId } from './request-context.js';
+import { METRICS_PATH, type Metrics } from './metrics.js';
+import {
+  currentErrorCodes,
+  currentRoute,
+  loggablePath,
+  noteRoute,
+  requestIdFor,
+  runWithRequestId,
+} from './request-context.js';
 
 export interface Doors {
   services: Services;
@@ -20,6 +28,24 @@ export interface Doors {
   docs: DocsHandler;
   rest: RestHandler;
   yoga: Yoga;
+  metrics: Metrics;
+}
+
+/** Which door a path goes through (a metrics label). */
+function doorOf(pathname: string): string {
+  if (pathname === REST_PREFIX || pathname.startsWith(`${REST_PREFIX}/`)) return 'rest';
+  if (pathname === '/graphql') return 'graphql';
+  if (HEALTH_PATHS.has(pathname)) return 'health';
+  if (pathname === METRICS_PATH) return 'metrics';
+  return 'other';
+}
+
+/** The route label: the REST route template the router matched, or the door's one path (never a raw path). */
+function routeOf(door: string, pathname: string): string {
+  const matched = currentRoute();
+  if (matched) return matched;
+  if (door === 'rest') return 'unmatched';
+  return door === 'other' ? 'other' : pathname;
 }
 
 /** yoga answers a few refusals (415, 405) with an empty body; clients get a JSON error like everywhere else. */
@@ -46,6 +72,7 @@ export function createDoors({
   docs,
   rest,
   yoga,
+  metrics,
 }: Doors): (request: Request, socketAddress?: string) => Promise<Response> {
   const { logger } = services;
 
@@ -57,6 +84,8 @@ export function createDoors({
     const tenant = tenantOf(services, received, clientAddress);
     const limited = await rateLimitResponse(services, tenant, isRest);
     if (limited) return limited;
+    // Scraped by Prometheus, rate limited as any request (a scrape counts the outbox backlog).
+    if (url.pathname === METRICS_PATH && received.method === 'GET') return metrics.serve(received);
     const request = await limitBody(received, isRest);
     if (request instanceof Response) return request;
     const bytes = Number(request.headers.get('content-length') ?? 0);
@@ -69,7 +98,10 @@ export function createDoors({
     if (isRest) {
       if (request.method === 'GET') {
         const page = await docs(url.pathname);
-        if (page) return page;
+        if (page) {
+          noteRoute(url.pathname);
+          return page;
+        }
       }
       try {
         return await rest(request, url, clientAddress);
@@ -99,6 +131,15 @@ export function createDoors({
       // The one line per request. Client mistakes (4xx, GraphQL error codes) are told here, at info, without
       // stacks; only the unexpected is logged at error, with its stack, where it happens.
       const errors = currentErrorCodes();
+      const door = doorOf(url.pathname);
+      metrics.observeRequest(
+        door,
+        routeOf(door, url.pathname),
+        request.method,
+        response.status,
+        (performance.now() - started) / 1000,
+      );
+      if (errors) metrics.countErrors(door, errors);
       logger.info(
         {
           method: request.method,

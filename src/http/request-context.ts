@@ -7,6 +7,8 @@ interface RequestState {
   requestId: string;
   /** The error codes of the GraphQL errors answered, for the request's access-log line. */
   errorCodes?: string[];
+  /** The REST route template the request matched (a bounded metrics label, never the raw path). */
+  route?: string;
 }
 
 const storage = new AsyncLocalStorage<RequestState>();
@@ -36,6 +38,16 @@ export function noteErrorCode(code: string): void {
 
 export function currentErrorCodes(): string[] | undefined {
   return storage.getStore()?.errorCodes;
+}
+
+/** Notes the route template the request matched (README "Metrics"). */
+export function noteRoute(template: string): void {
+  const state = storage.getStore();
+  if (state) state.route = template;
+}
+
+export function currentRoute(): string | undefined {
+  return storage.getStore()?.route;
 }
 
 /**

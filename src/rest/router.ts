@@ -24,6 +24,7 @@ import type { RestRoute } from './route.js';
 import { MAX_BODY_BYTES } from '../http/body-limit.js';
 import { jsonTextTooDeepAt } from '../validation/json-limits.js';
 import { UNKNOWN_CLIENT } from '../http/client-address.js';
+import { noteRoute } from '../http/request-context.js';
 
 export const REST_PREFIX = '/api/v3';
 
@@ -165,6 +166,7 @@ export function createRestRouter(yoga: Yoga, services: Services, routes: readonl
       return detailResponse(405, 'Method Not Allowed', { allow });
     }
     const { route, document, params } = found;
+    noteRoute(`${REST_PREFIX}${route.path}`);
 
     // As FastAPI resolves the security dependency first, a missing or bad token wins over a bad body.
     const auth = route.auth

@@ -1,0 +1,171 @@
+// Prometheus metrics at /metrics (README "Metrics"), with prom-client and yoga's Prometheus plugin:
+// - GraphQL phase durations (parse, validate, context, execute, subscribe) and whole-operation durations, as
+//   histograms by operation name and type (yoga/envelop plugin);
+// - every HTTP request by door, route, method and status (REST by its legacy path template), and errors by code;
+// - webhook deliveries: the outbox backlog and each attempt's outcome; live subscription streams;
+// - the process (CPU, memory, event-loop lag, GC), from prom-client.
+// Every label takes values from a bounded set: operation names are client text, so only the first
+// MAX_OPERATION_NAMES distinct ones get their own label value; the rest are counted as "other".
+import { timingSafeEqual } from 'node:crypto';
+import { createHistogram, usePrometheus } from '@graphql-yoga/plugin-prometheus';
+import type { Plugin } from 'graphql-yoga';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Config } from '../config.js';
+
+export const METRICS_PATH = '/metrics';
+export const MAX_OPERATION_NAMES = 100;
+const OTHER = 'other';
+
+/** Client-chosen label values, bounded: the first `max` distinct ones are kept, the rest are OTHER. */
+export function boundedLabel(max: number): (value: string | undefined) => string {
+  const seen = new Set<string>();
+  return (value) => {
+    const label = value ?? '';
+    if (seen.has(label)) return label;
+    if (seen.size >= max) return OTHER;
+    seen.add(label);
+    return label;
+  };
+}
+
+export interface MetricsSources {
+  /** Deliveries waiting to be sent or retried (the outbox backlog). */
+  pendingDeliveries(): Promise<number>;
+  /** Live subscription streams open on this instance. */
+  openStreams(): number;
+}
+
+export type DeliveryOutcome = 'delivered' | 'retry' | 'failed';
+
+export interface Metrics {
+  registry: Registry;
+  /** yoga's Prometheus plugin on this registry, with bounded operation names. */
+  yogaPlugin(): Plugin;
+  /** One finished HTTP request: `route` is a bounded label (a template, never a raw path). */
+  observeRequest(door: string, route: string, method: string, status: number, seconds: number): void;
+  /** The error codes a request answered with (both doors). */
+  countErrors(door: string, codes: readonly string[]): void;
+  deliveryAttempt(outcome: DeliveryOutcome): void;
+  /** The /metrics answer: 404 when METRICS is off, 401 without the METRICS_TOKEN when one is set. */
+  serve(request: Request): Promise<Response>;
+}
+
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+function tokenMatches(header: string | null, token: string): boolean {
+  const given = Buffer.from(header?.startsWith('Bearer ') ? header.slice(7) : '');
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+export function createMetrics(config: Pick<Config, 'METRICS' | 'METRICS_TOKEN'>, sources: MetricsSources): Metrics {
+  const registry = new Registry();
+  if (config.METRICS) collectDefaultMetrics({ register: registry });
+
+  const http = new Histogram({
+    name: 'gateway_http_request_duration_seconds',
+    help: 'HTTP requests by door (graphql, rest, health, other), route, method and status',
+    labelNames: ['door', 'route', 'method', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const errors = new Counter({
+    name: 'gateway_errors_total',
+    help: 'Errors answered, by door and code (BAD_USER_INPUT, UNAUTHENTICATED, NOT_FOUND, ...)',
+    labelNames: ['door', 'code'] as const,
+    registers: [registry],
+  });
+  const deliveries = new Counter({
+    name: 'gateway_webhook_delivery_attempts_total',
+    help: 'Webhook delivery attempts by outcome: delivered, retry (to be tried again), failed (given up)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'gateway_webhook_deliveries_pending',
+    help: 'Webhook deliveries waiting to be sent or retried (the outbox backlog)',
+    registers: [registry],
+    async collect() {
+      this.set(await sources.pendingDeliveries());
+    },
+  });
+  new Gauge({
+    name: 'gateway_live_streams',
+    help: 'Live subscription streams open on this instance',
+    registers: [registry],
+    collect() {
+      this.set(sources.openStreams());
+    },
+  });
+  const errorCodes = boundedLabel(50);
+
+  function yogaPlugin(): Plugin {
+    const operationName = boundedLabel(MAX_OPERATION_NAMES);
+    const labels = (params: { operationName?: string; operationType?: string }) => ({
+      operationName: operationName(params.operationName),
+      operationType: params.operationType ?? '',
+    });
+    const phase = <P extends string>(name: string, help: string, phases: [P, ...P[]]) =>
+      createHistogram({
+        registry,
+        histogram: { name, help, labelNames: ['operationName', 'operationType'] as const },
+        fillLabelsFn: labels,
+        phases,
+      });
+    return usePrometheus({
+      registry,
+      endpoint: false,
+      skipIntrospection: true,
+      metrics: {
+        graphql_envelop_phase_parse: phase('graphql_envelop_phase_parse', 'Time to parse a document', ['parse']),
+        graphql_envelop_phase_validate: phase('graphql_envelop_phase_validate', 'Time to validate a document', [
+          'validate',
+        ]),
+        graphql_envelop_phase_context: phase('graphql_envelop_phase_context', 'Time to build the context', ['context']),
+        graphql_envelop_phase_execute: phase('graphql_envelop_phase_execute', 'Time to execute an operation', [
+          'execute',
+        ]),
+        graphql_envelop_phase_subscribe: phase('graphql_envelop_phase_subscribe', 'Time to set up a subscription', [
+          'subscribe',
+        ]),
+        graphql_envelop_request_duration: phase(
+          'graphql_envelop_request_duration',
+          'Time of a whole operation, parse to result',
+          ['execute', 'subscribe'],
+        ),
+        // Left out: per-request counters and summaries that repeat the histograms, the HTTP histogram (ours covers
+        // both doors), and the error and deprecated-field counters (their labels include field paths: unbounded).
+        graphql_envelop_request: false,
+        graphql_envelop_request_time_summary: false,
+        graphql_envelop_error_result: false,
+        graphql_envelop_deprecated_field: false,
+        graphql_envelop_schema_change: false,
+        graphql_yoga_http_duration: false,
+      },
+    });
+  }
+
+  return {
+    registry,
+    yogaPlugin,
+    observeRequest(door, route, method, status, seconds) {
+      http.observe(
+        { door, route, method: KNOWN_METHODS.has(method) ? method : OTHER, status: String(status) },
+        seconds,
+      );
+    },
+    countErrors(door, codes) {
+      for (const code of codes) errors.inc({ door, code: errorCodes(code) });
+    },
+    deliveryAttempt(outcome) {
+      deliveries.inc({ outcome });
+    },
+    async serve(request) {
+      if (!config.METRICS) return new Response('Not Found', { status: 404 });
+      if (config.METRICS_TOKEN && !tokenMatches(request.headers.get('authorization'), config.METRICS_TOKEN)) {
+        return new Response('Unauthorized', { status: 401, headers: { 'www-authenticate': 'Bearer' } });
+      }
+      return new Response(await registry.metrics(), { headers: { 'content-type': registry.contentType } });
+    },
+  };
+}
