@@ -22,6 +22,7 @@ import { createRateLimits } from './security/rate-limits.js';
 import { createDocs } from './rest/docs.js';
 import { createRestRouter } from './rest/router.js';
 import { createMetrics } from './http/metrics.js';
+import { createWebSocketDoor, type WebSocketDoor } from './http/websockets.js';
 import { countPendingDeliveries } from './domain/deliveries.js';
 import { routes } from './rest/routes.js';
 import { createSecretBox } from './security/secrets.js';
@@ -31,6 +32,8 @@ export interface App {
   /** `client.address`: the socket's peer address (absent for in-process calls). */
   fetch(request: Request, client?: { address?: string }): Promise<Response>;
   yoga: Yoga;
+  /** GraphQL over WebSocket (graphql-transport-ws) on /graphql: the HTTP server hands it upgrade requests. */
+  websockets: WebSocketDoor;
   database: DatabaseHandle;
   /** Set when shutdown begins: /readyz answers 503 so load balancers stop sending requests. */
   draining: boolean;
@@ -88,12 +91,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const metrics = createMetrics(config, {
     pendingDeliveries: () => countPendingDeliveries(database.db),
     openStreams: () => services.streams.open,
+    openWebSockets: () => websockets.open,
   });
   const yoga = createGraphQLServer(services, [
     ...(config.METRICS ? [metrics.yogaPlugin()] : []),
     ...(options.plugins ?? []),
   ]);
   const rest = createRestRouter(yoga, services, routes);
+  const websockets = createWebSocketDoor(yoga, services);
   const docs = createDocs(routes);
   const worker =
     options.worker === false
@@ -126,14 +131,17 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   const app: App = {
     yoga,
+    websockets,
     database,
     draining: false,
     drain() {
       app.draining = true;
+      websockets.closeAll();
       services.streams.closeAll();
     },
     fetch: (request, client) => doors(request, client?.address),
     async close() {
+      websockets.closeAll();
       stopListening();
       await worker?.stop();
       await Promise.all(

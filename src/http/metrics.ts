@@ -31,8 +31,10 @@ export function boundedLabel(max: number): (value: string | undefined) => string
 export interface MetricsSources {
   /** Deliveries waiting to be sent or retried (the outbox backlog). */
   pendingDeliveries(): Promise<number>;
-  /** Live subscription streams open on this instance. */
+  /** Live streams open on this instance (each bound to its token's lifetime). */
   openStreams(): number;
+  /** WebSocket connections open on this instance. */
+  openWebSockets(): number;
 }
 
 export type DeliveryOutcome = 'delivered' | 'retry' | 'failed';
@@ -91,10 +93,18 @@ export function createMetrics(config: Pick<Config, 'METRICS' | 'METRICS_TOKEN'>,
   });
   new Gauge({
     name: 'gateway_live_streams',
-    help: 'Live subscription streams open on this instance',
+    help: 'Live streams open on this instance, each ended with its token: SSE and WebSocket subscriptions, WebSocket connections',
     registers: [registry],
     collect() {
       this.set(sources.openStreams());
+    },
+  });
+  new Gauge({
+    name: 'gateway_websocket_connections',
+    help: 'GraphQL WebSocket connections open on this instance',
+    registers: [registry],
+    collect() {
+      this.set(sources.openWebSockets());
     },
   });
   const errorCodes = boundedLabel(50);

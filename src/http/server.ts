@@ -40,6 +40,8 @@ export function createHttpServer(app: App): HttpServer {
     withReasonPhrase(res);
     void adapter(req, res);
   });
+  // GraphQL over WebSocket on /graphql (graphql-transport-ws); other upgrades are refused.
+  server.on('upgrade', (req, socket, head) => app.websockets.handleUpgrade(req, socket, head));
   // Idle keep-alive connections end on their own this long after their last response.
   server.keepAliveTimeout = 5000;
 

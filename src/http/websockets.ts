@@ -1,0 +1,175 @@
+// GraphQL over WebSocket (README "Subscriptions over WebSocket"): the graphql-transport-ws protocol (graphql-ws), on
+// /graphql beside SSE, running operations through yoga's enveloped pipeline (the same context, limits, masking and
+// resolvers; subscriptions use the same Redis fan-out). The bearer token comes in `connection_init`
+// (`{"authorization": "Bearer <token>"}`); a connection ends (close 4403) when that token expires or is revoked,
+// and (1001) when the server shuts down. At most MAX_CONNECTIONS_PER_ACCOUNT connections per account and
+// MAX_SUBSCRIPTIONS_PER_CONNECTION operations at once per connection.
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { type ExecutionArgs, GraphQLError } from 'graphql';
+import { CloseCode, type OperationResult } from 'graphql-ws';
+import { useServer } from 'graphql-ws/use/ws';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { AUTH_FAILURE_MESSAGES, authenticateRequest, type Services } from '../graphql/context.js';
+import type { Yoga } from '../graphql/yoga.js';
+import type { Account } from '../domain/accounts.js';
+import { clientAddressOf } from './client-address.js';
+
+export const MAX_CONNECTIONS_PER_ACCOUNT = 10;
+export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 20;
+/** A client message (a subscribe with its document and variables) is at most this big. */
+const MAX_MESSAGE_BYTES = 64 * 1024;
+/** Close codes of our own (4400–4499 are the application's under graphql-ws). */
+export const CLOSE_TOKEN_ENDED = 4403;
+export const CLOSE_TOO_MANY_CONNECTIONS = 4429;
+
+export interface WebSocketDoor {
+  /** For node:http's `upgrade` event: takes /graphql upgrades of the graphql-transport-ws protocol. */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Shutdown: every connection closes (1001) and no new one is taken. */
+  closeAll(): void;
+  readonly open: number;
+}
+
+interface ConnectionState {
+  viewer: Account;
+  tokenExpiresAt: number | undefined;
+  clientAddress: string;
+  /** Ends the watch on the token's lifetime (when the socket closes first). */
+  stopWatching(): void;
+}
+
+/** Never yields: bound to a token's lifetime (services.streams), it ends when the token does. */
+const forever: AsyncIterable<never> = {
+  [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<never>>(() => undefined) }),
+};
+
+export function createWebSocketDoor(yoga: Yoga, services: Services): WebSocketDoor {
+  const server = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  const states = new WeakMap<WebSocket, ConnectionState>();
+  const perAccount = new Map<string, number>();
+  let closing = false;
+
+  /** Closes the socket when its token expires or is revoked (4403), or at shutdown (1001). */
+  function watchLifetime(socket: WebSocket, viewer: Account, expiresAt: number | undefined): () => void {
+    const lifetime = services.streams
+      .bound(forever, { accountId: viewer.id, tokenVersion: viewer.tokenVersion, expiresAt })
+      [Symbol.asyncIterator]();
+    let watching = true;
+    void lifetime.next().then(() => {
+      if (!watching) return;
+      watching = false;
+      if (closing) socket.close(1001, 'Server shutting down');
+      else socket.close(CLOSE_TOKEN_ENDED, 'The access token expired or was revoked');
+    });
+    return () => {
+      if (!watching) return;
+      watching = false;
+      void lifetime.return?.();
+    };
+  }
+
+  useServer<Record<string, unknown>, { socket: WebSocket; request: IncomingMessage }>(
+    {
+      connectionInitWaitTimeout: 5000,
+      async onConnect(ctx) {
+        const { socket, request } = ctx.extra;
+        const given = ctx.connectionParams?.authorization;
+        const auth = await authenticateRequest(services, typeof given === 'string' ? given : null);
+        if (!auth.viewer) {
+          socket.close(CloseCode.Forbidden, AUTH_FAILURE_MESSAGES[auth.authFailure ?? 'missing']);
+          return false;
+        }
+        const count = perAccount.get(auth.viewer.id) ?? 0;
+        if (count >= MAX_CONNECTIONS_PER_ACCOUNT) {
+          socket.close(CLOSE_TOO_MANY_CONNECTIONS, `At most ${MAX_CONNECTIONS_PER_ACCOUNT} connections per account`);
+          return false;
+        }
+        perAccount.set(auth.viewer.id, count + 1);
+        const clientAddress = clientAddressOf(
+          new Request('http://websocket.local/', { headers: request.headers as Record<string, string> }),
+          request.socket.remoteAddress,
+          services.config.TRUST_PROXY,
+        );
+        states.set(socket, {
+          viewer: auth.viewer,
+          tokenExpiresAt: auth.tokenExpiresAt,
+          clientAddress,
+          stopWatching: watchLifetime(socket, auth.viewer, auth.tokenExpiresAt),
+        });
+        return true;
+      },
+      onClose(ctx) {
+        const state = states.get(ctx.extra.socket);
+        if (!state) return;
+        states.delete(ctx.extra.socket);
+        state.stopWatching();
+        const left = (perAccount.get(state.viewer.id) ?? 1) - 1;
+        if (left > 0) perAccount.set(state.viewer.id, left);
+        else perAccount.delete(state.viewer.id);
+      },
+      execute: (args) => (args.rootValue as Enveloped).execute(args),
+      subscribe: (args) => (args.rootValue as Enveloped).subscribe(args),
+      async onSubscribe(ctx, _id, payload) {
+        const state = states.get(ctx.extra.socket);
+        if (!state) return [new GraphQLError('Not connected', { extensions: { code: 'UNAUTHENTICATED' } })];
+        // graphql-ws has entered this operation among the connection's before asking us.
+        if (Object.keys(ctx.subscriptions).length > MAX_SUBSCRIPTIONS_PER_CONNECTION) {
+          return [
+            new GraphQLError(`At most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} operations at once on one connection`, {
+              extensions: { code: 'RATE_LIMITED' },
+            }),
+          ];
+        }
+        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+          viewer: state.viewer,
+          authFailure: null,
+          tokenExpiresAt: state.tokenExpiresAt,
+          clientAddress: state.clientAddress,
+        });
+        let document;
+        try {
+          document = parse(payload.query);
+        } catch (error) {
+          return [error instanceof GraphQLError ? error : new GraphQLError('The document could not be parsed')];
+        }
+        const errors = validate(schema, document);
+        if (errors.length > 0) return errors;
+        const args: ExecutionArgs = {
+          schema,
+          document,
+          operationName: payload.operationName,
+          variableValues: payload.variables,
+          contextValue: await contextFactory(),
+          rootValue: { execute, subscribe } satisfies Enveloped,
+        };
+        return args;
+      },
+    },
+    server,
+  );
+
+  return {
+    handleUpgrade(request, socket, head) {
+      const protocols = request.headers['sec-websocket-protocol'] ?? '';
+      if (closing || !request.url?.startsWith('/graphql') || !protocols.includes('graphql-transport-ws')) {
+        socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+        return;
+      }
+      server.handleUpgrade(request, socket, head, (ws) => server.emit('connection', ws, request));
+    },
+    closeAll() {
+      closing = true;
+      for (const client of server.clients) client.close(1001, 'Server shutting down');
+    },
+    get open() {
+      return server.clients.size;
+    },
+  };
+}
+
+/** yoga's enveloped execute and subscribe, handed to graphql-ws through the root value (as yoga documents). */
+interface Enveloped {
+  execute: (args: ExecutionArgs) => OperationResult;
+  subscribe: (args: ExecutionArgs) => OperationResult;
+}
