@@ -52,9 +52,12 @@ export function createWebSocketDoor(yoga: Yoga, services: Services): WebSocketDo
 
   /** Closes the socket when its token expires or is revoked (4403), or at shutdown (1001). */
   function watchLifetime(socket: WebSocket, viewer: Account, expiresAt: number | undefined): () => void {
-    const lifetime = services.streams
-      .bound(forever, { accountId: viewer.id, tokenVersion: viewer.tokenVersion, expiresAt })
-      [Symbol.asyncIterator]();
+    const bound = services.streams.bound(forever, {
+      accountId: viewer.id,
+      tokenVersion: viewer.tokenVersion,
+      expiresAt,
+    });
+    const lifetime = bound[Symbol.asyncIterator]();
     let watching = true;
     void lifetime.next().then(() => {
       if (!watching) return;
