@@ -199,7 +199,6 @@ describe('subscriptions over WebSocket', () => {
   });
 });
 
-
 function tempDatabase(): string {
   const file = join(tmpdir(), `websockets-${randomBytes(6).toString('hex')}.db`);
   tempFiles.push(file, `${file}-wal`, `${file}-shm`);
