@@ -8,6 +8,7 @@ import type { DocsHandler } from '../rest/docs.js';
 import { detailResponse } from '../rest/fastapi-errors.js';
 import { type RestHandler, REST_PREFIX } from '../rest/router.js';
 import { limitBody } from './body-limit.js';
+import { withETag } from './etag.js';
 import { clientAddressOf } from './client-address.js';
 import { HEALTH_PATHS } from './health.js';
 import { bodyBudgetResponse, rateLimitResponse, tenantOf } from './rate-limit.js';
@@ -113,7 +114,7 @@ export function createDoors({
     }
     if (url.pathname !== '/graphql') return detailResponse(404, 'Not Found');
     try {
-      return withErrorBody(await yoga.fetch(request, { clientAddress }));
+      return withETag(request, await withErrorBody(await yoga.fetch(request, { clientAddress })));
     } catch (error) {
       if (services.availability.failed(error)) return databaseUnavailable(false);
       throw error;
