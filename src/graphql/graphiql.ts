@@ -29,7 +29,7 @@ query Campaigns {
         campId
         title
         status
-        creationDate
+        createdAt
         voice {
           id
           name

@@ -154,6 +154,13 @@ describe('browser: GraphiQL and Swagger UI', () => {
       expect(text).not.toContain('"errors"');
       await page.screenshot({ path: `${OUTPUT}graphiql-campaigns.png` });
 
+      // The explorer plugin (yoga's GraphiQL ships it): its sidebar button opens a tree of the schema's fields.
+      await page.getByRole('button', { name: /GraphiQL Explorer/ }).click();
+      const explorer = page.locator('.graphiql-explorer-root, .docExplorerWrap');
+      await expect.poll(() => explorer.count(), { timeout: 10_000 }).toBeGreaterThan(0);
+      await expect.poll(() => textOf(explorer.first()), { timeout: 10_000 }).toContain('campaigns');
+      await page.screenshot({ path: `${OUTPUT}graphiql-explorer.png` });
+
       expectAllLocal(urls);
       expect(problems).toEqual([]);
     } finally {
