@@ -1,0 +1,201 @@
+// README "Using it from a frontend": the urql and Apollo Client set-ups of test/client/setups/, run against a real
+// server: a query by APQ (the hash alone once registered, by GET), a mutation updating the normalised cache, and a
+// subscription over WebSocket (and over SSE for urql). The README's code blocks are these files' code.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gql as apolloGql } from '@apollo/client';
+import { gql } from '@urql/core';
+import { introspectionFromSchema } from 'graphql';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { schema } from '../../src/graphql/schema.js';
+import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { createLegacyCampaign } from '../helpers/campaigns.js';
+import { createApolloClient } from './setups/apollo.js';
+import { createUrqlClient } from './setups/urql.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+
+let t: TestApp;
+let http: HttpServer;
+let httpUrl: string;
+let wsUrl: string;
+let token: string;
+/** Every request the client sent to /graphql: method, and whether it carried the document or only its hash. */
+let sent: Array<{ method: string; document: boolean; hash: boolean }>;
+const disposers: Array<() => unknown> = [];
+
+const recordingFetch: typeof fetch = async (input, init) => {
+  const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+  const body = typeof init?.body === 'string' ? init.body : '';
+  sent.push({
+    method: init?.method ?? 'GET',
+    document: url.searchParams.has('query') || /"query"/.test(body),
+    hash: /persistedQuery/.test(url.search + body),
+  });
+  return fetch(input, init);
+};
+
+beforeEach(async () => {
+  t = await startApp({}, [], { worker: false });
+  http = createHttpServer(t.app);
+  const { port } = await listen(http.server, 0, '127.0.0.1');
+  httpUrl = `http://127.0.0.1:${port}/graphql`;
+  wsUrl = `ws://127.0.0.1:${port}/graphql`;
+  ({ token } = await t.account());
+  await createLegacyCampaign(t, token, 'spring');
+  sent = [];
+});
+afterEach(async () => {
+  for (const dispose of disposers.splice(0)) await dispose();
+  http.server.closeAllConnections();
+  await new Promise<void>((resolve) => http.server.close(() => resolve()));
+  await t.close();
+});
+
+const CAMPAIGNS = /* GraphQL */ `
+  query Campaigns {
+    campaigns(first: 10) {
+      edges {
+        node {
+          id
+          campId
+          title
+        }
+      }
+    }
+  }
+`;
+const RENAME = /* GraphQL */ `
+  mutation Rename($input: CampaignUpdateInput!) {
+    campaignUpdate(input: $input) {
+      campaign {
+        id
+        title
+      }
+    }
+  }
+`;
+const EVENTS = /* GraphQL */ `
+  subscription Events {
+    campaignEvents(campId: "spring") {
+      eventType
+    }
+  }
+`;
+
+const pause = () => t.gql('mutation { campaignPause(input: { campId: "spring" }) { campaign { id } } }', {}, token);
+
+async function until(check: () => boolean, what: string) {
+  const deadline = Date.now() + 5000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('urql', () => {
+  const client = (transport: 'websocket' | 'sse') =>
+    createUrqlClient({
+      httpUrl,
+      wsUrl,
+      token: () => token,
+      webSocketImpl: WebSocket,
+      transport,
+      fetch: recordingFetch,
+      introspection: introspectionFromSchema(schema),
+    });
+
+  it('queries by APQ hash, updates its normalised cache from a mutation, and subscribes over WebSocket', async () => {
+    const urql = client('websocket');
+    const first = await urql.query(gql(CAMPAIGNS), {}, { requestPolicy: 'network-only' }).toPromise();
+    expect(first.error).toBeUndefined();
+    expect(first.data.campaigns.edges[0].node.campId).toBe('spring');
+    const again = await urql.query(gql(CAMPAIGNS), {}, { requestPolicy: 'network-only' }).toPromise();
+    expect(again.error).toBeUndefined();
+    // hash only (a miss) → the document with its hash (registers it) → the hash only; all by GET
+    expect(sent.map((r) => [r.method, r.document, r.hash])).toEqual([
+      ['GET', false, true],
+      ['GET', true, true],
+      ['GET', false, true],
+    ]);
+
+    const renamed = await urql.mutation(gql(RENAME), { input: { campId: 'spring', title: 'Renamed' } }).toPromise();
+    expect(renamed.error).toBeUndefined();
+    const cached = await urql.query(gql(CAMPAIGNS), {}, { requestPolicy: 'cache-only' }).toPromise();
+    expect(cached.data.campaigns.edges[0].node.title).toBe('Renamed');
+
+    const events: string[] = [];
+    const subscription = urql.subscription(gql(EVENTS), {}).subscribe((result) => {
+      if (result.data) events.push(result.data.campaignEvents.eventType);
+    });
+    disposers.push(() => subscription.unsubscribe());
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await pause()).body.errors).toBeUndefined();
+    await until(() => events.length > 0, 'the event over WebSocket');
+    expect(events).toEqual(['CAMPAIGN_STATUS_CHANGED']);
+  });
+
+  it('subscribes over SSE with fetchSubscriptions', async () => {
+    const urql = client('sse');
+    const events: string[] = [];
+    const subscription = urql.subscription(gql(EVENTS), {}).subscribe((result) => {
+      if (result.data) events.push(result.data.campaignEvents.eventType);
+    });
+    disposers.push(() => subscription.unsubscribe());
+    await until(() => sent.length > 0, 'the SSE request');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await pause()).body.errors).toBeUndefined();
+    await until(() => events.length > 0, 'the event over SSE');
+    expect(events).toEqual(['CAMPAIGN_STATUS_CHANGED']);
+  });
+});
+
+describe('Apollo Client', () => {
+  it('queries by APQ hash, updates its normalised cache from a mutation, and subscribes over WebSocket', async () => {
+    const apollo = createApolloClient({
+      httpUrl,
+      wsUrl,
+      token: () => token,
+      sha256: (text) => createHash('sha256').update(text).digest('hex'),
+      webSocketImpl: WebSocket,
+      fetch: recordingFetch,
+    });
+    disposers.push(() => apollo.stop());
+    const first = await apollo.query({ query: apolloGql(CAMPAIGNS), fetchPolicy: 'network-only' });
+    expect((first.data as any).campaigns.edges[0].node.campId).toBe('spring');
+    expect(sent[0]).toEqual({ method: 'GET', document: false, hash: true });
+    expect(sent.some((r) => r.document && r.hash)).toBe(true);
+    sent = [];
+    await apollo.query({ query: apolloGql(CAMPAIGNS), fetchPolicy: 'network-only' });
+    expect(sent).toEqual([{ method: 'GET', document: false, hash: true }]);
+
+    await apollo.mutate({ mutation: apolloGql(RENAME), variables: { input: { campId: 'spring', title: 'Renamed' } } });
+    const cached = await apollo.query({ query: apolloGql(CAMPAIGNS), fetchPolicy: 'cache-only' });
+    expect((cached.data as any).campaigns.edges[0].node.title).toBe('Renamed');
+
+    const events: string[] = [];
+    const subscription = apollo.subscribe({ query: apolloGql(EVENTS) }).subscribe({
+      next: (result) => {
+        const data = result.data as { campaignEvents: { eventType: string } } | undefined;
+        if (data) events.push(data.campaignEvents.eventType);
+      },
+    });
+    disposers.push(() => subscription.unsubscribe());
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await pause()).body.errors).toBeUndefined();
+    await until(() => events.length > 0, 'the event over WebSocket');
+    expect(events).toEqual(['CAMPAIGN_STATUS_CHANGED']);
+  });
+});
+
+it("the README's frontend code is these set-ups' code", () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Using it from a frontend'));
+  const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
+  expect(blocks.length).toBe(2);
+  const files = ['urql', 'apollo'].map((name) => readFileSync(join(import.meta.dirname, `setups/${name}.ts`), 'utf8'));
+  for (const [index, block] of blocks.entries()) expect(files[index]).toContain(block);
+});
