@@ -22,6 +22,7 @@ import { createRateLimits } from './security/rate-limits.js';
 import { createDocs } from './rest/docs.js';
 import { createRestRouter } from './rest/router.js';
 import { createMetrics } from './http/metrics.js';
+import { graphqlSpans, tracingWanted } from './tracing.js';
 import { createWebSocketDoor, type WebSocketDoor } from './http/websockets.js';
 import { countPendingDeliveries } from './domain/deliveries.js';
 import { routes } from './rest/routes.js';
@@ -48,6 +49,8 @@ export interface AppOptions {
   onQuery?: (sql: string) => void;
   /** Where log lines go (stdout when unset); tests read them. */
   logStream?: DestinationStream;
+  /** Spans for SQL queries and GraphQL phases (README "Traces"); by default when the OTEL_* variables ask for traces. */
+  tracing?: boolean;
   /** The webhook delivery worker: on unless `false`; tests may set its clock and polling interval. */
   worker?: false | Pick<DeliveryWorkerOptions, 'clock' | 'pollMs'>;
 }
@@ -55,7 +58,9 @@ export interface AppOptions {
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = createLogger(config.LOG_LEVEL, options.logStream);
   const availability = createDatabaseAvailability(logger);
+  const traced = options.tracing ?? tracingWanted(process.env);
   const database = openDatabase(config.DATABASE_URL, {
+    traceQueries: traced,
     onQuery: options.onQuery,
     onAnswer: (sql) => availability.answered(sql),
     timeoutMs: config.DATABASE_TIMEOUT_SECONDS * 1000,
@@ -95,6 +100,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   const yoga = createGraphQLServer(services, [
     ...(config.METRICS ? [metrics.yogaPlugin()] : []),
+    ...(traced ? [graphqlSpans] : []),
     ...(options.plugins ?? []),
   ]);
   const rest = createRestRouter(yoga, services, routes);

@@ -5,6 +5,7 @@ import { createApp } from './app.js';
 import { loadConfig } from './config.js';
 import { createHttpServer, listen } from './http/server.js';
 import { exitOnStartupFailure, type StartupSettings } from './startup-errors.js';
+import { startTracing } from './tracing.js';
 
 /** SIGTERM to exit: in-flight requests are answered, live streams closed, the worker stopped (README "Shutdown"). */
 const SHUTDOWN_TIMEOUT_MS = 5000;
@@ -13,6 +14,8 @@ const SHUTDOWN_TIMEOUT_MS = 5000;
 let settings: StartupSettings = {};
 
 async function main(): Promise<void> {
+  // Before anything else, so that every span has a provider (off unless the OTEL_* variables ask for it).
+  const tracing = startTracing();
   const config = loadConfig();
   settings = config;
   const app = await createApp(config);
@@ -23,10 +26,12 @@ async function main(): Promise<void> {
   const stop = (signal: NodeJS.Signals) => {
     console.log(`${signal}: shutting down`);
     // The app's own timeout leaves a margin inside SHUTDOWN_TIMEOUT_MS for closing the database.
-    shutdown(SHUTDOWN_TIMEOUT_MS - 2000).then(
-      (clean) => process.exit(clean ? 0 : 1),
-      () => process.exit(1),
-    );
+    shutdown(SHUTDOWN_TIMEOUT_MS - 2000)
+      .then(async (clean) => {
+        await tracing?.shutdown().catch(() => undefined);
+        process.exit(clean ? 0 : 1);
+      })
+      .catch(() => process.exit(1));
     setTimeout(() => process.exit(1), SHUTDOWN_TIMEOUT_MS).unref();
   };
   process.once('SIGTERM', stop);

@@ -6,6 +6,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, type LogEvent, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './types.js';
+import { traceQuery } from '../tracing.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -22,6 +23,8 @@ export interface OpenOptions {
   onAnswer?: (sql: string) => void;
   /** PostgreSQL's connect and pool-wait timeout, SQLite's busy timeout (default 3 s). */
   timeoutMs?: number;
+  /** A span per SQL query within traced work (README "Traces"); only when tracing is on (Kysely's log hook costs). */
+  traceQueries?: boolean;
 }
 
 /** What Kysely's SQLite driver uses of a statement. */
@@ -113,12 +116,14 @@ function once(close: () => Promise<void>): () => Promise<void> {
 }
 
 export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHandle {
-  const { onQuery, onAnswer, timeoutMs = 3000 } = options;
+  const { onQuery, onAnswer, timeoutMs = 3000, traceQueries = false } = options;
+  const system = url.startsWith('sqlite:') ? 'sqlite' : 'postgresql';
   const log =
-    onQuery || onAnswer
+    onQuery || onAnswer || traceQueries
       ? (event: LogEvent) => {
           onQuery?.(event.query.sql);
           if (event.level === 'query') onAnswer?.(event.query.sql);
+          if (traceQueries) traceQuery(system, event.query.sql, event.queryDurationMillis, event.level === 'error');
         }
       : undefined;
   if (url.startsWith('sqlite:')) {

@@ -18,6 +18,8 @@ import { newId } from '../security/api-keys.js';
 import type { SecretBox } from '../security/secrets.js';
 import { signWebhook } from '../security/webhook-signature.js';
 import { postJson, TargetRefusedError } from './http-post.js';
+import { SpanKind, trace } from '@opentelemetry/api';
+import { inSpan, tracer } from '../tracing.js';
 
 export const USER_AGENT = 'campaign-gateway-webhooks/1';
 
@@ -117,6 +119,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         allowPrivate: options.allowPrivate,
         signal: stopping.signal,
       });
+      trace.getActiveSpan()?.setAttribute('http.response.status_code', status);
       if (status >= 200 && status < 300) {
         outcome = { ok: true, responseCode: status };
       } else if (status === 410 && delivery.webhookId) {
@@ -153,7 +156,12 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   }
 
   function track(delivery: ClaimedDelivery): void {
-    const running = attempt(delivery)
+    // A span per attempt (README "Traces"); its SQL spans nest in it.
+    const span = tracer.startSpan('webhook.deliver', {
+      kind: SpanKind.CLIENT,
+      attributes: { 'webhook.delivery_id': delivery.deliveryId, 'webhook.id': delivery.webhookId ?? '' },
+    });
+    const running = inSpan(span, () => attempt(delivery))
       .catch((error: unknown) => {
         if (options.availability?.failed(error) || stopping.signal.aborted) return;
         logger.error({ err: error, deliveryId: delivery.deliveryId }, 'delivery failed');

@@ -7,6 +7,16 @@ import type { Yoga } from '../graphql/yoga.js';
 import type { DocsHandler } from '../rest/docs.js';
 import { detailResponse } from '../rest/fastapi-errors.js';
 import { type RestHandler, REST_PREFIX } from '../rest/router.js';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  type TextMapGetter,
+  trace,
+} from '@opentelemetry/api';
+import { tracer } from '../tracing.js';
 import { limitBody } from './body-limit.js';
 import { withETag } from './etag.js';
 import { clientAddressOf } from './client-address.js';
@@ -124,34 +134,62 @@ export function createDoors({
   return (request, socketAddress) => {
     const requestId = requestIdFor(request);
     const clientAddress = clientAddressOf(request, socketAddress, services.config.TRUST_PROXY);
-    return runWithRequestId(requestId, async () => {
-      const started = performance.now();
-      const url = new URL(request.url);
-      const response = await route(request, url, clientAddress);
-      response.headers.set('x-request-id', requestId);
-      // The one line per request. Client mistakes (4xx, GraphQL error codes) are told here, at info, without
-      // stacks; only the unexpected is logged at error, with its stack, where it happens.
-      const errors = currentErrorCodes();
-      const door = doorOf(url.pathname);
-      metrics.observeRequest(
-        door,
-        routeOf(door, url.pathname),
-        request.method,
-        response.status,
-        (performance.now() - started) / 1000,
-      );
-      if (errors) metrics.countErrors(door, errors);
-      logger.info(
-        {
-          method: request.method,
-          path: loggablePath(url),
-          status: response.status,
-          ms: Math.round((performance.now() - started) * 10) / 10,
-          ...(errors ? { errors } : {}),
-        },
-        'request',
-      );
-      return response;
-    });
+    // A SERVER span per request, continuing the caller's W3C traceparent (a no-op when tracing is off).
+    const parent = propagation.extract(ROOT_CONTEXT, request.headers, HEADERS);
+    const span = tracer.startSpan(request.method, { kind: SpanKind.SERVER }, parent);
+    return runWithRequestId(requestId, () =>
+      context.with(trace.setSpan(parent, span), async () => {
+        const started = performance.now();
+        const url = new URL(request.url);
+        let response: Response;
+        try {
+          response = await route(request, url, clientAddress);
+        } catch (error) {
+          span.setStatus({ code: SpanStatusCode.ERROR });
+          span.end();
+          throw error;
+        }
+        response.headers.set('x-request-id', requestId);
+        // The one line per request. Client mistakes (4xx, GraphQL error codes) are told here, at info, without
+        // stacks; only the unexpected is logged at error, with its stack, where it happens.
+        const errors = currentErrorCodes();
+        const door = doorOf(url.pathname);
+        metrics.observeRequest(
+          door,
+          routeOf(door, url.pathname),
+          request.method,
+          response.status,
+          (performance.now() - started) / 1000,
+        );
+        if (errors) metrics.countErrors(door, errors);
+        const routeLabel = routeOf(door, url.pathname);
+        span.updateName(`${request.method} ${routeLabel}`);
+        span.setAttributes({
+          'http.request.method': request.method,
+          'http.route': routeLabel,
+          'url.path': loggablePath(url),
+          'http.response.status_code': response.status,
+        });
+        if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+        logger.info(
+          {
+            method: request.method,
+            path: loggablePath(url),
+            status: response.status,
+            ms: Math.round((performance.now() - started) * 10) / 10,
+            ...(errors ? { errors } : {}),
+          },
+          'request',
+        );
+        return response;
+      }),
+    );
   };
 }
+
+/** Reads a W3C traceparent/tracestate from fetch Headers. */
+const HEADERS: TextMapGetter<Headers> = {
+  get: (headers, key) => headers.get(key) ?? undefined,
+  keys: (headers) => [...headers.keys()],
+};
