@@ -268,6 +268,17 @@ async function main(): Promise<void> {
         },
       ),
       await target(
+        'the same, response cache on (repeated query)',
+        'dist/src/main.js',
+        { ...ours, RESPONSE_CACHE: 'true', ...(POSTGRES ? { REDIS_URL: 'redis://127.0.0.1:6379' } : {}) },
+        {
+          url: '/graphql',
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: GRAPHQL_BODY,
+        },
+      ),
+      await target(
         'the same by its APQ hash (GET)',
         'dist/src/main.js',
         ours,

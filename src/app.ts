@@ -23,6 +23,7 @@ import { createDocs } from './rest/docs.js';
 import { createRestRouter } from './rest/router.js';
 import { createMetrics } from './http/metrics.js';
 import { graphqlSpans, tracingWanted } from './tracing.js';
+import { createGeneration, type Generation, responseCache } from './graphql/response-cache.js';
 import { createWebSocketDoor, type WebSocketDoor } from './http/websockets.js';
 import { countPendingDeliveries } from './domain/deliveries.js';
 import { routes } from './rest/routes.js';
@@ -59,7 +60,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const logger = createLogger(config.LOG_LEVEL, options.logStream);
   const availability = createDatabaseAvailability(logger);
   const traced = options.tracing ?? tracingWanted(process.env);
+  // The response cache's generation, once Redis (if any) is connected; writes before that (migrations) need none.
+  let generation: Generation | null = null;
   const database = openDatabase(config.DATABASE_URL, {
+    onCommittedWrite: config.RESPONSE_CACHE ? () => generation?.bump() : undefined,
     traceQueries: traced,
     onQuery: options.onQuery,
     onAnswer: (sql) => availability.answered(sql),
@@ -93,6 +97,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       redis?.publish ?? null,
     ),
   };
+  if (config.RESPONSE_CACHE) generation = createGeneration(redis?.publish ?? null);
   const metrics = createMetrics(config, {
     pendingDeliveries: () => countPendingDeliveries(database.db),
     openStreams: () => services.streams.open,
@@ -101,6 +106,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const yoga = createGraphQLServer(services, [
     ...(config.METRICS ? [metrics.yogaPlugin()] : []),
     ...(traced ? [graphqlSpans] : []),
+    ...(generation
+      ? [
+          responseCache({
+            generation,
+            maxEntries: config.RESPONSE_CACHE_MAX_ENTRIES,
+            ttlSeconds: config.RESPONSE_CACHE_TTL_SECONDS,
+          }),
+        ]
+      : []),
     ...(options.plugins ?? []),
   ]);
   const rest = createRestRouter(yoga, services, routes);

@@ -7,74 +7,89 @@ import { z } from 'zod';
 
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 
-const envSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  DATABASE_URL: z
-    .string()
-    .regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, 'must be sqlite:PATH, sqlite::memory: or postgres://...')
-    .default('sqlite:./data/campaigns.db'),
-  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  SECRETS_KEY: z
-    .string()
-    .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
-    .optional(),
-  TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(31_536_000).default(3600),
-  ALLOW_SIGNUP: booleanFlag.default(true),
-  PUBLIC_BASE_URL: z.url().optional(),
-  ALLOW_PRIVATE_WEBHOOK_TARGETS: booleanFlag.default(false),
-  WEBHOOK_RETRY_SCHEDULE: z
-    .string()
-    .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be a comma-separated list of seconds')
-    .default('5,300,1800,7200,18000,36000')
-    .transform((value) => value.split(',').map(Number)),
-  /** How long a receiver has to answer one delivery attempt (docs/decisions.md §9: 10 s). */
-  WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().positive().max(60).default(10),
-  /**
-   * How long a request may wait for the database: PostgreSQL's connect (and pool) timeout, SQLite's busy timeout.
-   * Past it the request is answered 503 with Retry-After.
-   */
-  DATABASE_TIMEOUT_SECONDS: z.coerce.number().positive().max(60).default(3),
-  REDIS_URL: z
-    .string()
-    .regex(/^rediss?:\/\/.+/, 'must be redis://... or rediss://...')
-    .optional(),
-  /** Requests per minute per account, on both doors (docs/decisions.md §11). */
-  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1200),
-  /** Requests without a valid bearer token (sign-up, login, provider webhooks, …) per client address per minute. */
-  ANONYMOUS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
-  /**
-   * Request bodies over 64 KiB, in MiB per tenant (account, or client address without a token) per minute: parsing a
-   * large body takes the shared event loop milliseconds, so a tenant may not send them back to back.
-   */
-  LARGE_BODY_MIB_PER_MINUTE: z.coerce.number().positive().max(100_000).default(16),
-  /**
-   * How many reverse proxies in front of the gateway append to X-Forwarded-For: the client address is the entry that
-   * many places from the right (0: the socket's peer, X-Forwarded-For ignored).
-   */
-  TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
-  /**
-   * Login attempts of one e-mail from one client address that lock that pair out for the rest of
-   * LOGIN_FAILURE_WINDOW_SECONDS (the same e-mail from another address is not locked out).
-   */
-  LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
-  LOGIN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
-  /** log2 of scrypt's N for new password hashes (14 = 16384, ~50 ms here); tests lower it to stay fast. */
-  PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(20).default(14),
-  /** `apq`: automatic persisted queries; `only`: trusted documents, from the manifest; `off` (README "Persisted operations"). */
-  PERSISTED_OPERATIONS: z.enum(['apq', 'only', 'off']).default('apq'),
-  /** The trusted documents of `PERSISTED_OPERATIONS=only`: a JSON object of SHA-256 hash → document. */
-  PERSISTED_OPERATIONS_MANIFEST: z.string().min(1).default('schema/persisted-operations.json'),
-  /** Prometheus metrics at /metrics (README "Metrics"); with METRICS_TOKEN, only for `Authorization: Bearer <it>`. */
-  METRICS: booleanFlag.default(true),
-  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-  /** @defer and @stream on queries (README "Incremental delivery"). */
-  INCREMENTAL_DELIVERY: booleanFlag.default(true),
-  /** At most this many automatic persisted queries are stored; the oldest go first. */
-  APQ_MAX_QUERIES: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  SECRETS_FILE: z.string().default('./data/secrets.json'),
-});
+const envSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    DATABASE_URL: z
+      .string()
+      .regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, 'must be sqlite:PATH, sqlite::memory: or postgres://...')
+      .default('sqlite:./data/campaigns.db'),
+    JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    SECRETS_KEY: z
+      .string()
+      .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
+      .optional(),
+    TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(31_536_000).default(3600),
+    ALLOW_SIGNUP: booleanFlag.default(true),
+    PUBLIC_BASE_URL: z.url().optional(),
+    ALLOW_PRIVATE_WEBHOOK_TARGETS: booleanFlag.default(false),
+    WEBHOOK_RETRY_SCHEDULE: z
+      .string()
+      .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be a comma-separated list of seconds')
+      .default('5,300,1800,7200,18000,36000')
+      .transform((value) => value.split(',').map(Number)),
+    /** How long a receiver has to answer one delivery attempt (docs/decisions.md §9: 10 s). */
+    WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().positive().max(60).default(10),
+    /**
+     * How long a request may wait for the database: PostgreSQL's connect (and pool) timeout, SQLite's busy timeout.
+     * Past it the request is answered 503 with Retry-After.
+     */
+    DATABASE_TIMEOUT_SECONDS: z.coerce.number().positive().max(60).default(3),
+    REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\/.+/, 'must be redis://... or rediss://...')
+      .optional(),
+    /** Requests per minute per account, on both doors (docs/decisions.md §11). */
+    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1200),
+    /** Requests without a valid bearer token (sign-up, login, provider webhooks, …) per client address per minute. */
+    ANONYMOUS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
+    /**
+     * Request bodies over 64 KiB, in MiB per tenant (account, or client address without a token) per minute: parsing a
+     * large body takes the shared event loop milliseconds, so a tenant may not send them back to back.
+     */
+    LARGE_BODY_MIB_PER_MINUTE: z.coerce.number().positive().max(100_000).default(16),
+    /**
+     * How many reverse proxies in front of the gateway append to X-Forwarded-For: the client address is the entry that
+     * many places from the right (0: the socket's peer, X-Forwarded-For ignored).
+     */
+    TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
+    /**
+     * Login attempts of one e-mail from one client address that lock that pair out for the rest of
+     * LOGIN_FAILURE_WINDOW_SECONDS (the same e-mail from another address is not locked out).
+     */
+    LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
+    LOGIN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+    /** log2 of scrypt's N for new password hashes (14 = 16384, ~50 ms here); tests lower it to stay fast. */
+    PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(20).default(14),
+    /** `apq`: automatic persisted queries; `only`: trusted documents, from the manifest; `off` (README "Persisted operations"). */
+    PERSISTED_OPERATIONS: z.enum(['apq', 'only', 'off']).default('apq'),
+    /** The trusted documents of `PERSISTED_OPERATIONS=only`: a JSON object of SHA-256 hash → document. */
+    PERSISTED_OPERATIONS_MANIFEST: z.string().min(1).default('schema/persisted-operations.json'),
+    /** Prometheus metrics at /metrics (README "Metrics"); with METRICS_TOKEN, only for `Authorization: Bearer <it>`. */
+    METRICS: booleanFlag.default(true),
+    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** The optional response cache (README "HTTP caching"): query results per account, invalidated by every write. */
+    RESPONSE_CACHE: booleanFlag.default(false),
+    RESPONSE_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).max(100_000).default(1000),
+    RESPONSE_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+    /** @defer and @stream on queries (README "Incremental delivery"). */
+    INCREMENTAL_DELIVERY: booleanFlag.default(true),
+    /** At most this many automatic persisted queries are stored; the oldest go first. */
+    APQ_MAX_QUERIES: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    SECRETS_FILE: z.string().default('./data/secrets.json'),
+  })
+  .superRefine((env, problems) => {
+    // Several instances on PostgreSQL must share the cache's generation, or one would not see the others' writes.
+    if (env.RESPONSE_CACHE && env.DATABASE_URL.startsWith('postgres') && !env.REDIS_URL) {
+      problems.addIssue({
+        code: 'custom',
+        path: ['RESPONSE_CACHE'],
+        message: 'needs REDIS_URL on PostgreSQL (every instance must see every write)',
+      });
+    }
+  });
 
 export type Config = Omit<z.infer<typeof envSchema>, 'JWT_SECRET' | 'SECRETS_KEY' | 'SECRETS_FILE'> & {
   JWT_SECRET: string;

@@ -3,8 +3,9 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, type LogEvent, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { type Dialect as KyselyDialect, Kysely, type LogEvent, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import { notifyCommittedWrites } from './committed-writes.js';
 import type { Database } from './types.js';
 import { traceQuery } from '../tracing.js';
 
@@ -25,6 +26,8 @@ export interface OpenOptions {
   timeoutMs?: number;
   /** A span per SQL query within traced work (README "Traces"); only when tracing is on (Kysely's log hook costs). */
   traceQueries?: boolean;
+  /** Told (and awaited) each time a write has become visible: the response cache's invalidation. */
+  onCommittedWrite?: () => Promise<void> | void;
 }
 
 /** What Kysely's SQLite driver uses of a statement. */
@@ -116,7 +119,9 @@ function once(close: () => Promise<void>): () => Promise<void> {
 }
 
 export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHandle {
-  const { onQuery, onAnswer, timeoutMs = 3000, traceQueries = false } = options;
+  const { onQuery, onAnswer, timeoutMs = 3000, traceQueries = false, onCommittedWrite } = options;
+  const watched = (dialect: KyselyDialect) =>
+    onCommittedWrite ? notifyCommittedWrites(dialect, onCommittedWrite) : dialect;
   const system = url.startsWith('sqlite:') ? 'sqlite' : 'postgresql';
   const log =
     onQuery || onAnswer || traceQueries
@@ -137,7 +142,10 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
     sqlite.function('lower', { deterministic: true }, (value: unknown) =>
       typeof value === 'string' ? value.toLowerCase() : value,
     );
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), log });
+    const db = new Kysely<Database>({
+      dialect: watched(new SqliteDialect({ database: withStatementCache(sqlite) })),
+      log,
+    });
     return { db, dialect: 'sqlite', close: once(() => db.destroy()) };
   }
   // int8 (COUNT, SUM of integers) arrives as a string by default; our counts fit in a double.
@@ -156,7 +164,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
     // Its queries fail on their own, and the pool discards it when it is released.
     client.on('error', () => undefined);
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+  const db = new Kysely<Database>({ dialect: watched(new PostgresDialect({ pool })), log });
   return { db, dialect: 'postgres', close: once(() => db.destroy()) };
 }
 

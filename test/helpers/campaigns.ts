@@ -38,10 +38,15 @@ export function campaignInput(overrides: Record<string, unknown> = {}): Record<s
 }
 
 /** Creates (or replaces) campaign `campId` of the account with `token` by the legacy door; throws unless 200. */
-export async function createLegacyCampaign(t: TestApp, token: string, campId: string): Promise<void> {
+export async function createLegacyCampaign(
+  t: TestApp,
+  token: string,
+  campId: string,
+  overrides: Record<string, unknown> = {},
+): Promise<void> {
   const reply = await t.rest('POST', '/update_campaign', {
     token,
-    body: { campId, campaignModelData: campaignModelData() },
+    body: { campId, campaignModelData: campaignModelData(overrides) },
   });
   if (reply.status !== 200) throw new Error(`update_campaign failed: ${reply.text}`);
 }

@@ -1,0 +1,110 @@
+// The optional response cache (README "HTTP caching", RESPONSE_CACHE=true): query results of a signed-in account,
+// kept in process (at most RESPONSE_CACHE_MAX_ENTRIES, each ≤ 256 KiB, at most RESPONSE_CACHE_TTL_SECONDS old).
+//
+// Invalidation is by generation: a counter bumped after every write becomes visible (src/db/committed-writes.ts sees
+// every write of every code path: mutations of both doors, provider callbacks, the delivery worker), kept in Redis when
+// REDIS_URL is set so that every instance sees every other's writes. A result is stored with the generation read
+// before it was computed and served only while that is still the generation, so a write is visible to the next read
+// on every instance. (Coarse on purpose: one write invalidates every entry. Correct first; hit rate second.)
+import { createHash } from 'node:crypto';
+import { getDocumentString } from '@envelop/core';
+import { type ExecutionResult, getOperationAST, OperationTypeNode, print } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { Redis } from 'ioredis';
+import type { Context } from './context.js';
+
+const MAX_RESULT_BYTES = 256 * 1024;
+const GENERATION_KEY = 'campaign-gateway:response-cache:generation';
+
+export interface Generation {
+  current(): Promise<string>;
+  /** A write has become visible (awaited by the write, so the next read anywhere sees the new generation). */
+  bump(): Promise<void>;
+}
+
+/** The generation in Redis (shared by every instance), or in process (one instance: SQLite). */
+export function createGeneration(redis: Redis | null): Generation {
+  if (!redis) {
+    let value = 0;
+    return {
+      current: async () => String(value),
+      bump: async () => {
+        value += 1;
+      },
+    };
+  }
+  return {
+    current: async () => (await redis.get(GENERATION_KEY)) ?? '0',
+    bump: async () => {
+      await redis.incr(GENERATION_KEY);
+    },
+  };
+}
+
+interface Entry {
+  generation: string;
+  result: ExecutionResult;
+  storedAt: number;
+}
+
+export interface ResponseCacheOptions {
+  generation: Generation;
+  maxEntries: number;
+  ttlSeconds: number;
+}
+
+export function responseCache({ generation, maxEntries, ttlSeconds }: ResponseCacheOptions): Plugin {
+  const entries = new Map<string, Entry>();
+
+  const keyOf = (
+    viewerId: string,
+    tokenVersion: number,
+    args: Parameters<NonNullable<Plugin['onExecute']>>[0]['args'],
+  ) =>
+    createHash('sha256')
+      .update(
+        JSON.stringify([
+          viewerId,
+          tokenVersion,
+          getDocumentString(args.document) ?? print(args.document),
+          args.operationName ?? null,
+          args.variableValues ?? null,
+        ]),
+      )
+      .digest('base64url');
+
+  return {
+    async onExecute({ args, setResultAndStopExecution }) {
+      const viewer = viewerIn(args.contextValue);
+      if (!viewer) return undefined;
+      if (getOperationAST(args.document, args.operationName)?.operation !== OperationTypeNode.QUERY) return undefined;
+      const key = keyOf(viewer.id, viewer.tokenVersion, args);
+      const before = await generation.current();
+      const cached = entries.get(key);
+      if (cached) {
+        if (cached.generation === before && Date.now() - cached.storedAt < ttlSeconds * 1000) {
+          // Most recently used last: the first entry is the one to evict.
+          entries.delete(key);
+          entries.set(key, cached);
+          setResultAndStopExecution(cached.result);
+          return undefined;
+        }
+        entries.delete(key);
+      }
+      return {
+        onExecuteDone({ result }) {
+          // Incremental (@defer/@stream) results and results with errors are not kept.
+          if (Symbol.asyncIterator in result || result.errors?.length) return;
+          if (JSON.stringify(result.data ?? null).length > MAX_RESULT_BYTES) return;
+          if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
+          entries.set(key, { generation: before, result, storedAt: Date.now() });
+        },
+      };
+    },
+  };
+}
+
+/** The signed-in account of an execution's context (null when anonymous: nothing is cached then). */
+function viewerIn(contextValue: object): Context['viewer'] {
+  return 'viewer' in contextValue ? (contextValue.viewer as Context['viewer']) : null;
+}
