@@ -9,6 +9,8 @@
 // baseline of prepared `pg` statements, and also reports PostgreSQL's own CPU µs per request.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -187,6 +189,16 @@ async function measure(name: string, pid: number, options: autocannon.Options): 
   };
 }
 
+/** An OTLP endpoint that takes every export and answers 200, so that traces cost what they cost to make and send. */
+async function startSink(): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
 async function target(
   name: string,
   script: string,
@@ -218,6 +230,7 @@ async function main(): Promise<void> {
   const rawEnv = { BENCH_DB: POSTGRES ? databaseUrl : join(dir, 'bench.db'), BENCH_ACCOUNT: accountId };
   const auth = { authorization: `Bearer ${token}` };
   const ours = { LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' };
+  const sink = await startSink();
   try {
     const results = [
       await target(POSTGRES ? 'raw node:http + pg' : 'raw node:http + better-sqlite3', raw, rawEnv, {
@@ -279,6 +292,17 @@ async function main(): Promise<void> {
         },
       ),
       await target(
+        'the same, traces on (OTLP to a local sink)',
+        'dist/src/main.js',
+        { ...ours, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url },
+        {
+          url: '/graphql',
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: GRAPHQL_BODY,
+        },
+      ),
+      await target(
         'the same by its APQ hash (GET)',
         'dist/src/main.js',
         ours,
@@ -314,6 +338,7 @@ async function main(): Promise<void> {
       throw new Error('a target answered something other than 2xx (or nothing)');
     }
   } finally {
+    sink.server.close();
     rmSync(dir, { recursive: true, force: true });
     await administer(POSTGRES, `drop database if exists ${benchDatabase} with (force)`);
   }
