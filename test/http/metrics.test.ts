@@ -6,6 +6,7 @@ import { MAX_OPERATION_NAMES } from '../../src/http/metrics.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { eventually } from '../helpers/eventually.js';
+import { attachNewWebhook } from '../helpers/webhooks.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { connectTelephony, sendCallback } from '../helpers/telephony.js';
 
@@ -89,17 +90,7 @@ describe('GET /metrics', () => {
     receiver = await startReceiver((_request, index) => (index === 0 ? 200 : 500));
     const { token } = await t.account();
     await createLegacyCampaign(t, token, 'spring');
-    const created = await t.gql(
-      'mutation ($url: String!) { webhookCreate(input: { url: $url }) { webhook { webhookId } } }',
-      { url: receiver.url },
-      token,
-    );
-    const webhookId = created.body.data.webhookCreate.webhook.webhookId;
-    await t.gql(
-      'mutation ($id: String!) { webhookAttach(input: { webhookId: $id, campId: "spring" }) { webhook { id } } }',
-      { id: webhookId },
-      token,
-    );
+    await attachNewWebhook(t, token, 'spring', receiver.url);
     await t.gql('mutation { campaignPause(input: { campId: "spring" }) { campaign { id } } }', {}, token);
     await t.gql('mutation { campaignResume(input: { campId: "spring" }) { campaign { id } } }', {}, token);
     await receiver.waitFor(2);

@@ -8,6 +8,7 @@ import { startTracing, type Tracing, tracingWanted } from '../../src/tracing.js'
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { logCapture } from '../helpers/log-lines.js';
+import { attachNewWebhook } from '../helpers/webhooks.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 interface ExportedSpan {
@@ -115,17 +116,7 @@ it('continues the incoming traceparent: HTTP, GraphQL phases and SQL queries are
 it('makes a span of each webhook delivery attempt', async () => {
   const { token } = await t.account();
   await createLegacyCampaign(t, token, 'autumn');
-  const created = await t.gql(
-    'mutation ($url: String!) { webhookCreate(input: { url: $url }) { webhook { webhookId } } }',
-    { url: receiver.url },
-    token,
-  );
-  const webhookId = created.body.data.webhookCreate.webhook.webhookId;
-  await t.gql(
-    'mutation ($id: String!) { webhookAttach(input: { webhookId: $id, campId: "autumn" }) { webhook { id } } }',
-    { id: webhookId },
-    token,
-  );
+  await attachNewWebhook(t, token, 'autumn', receiver.url);
   await t.gql('mutation { campaignPause(input: { campId: "autumn" }) { campaign { id } } }', {}, token);
   await receiver.waitFor(1);
   await new Promise((resolve) => setTimeout(resolve, 100));
