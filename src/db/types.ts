@@ -26,7 +26,7 @@ export interface VoicesTable {
   sort_order: number;
 }
 
-/** The model columns derive from the campaign field declarations (src/domain/campaign-fields.ts). */
+/** The model columns derive from the campaign field declarations (src/domain/campaigns.schema.ts). */
 export type CampaignsTable = CampaignColumns & {
   account_id: string;
   camp_id: string;

@@ -83,7 +83,10 @@ const voiceField = z
   .refine(isCatalogueVoice, 'unknown voice; get_supported_voices (GraphQL: voices) lists the valid voiceIds')
   .describe('A voiceId of the voice catalogue: GET /get_supported_voices lists them');
 
-/** In the legacy model's order, which is the order of the REST door's campaign body. */
+/**
+ * In the legacy model's order: the order of the REST door's campaign body (where a field with a GraphQL name of its
+ * own, `voice`, comes after the others, as it always has) and of the GraphQL inputs.
+ */
 export const CAMPAIGN_FIELDS = {
   title: field('text', 'title', textField(1, 200), 'The campaign’s name, 1–200 characters.'),
   voice: field(
@@ -263,6 +266,33 @@ export const campaignOutputFields = Object.fromEntries(
     return [name, FIELD_KINDS[kind].output.describe(description)];
   }),
 ) as { [K in CampaignFieldName]: z.ZodType<CampaignData[K]> };
+
+/** The same shape under the GraphQL names (`voiceId`), in the same order: the newer GraphQL inputs validate with it. */
+type GraphqlDataShape = { [K in RequiredName as GraphqlName<K>]: Fields[K]['schema'] } & {
+  [K in OptionalName as GraphqlName<K>]: z.ZodOptional<Fields[K]['schema']>;
+};
+
+export const campaignGraphqlDataSchema = z.object(
+  Object.fromEntries(
+    VALIDATION_ORDER.map((name) => {
+      const declared: CampaignField = CAMPAIGN_FIELDS[name];
+      const schema = declared.schema.describe(declared.description);
+      return [graphqlNameOf(name), declared.default === undefined ? schema : schema.optional()];
+    }),
+  ) as GraphqlDataShape,
+);
+
+/** Fields under their GraphQL names → under their legacy names, for the domain (other keys, like campId, stay). */
+export function fromGraphqlNames(input: Record<string, unknown>): Record<string, unknown> {
+  const legacy: Record<string, unknown> = { ...input };
+  for (const name of CAMPAIGN_FIELD_NAMES) {
+    const graphqlName = graphqlNameOf(name);
+    if (graphqlName === name || !(graphqlName in legacy)) continue;
+    legacy[name] = legacy[graphqlName];
+    delete legacy[graphqlName];
+  }
+  return legacy;
+}
 
 /** A whole campaign as a client sends it, before defaults. */
 export type CampaignDataInput = z.infer<typeof campaignDataSchema>;

@@ -1,6 +1,7 @@
 // The mutation convention (docs/graphql.md#mutations): every mutation takes one `input:` argument (or none) and answers
 // a `<Mutation>Payload` object holding what changed, so a payload can grow fields without breaking a query.
 import type { OutputRef } from '@pothos/core';
+import { badInput, DomainError } from '../domain/errors.js';
 import { builder } from './builder.js';
 
 /** `<Mutation>Payload { <field>: <Type>! }`: the changed object, as the mutation left it. */
@@ -18,3 +19,23 @@ export const replacedBy = (mutation: string) => `Use ${mutation} (input: argumen
 
 /** `campaignCreate` → `CampaignCreate`: the stem of a mutation's input and payload type names. */
 export const typeStem = (mutation: string) => `${mutation.charAt(0).toUpperCase()}${mutation.slice(1)}`;
+
+type Path = ReadonlyArray<string | number>;
+
+/**
+ * The domain locates some input problems under the deprecated mutation's argument (`patch.url`, `analysis.x`); a
+ * mutation of the convention reports them under its own `input` (`input.url`, `input.analysis.x`).
+ */
+export async function rerooted<T>(work: Promise<T>, from: Path, to: Path): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (!(error instanceof DomainError) || error.code !== 'BAD_USER_INPUT' || !error.issues) throw error;
+    const moved = error.issues.map((issue) =>
+      from.every((part, index) => issue.path[index] === part)
+        ? { ...issue, path: [...to, ...issue.path.slice(from.length)] }
+        : issue,
+    );
+    throw badInput(moved);
+  }
+}

@@ -121,6 +121,48 @@ describe('the mutations, through /graphql', () => {
     expect(unknownCampaign.body.errors?.[0].extensions.code).toBe('NOT_FOUND');
   });
 
+  it('problems the domain finds are located under input too', async () => {
+    const strict = await startApp({}, [], { worker: false });
+    try {
+      const { token: strictToken } = await strict.account();
+      const gql = async (query: string) => {
+        const reply = await strict.gql(query, {}, strictToken);
+        const issues = reply.body.errors?.[0]?.extensions?.issues;
+        expect(issues, reply.text).toBeDefined();
+        return issues.map((issue: { path: unknown[] }) => issue.path.join('.'));
+      };
+      await strict.gql(
+        `mutation ($input: CampaignCreateInput!) { campaignCreate(input: $input) { campaign { id } } }`,
+        {
+          input: newCampaign({
+            campId: 'spring',
+            postCallAnalysis: true,
+            postCallAnalysisSchema: { type: 'object', required: ['ok'] },
+          }),
+        },
+        strictToken,
+      );
+      const created = await strict.gql(
+        'mutation { webhookCreate(input: { url: "https://hooks.example.com/a" }) { webhook { webhookId } } }',
+        {},
+        strictToken,
+      );
+      const webhookId = created.body.data.webhookCreate.webhook.webhookId;
+      expect(
+        await gql(
+          `mutation { webhookUpdate(input: { webhookId: "${webhookId}", url: "http://127.0.0.1/x" }) { webhook { id } } }`,
+        ),
+      ).toEqual(['input.url']);
+      expect(
+        await gql(
+          'mutation { textPipelineSet(input: { campId: "spring", pipeline: { goal: "Book", postWebhook: "http://127.0.0.1/x" } }) { textPipeline { id } } }',
+        ),
+      ).toEqual(['input.pipeline.postWebhook']);
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('text pipeline, integrations (disconnect answers the new state), meetings, call outcomes', async () => {
     await ok(`mutation ($input: CampaignCreateInput!) { campaignCreate(input: $input) { campaign { id } } }`, {
       input: newCampaign({ campId: 'spring' }),
@@ -151,6 +193,18 @@ describe('the mutations, through /graphql', () => {
       `mutation { callLogRecordOutcome(input: { callId: "CA1", summary: "Booked" }) { callLog { id callId summary } } }`,
     );
     expect(outcome.callLogRecordOutcome.callLog).toMatchObject({ callId: 'CA1', summary: 'Booked' });
+    // With postCallAnalysis, a failing analysis is located under input.analysis.
+    await ok(
+      'mutation { campaignUpdate(input: { campId: "spring", postCallAnalysis: true, postCallAnalysisSchema: { type: "object", required: ["ok"] } }) { campaign { id } } }',
+    );
+    const badAnalysis = await t.gql(
+      'mutation { callLogRecordOutcome(input: { callId: "CA1", analysis: { other: 1 } }) { callLog { id } } }',
+      {},
+      token,
+    );
+    expect(badAnalysis.body.errors?.[0].extensions.issues.map((i: { path: unknown[] }) => i.path.join('.'))).toEqual([
+      'input.analysis',
+    ]);
 
     const disconnected = await ok(
       'mutation { telephonyDisconnect { integration { connected telephonyAccountSid updatedAt } } }',

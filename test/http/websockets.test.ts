@@ -172,7 +172,8 @@ describe('subscriptions over WebSocket', () => {
 
     const { client } = connect(token, b.url);
     const { received } = subscribe(client, `subscription { campaignEvents(campId: "${campId}") { eventType } }`);
-    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    await redis.connect();
     let subscribed = false;
     try {
       // B's Redis subscription is in place (SUBSCRIBE goes out asynchronously).
@@ -186,7 +187,7 @@ describe('subscriptions over WebSocket', () => {
         },
       );
     } finally {
-      redis.disconnect();
+      await redis.quit();
     }
     const paused = await a.app.gql(
       `mutation { campaignPause(input: { campId: "${campId}" }) { campaign { id } } }`,

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { receiveCallStatus } from '../../domain/call-callbacks.js';
 import { recordCallOutcome } from '../../domain/call-outcomes.js';
-import { payloadType, replacedBy } from '../payloads.js';
+import { payloadType, replacedBy, rerooted } from '../payloads.js';
 import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
 import { CallLogRef } from './call-log.js';
 
@@ -54,7 +54,11 @@ builder.mutationFields((t) => ({
       "Attaches the AI engine's results to a call. When the campaign has postCallAnalysis, `analysis` must satisfy " +
       'its postCallAnalysisSchema (BAD_USER_INPUT lists every failure).',
     args: {
-      callId: t.arg.string({ required: true, description: "The call: the provider's CallSid." }),
+      callId: t.arg.string({
+        required: true,
+        validate: z.string().max(64),
+        description: "The call: the provider's CallSid.",
+      }),
       transcript: t.arg.string({
         validate: z.string().max(500_000).nullish(),
         description: TRANSCRIPT,
@@ -96,6 +100,7 @@ builder.mutationField('callLogRecordOutcome', (t) =>
     args: {
       input: t.arg({ type: CallLogRecordOutcomeInput, required: true, description: 'The call and the results.' }),
     },
-    resolve: (_root, { input }, context) => recordCallOutcome(context.db, viewerOf(context).id, input),
+    resolve: (_root, { input }, context) =>
+      rerooted(recordCallOutcome(context.db, viewerOf(context).id, input), ['analysis'], ['input', 'analysis']),
   }),
 );

@@ -3,21 +3,23 @@ import type { InputFieldBuilder } from '@pothos/core';
 import {
   CAMPAIGN_FIELD_NAMES,
   CAMPAIGN_FIELDS,
+  type CampaignDataInput as DomainCampaignData,
   type CampaignField,
-  graphqlNameOf,
-} from '../../domain/campaigns.schema.js';
-import {
-  campIdField,
   campaignDataSchema,
+  campaignGraphqlDataSchema,
+  type CampaignPatch,
   campaignPatchSchema,
+  campIdField,
   createCampaignSchema,
+  fromGraphqlNames,
+  graphqlNameOf,
 } from '../../domain/campaigns.schema.js';
 import { builder } from '../builder.js';
 
 type InputFields = InputFieldBuilder<typeof builder.$inferSchemaTypes, 'InputObject'>;
 
 /**
- * A campaign's fields as input fields, from their declarations (src/domain/campaign-fields.ts): `full` gives the
+ * A campaign's fields as input fields, from their declarations (src/domain/campaigns.schema.ts): `full` gives the
  * required fields non-null and the optional ones their defaults; `patch` makes every field optional with no default.
  * `names` picks the legacy names (`voice`) of the older inputs or the GraphQL names (`voiceId`).
  */
@@ -68,17 +70,9 @@ export const UpdateCampaignInput = builder
   })
   .validate(campaignPatchSchema);
 
-// The inputs of the campaign mutations that follow the convention (docs/graphql.md#mutations). The voice is
-// `voiceId`, as on Campaign (where `voice` is the Voice object).
-
-/** The domain's campaign schema with `voice` spelled `voiceId`: validated under that name, handed on as `voice`. */
-const withVoiceIdSchema = campaignDataSchema.omit({ voice: true }).extend({ voiceId: campaignDataSchema.shape.voice });
-const voiceAsDomain = <T extends { voiceId: string }>({ voiceId, ...rest }: T) => ({ ...rest, voice: voiceId });
-const patchVoiceAsDomain = <T extends { voiceId?: string | undefined }>({ voiceId, ...rest }: T) => ({
-  ...rest,
-  ...(voiceId === undefined ? {} : { voice: voiceId }),
-});
-
+// The inputs of the campaign mutations that follow the convention (docs/graphql.md#mutations): the fields under
+// their GraphQL names (`voiceId`, as on Campaign, where `voice` is the Voice object), validated under those names and
+// handed to the domain under the legacy ones.
 const campIdRequired = (t: InputFieldBuilder<typeof builder.$inferSchemaTypes, 'InputObject'>) =>
   t.string({ required: true, description: 'The campaign: its campId.' });
 
@@ -91,18 +85,31 @@ export const CampaignCreateInput = builder
       ...campaignFields(t, 'full', 'graphql'),
     }),
   })
-  .validate(withVoiceIdSchema.extend({ campId: campIdField.optional() }).transform(voiceAsDomain));
+  .validate(
+    campaignGraphqlDataSchema
+      .extend({ campId: campIdField.optional() })
+      .transform((input) => fromGraphqlNames(input) as DomainCampaignData & { campId?: string | undefined }),
+  );
 
 export const CampaignUpdateInput = builder
   .inputType('CampaignUpdateInput', {
     description: 'Which campaign, and the fields to change: only the fields given change.',
     fields: (t) => ({ campId: campIdRequired(t), ...campaignFields(t, 'patch', 'graphql') }),
   })
-  .validate(withVoiceIdSchema.partial().extend({ campId: campIdField }).transform(patchVoiceAsDomain));
+  .validate(
+    campaignGraphqlDataSchema
+      .partial()
+      .extend({ campId: campIdField })
+      .transform((input) => fromGraphqlNames(input) as CampaignPatch & { campId: string }),
+  );
 
 export const CampaignUpsertInput = builder
   .inputType('CampaignUpsertInput', {
     description: 'A whole campaign under a campId: created, or every field replaced (omitted ones take the defaults).',
     fields: (t) => ({ campId: campIdRequired(t), ...campaignFields(t, 'full', 'graphql') }),
   })
-  .validate(withVoiceIdSchema.extend({ campId: campIdField }).transform(voiceAsDomain));
+  .validate(
+    campaignGraphqlDataSchema
+      .extend({ campId: campIdField })
+      .transform((input) => fromGraphqlNames(input) as DomainCampaignData & { campId: string }),
+  );

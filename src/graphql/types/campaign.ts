@@ -62,7 +62,7 @@ const SUMMARY_FIELDS: ReadonlySet<string> = new Set([
 
 type CampaignFields = ObjectFieldBuilder<typeof builder.$inferSchemaTypes, Campaign>;
 
-/** The campaign's model fields, from their declarations (src/domain/campaign-fields.ts), under their GraphQL names. */
+/** The campaign's model fields, from their declarations (src/domain/campaigns.schema.ts), under their GraphQL names. */
 function modelFields(t: CampaignFields) {
   return Object.fromEntries(
     CAMPAIGN_FIELD_NAMES.map((name) => {

@@ -3,7 +3,7 @@ import { TEXT_PIPELINE_DEFAULTS, textPipelineSchema } from '../../domain/pipelin
 import { deleteTextPipeline, getTextPipelines, setTextPipeline, type TextPipeline } from '../../domain/pipelines.js';
 import { campIdField } from '../../domain/campaigns.schema.js';
 import { type Delivery, pagePipelineDeliveries } from '../../domain/deliveries.js';
-import { payloadType, replacedBy } from '../payloads.js';
+import { payloadType, replacedBy, rerooted } from '../payloads.js';
 import { builder, viewerOf } from '../builder.js';
 import { scopedNode } from '../global-ids.js';
 import { keysetConnection } from '../pagination.js';
@@ -137,9 +137,13 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: TextPipelineSetInput, required: true, description: 'The campaign and its text pipeline.' }),
     },
     resolve: (_root, { input }, context) =>
-      setTextPipeline(context.db, viewerOf(context).id, input.campId, input.pipeline, {
-        allowPrivate: context.config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
-      }),
+      rerooted(
+        setTextPipeline(context.db, viewerOf(context).id, input.campId, input.pipeline, {
+          allowPrivate: context.config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
+        }),
+        ['input'],
+        ['input', 'pipeline'],
+      ),
   }),
   textPipelineDelete: t.field({
     type: payloadType('textPipelineDelete', 'textPipeline', TextPipelineRef, 'The text pipeline as it was.'),

@@ -7,7 +7,7 @@ import { attachWebhook, createWebhook, deleteWebhook, detachWebhook, updateWebho
 import { createWebhookInputSchema, updateWebhookInputSchema, webhookIdField } from '../../domain/webhooks.schema.js';
 import { builder, viewerOf } from '../builder.js';
 import type { Context } from '../context.js';
-import { payloadType } from '../payloads.js';
+import { payloadType, rerooted } from '../payloads.js';
 import { EventTypeEnum } from './event-type.js';
 import { WebhookDeliveryRef, WebhookRef } from './webhook.js';
 
@@ -80,7 +80,11 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: WebhookUpdateInput, required: true, description: 'The webhook and the fields to change.' }),
     },
     resolve: (_root, { input: { webhookId, ...patch } }, context) =>
-      updateWebhook(context.db, viewerOf(context).id, webhookId, patch, allowPrivate(context)),
+      rerooted(
+        updateWebhook(context.db, viewerOf(context).id, webhookId, patch, allowPrivate(context)),
+        ['patch'],
+        ['input'],
+      ),
   }),
   webhookDelete: t.field({
     type: payloadType('webhookDelete', 'webhook', WebhookRef, 'The webhook as it was.'),
