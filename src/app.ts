@@ -156,12 +156,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     draining: false,
     drain() {
       app.draining = true;
-      websockets.closeAll();
+      void websockets.closeAll();
       services.streams.closeAll();
     },
     fetch: (request, client) => doors(request, client?.address),
     async close() {
-      websockets.closeAll();
+      await websockets.closeAll();
       stopListening();
       await worker?.stop();
       await Promise.all(

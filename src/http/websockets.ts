@@ -22,12 +22,18 @@ const MAX_MESSAGE_BYTES = 64 * 1024;
 /** Close codes of our own (4400–4499 are the application's under graphql-ws). */
 export const CLOSE_TOKEN_ENDED = 4403;
 export const CLOSE_TOO_MANY_CONNECTIONS = 4429;
+/** How long closing waits for the connections to be gone. */
+const CLOSE_WAIT_MS = 1000;
 
 export interface WebSocketDoor {
   /** For node:http's `upgrade` event: takes /graphql upgrades of the graphql-transport-ws protocol. */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
-  /** Shutdown: every connection closes (1001) and no new one is taken. */
-  closeAll(): void;
+  /**
+   * Shutdown: every connection closes (1001) and no new one is taken. Resolves once they have closed and their
+   * subscriptions have ended (at most CLOSE_WAIT_MS), so that the Redis connections are closed after the last
+   * UNSUBSCRIBE went out.
+   */
+  closeAll(): Promise<void>;
   readonly open: number;
 }
 
@@ -161,9 +167,13 @@ export function createWebSocketDoor(yoga: Yoga, services: Services): WebSocketDo
       }
       server.handleUpgrade(request, socket, head, (ws) => server.emit('connection', ws, request));
     },
-    closeAll() {
+    async closeAll() {
       closing = true;
       for (const client of server.clients) client.close(1001, 'Server shutting down');
+      const deadline = Date.now() + CLOSE_WAIT_MS;
+      while (server.clients.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      // The subscriptions of the closed connections end on the next turns.
+      await new Promise((resolve) => setTimeout(resolve, 10));
     },
     get open() {
       return server.clients.size;
