@@ -138,7 +138,7 @@ export async function seedDemo(db: Kysely<Database>, config: Config): Promise<De
     telephonyAccountSid: 'AC00000000000000000000000000demo',
     telephonyAuthToken: 'demo-telephony-auth-token',
     telephonyPhoneNumber: '+14155550100',
-    voiceProvider: 'default',
+    voiceProvider: 'TELEPHONY',
   });
   await connectIntegration(db, box, accountId, calendar, {
     apiKey: 'demo-calendar-api-key',

@@ -37,7 +37,7 @@ it('the GraphQL examples run in order, each without errors', async () => {
   for (const query of operations) {
     const reply = await t.gql(query, {}, token);
     expect(reply.body.errors, `${query.slice(0, 80)} → ${reply.text}`).toBeUndefined();
-    token = reply.body.data?.login?.accessToken ?? token;
+    token = reply.body.data?.accountLogin?.accessToken ?? token;
   }
   expect(token).toBeTypeOf('string');
 });

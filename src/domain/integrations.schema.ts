@@ -11,6 +11,8 @@ export interface IntegrationField {
   default?: string;
   rule: z.ZodType<string>;
   description: string;
+  /** A closed set: the values `rule` accepts, shown in GraphQL as this enum (its values are the stored strings). */
+  closedSet?: { name: string; description: string; values: Readonly<Record<string, string>> };
 }
 
 export interface IntegrationKind {
@@ -30,6 +32,8 @@ export interface IntegrationKind {
 /** Trimmed, then 1–max characters: so (OpenAPI) it must hold something that is not whitespace. */
 const text = (max: number) => z.string().trim().min(1).max(max).meta({ pattern: '\\S' });
 const E164 = /^\+[1-9]\d{1,14}$/;
+/** The voice providers a telephony integration can name, with what each means. */
+const VOICE_PROVIDERS = { TELEPHONY: 'The telephony provider renders the voice of the calls.' } as const;
 
 export const telephony: IntegrationKind = {
   kind: 'telephony',
@@ -48,8 +52,13 @@ export const telephony: IntegrationKind = {
     voiceProvider: {
       optional: true,
       default: 'TELEPHONY',
-      rule: z.enum(['TELEPHONY']),
+      rule: z.enum(Object.keys(VOICE_PROVIDERS) as [keyof typeof VOICE_PROVIDERS]),
       description: 'Only TELEPHONY for now.',
+      closedSet: {
+        name: 'VoiceProvider',
+        description: 'Who renders the voice of the calls.',
+        values: VOICE_PROVIDERS,
+      },
     },
   },
   notConnected: 'Telephony is not configured',

@@ -142,20 +142,40 @@ export async function upcomingMeetings(db: Kysely<Database>, accountId: string, 
   return rows.map(toMeeting);
 }
 
-/** Meetings of several campaigns (any status), each list in time order: one query for a page of campaigns. */
+/**
+ * Meetings of several campaigns (any status), each list in time order and at most `limit` long: one query for a page
+ * of campaigns (a window function ranks each campaign's meetings; the campaign index serves it).
+ */
 export async function meetingsOfCampaigns(
   db: Kysely<Database>,
   accountId: string,
   campIds: readonly string[],
+  limit: number,
 ): Promise<Meeting[][]> {
   if (campIds.length === 0) return [];
-  const rows = await db
+  const ranked = db
     .selectFrom('meetings')
     .selectAll()
+    .select((eb) =>
+      eb.fn
+        .agg<number>('row_number')
+        .over((over) => over.partitionBy('camp_id').orderBy('starts_at').orderBy('meeting_id'))
+        .as('place'),
+    )
     .where('account_id', '=', accountId)
-    .where('camp_id', 'in', campIds)
+    .where('camp_id', 'in', campIds);
+  const rows = await db
+    .selectFrom(ranked.as('ranked'))
+    .selectAll()
+    .where('place', '<=', limit)
     .orderBy('starts_at')
     .orderBy('meeting_id')
     .execute();
-  return campIds.map((campId) => rows.filter((row) => row.camp_id === campId).map(toMeeting));
+  const byCampaign = new Map<string, Meeting[]>();
+  for (const row of rows) {
+    const list = byCampaign.get(row.camp_id) ?? [];
+    list.push(toMeeting(row));
+    byCampaign.set(row.camp_id, list);
+  }
+  return campIds.map((campId) => byCampaign.get(campId) ?? []);
 }

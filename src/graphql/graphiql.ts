@@ -1,6 +1,7 @@
 // GraphiQL for developers exploring the API: the default document, and a small script that makes its "Login" enough
-// (no token to copy): after a `login` (or `changePassword`) in this tab, every later operation from this tab carries
-// `Authorization: Bearer <accessToken>`, unless the Headers tab sets an Authorization header of its own.
+// (no token to copy): after an `accountLogin` or `accountPasswordChange` (or their deprecated aliases) in this tab,
+// every later operation from this tab carries `Authorization: Bearer <accessToken>`, unless the Headers tab sets an
+// Authorization header of its own.
 
 /** What GraphiQL shows on first open; the comment lines fit the editor's width. */
 export const GRAPHIQL_DEFAULT_QUERY = `# Welcome to the campaign gateway.
@@ -11,7 +12,7 @@ export const GRAPHIQL_DEFAULT_QUERY = `# Welcome to the campaign gateway.
 #    sent with every operation of this tab.
 
 mutation Login {
-  login(email: "demo@example.com", password: "demo-password") {
+  accountLogin(input: {email: "demo@example.com", password: "demo-password"}) {
     accessToken
     expiresIn
   }
@@ -65,8 +66,10 @@ const TOKEN_FROM_LOGIN = `<script>
     if (/json/.test(response.headers.get('content-type') || '')) {
       try {
         const data = (await response.clone().json()).data || {};
-        const fresh = (data.login && data.login.accessToken) || (data.changePassword && data.changePassword.accessToken);
-        if (typeof fresh === 'string') sessionStorage.setItem(KEY, fresh);
+        const issued = ['accountLogin', 'accountPasswordChange', 'login', 'changePassword']
+          .map((field) => data[field] && data[field].accessToken)
+          .find((token) => typeof token === 'string');
+        if (issued) sessionStorage.setItem(KEY, issued);
       } catch {}
     }
     return response;

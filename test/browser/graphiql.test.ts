@@ -121,8 +121,8 @@ describe('browser: GraphiQL and Swagger UI', () => {
         { timeout: 10_000 },
       );
       await page.getByRole('menuitem', { name: 'Login', exact: true }).click();
-      const issued = ((await (await loggedIn).json()) as { data: { login: { accessToken: string } } }).data.login
-        .accessToken;
+      const issued = ((await (await loggedIn).json()) as { data: { accountLogin: { accessToken: string } } }).data
+        .accountLogin.accessToken;
       expect(issued).toMatch(/^ey/);
       const result = page.locator('.graphiql-response');
       await expect.poll(() => textOf(result), { timeout: 15_000 }).toContain('"accessToken"');

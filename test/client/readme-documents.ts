@@ -4,7 +4,7 @@ import { graphql } from './tada.js';
 
 export const SignUp = graphql(`
   mutation {
-    signUp(email: "ana@example.com", password: "a long password") {
+    accountSignUp(input: { email: "ana@example.com", password: "a long password" }) {
       apiKey
     }
   }
@@ -12,7 +12,7 @@ export const SignUp = graphql(`
 
 export const Login = graphql(`
   mutation {
-    login(email: "ana@example.com", password: "a long password") {
+    accountLogin(input: { email: "ana@example.com", password: "a long password" }) {
       accessToken
       expiresIn
     }

@@ -39,8 +39,8 @@ it('they run, and their typed results read as the schema says', async () => {
   };
   await run(README_DOCUMENTS[0]!);
   const login = await run<ResultOf<typeof Login>>(Login);
-  const token: string = login.login.accessToken;
-  const expiresIn: number = login.login.expiresIn;
+  const token: string = login.accountLogin.accessToken;
+  const expiresIn: number = login.accountLogin.expiresIn;
   expect(expiresIn).toBeGreaterThan(0);
 
   const created = await run<ResultOf<typeof CreateCampaign>>(CreateCampaign, token);

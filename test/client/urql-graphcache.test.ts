@@ -65,7 +65,7 @@ describe('urql Graphcache against the public schema', () => {
       .mutation(
         gql`
           mutation {
-            signUp(email: "demo@example.com", password: "demo-password") {
+            accountSignUp(input: { email: "demo@example.com", password: "demo-password" }) {
               apiKey
             }
           }
@@ -77,7 +77,7 @@ describe('urql Graphcache against the public schema', () => {
     const { Login, Campaigns } = operations(GRAPHIQL_DEFAULT_QUERY);
     const login = await client.mutation(Login!, {}).toPromise();
     expect(login.error).toBeUndefined();
-    token = login.data.login.accessToken;
+    token = login.data.accountLogin.accessToken;
     for (const campId of ['spring', 'autumn']) {
       const created = await client
         .mutation(

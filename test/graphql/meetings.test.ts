@@ -599,6 +599,45 @@ describe('meetings', () => {
       });
     });
 
+    test('Campaign.meetings is bounded: the first `limit` (1–200, default 200) of each campaign', async () => {
+      const day = (n: number) => `2030-01-0${n}`;
+      const c1 = [];
+      for (const n of [3, 1, 2]) c1.push(await booked({ startsAt: at('10:00', day(n)), endsAt: at('11:00', day(n)) }));
+      const c2 = await booked({ campId: 'c2', startsAt: at('15:00', day(1)), endsAt: at('16:00', day(1)) });
+      const [third, first, second] = c1;
+
+      // Two aliases with different limits in one query, through a page of campaigns (batched per alias).
+      const reply = await t.gql(
+        '{ campaigns(first: 10) { edges { node { campId two: meetings(limit: 2) { meetingId } all: meetings { meetingId } } } } }',
+        {},
+        token,
+      );
+      expect(reply.body.errors, reply.text).toBeUndefined();
+      const ids = (list: MeetingOut[]) => list.map((m) => m.meetingId);
+      const byCampaign = Object.fromEntries(
+        reply.body.data.campaigns.edges.map((edge: any) => [
+          edge.node.campId,
+          [ids(edge.node.two), ids(edge.node.all)],
+        ]),
+      );
+      expect(byCampaign).toEqual({
+        c1: [
+          [first!.meetingId, second!.meetingId],
+          [first!.meetingId, second!.meetingId, third!.meetingId],
+        ],
+        c2: [[c2.meetingId], [c2.meetingId]],
+      });
+
+      for (const limit of [0, 201]) {
+        const out = await t.gql(
+          'query ($limit: Int!) { campaign(campId: "c1") { meetings(limit: $limit) { meetingId } } }',
+          { limit },
+          token,
+        );
+        expect(codeOf(out), out.text).toBe('BAD_USER_INPUT');
+      }
+    });
+
     test('Query.upcomingMeetings: scheduled, not ended, every campaign, in time order', async () => {
       const now = Date.now();
       const hour = 3600_000;

@@ -8,25 +8,35 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { campaignInput } from '../helpers/campaigns.js';
 import { AUTH_TOKEN, sendCallback } from '../helpers/telephony.js';
 
-/** The account mutations answer the credentials themselves (docs/graphql.md#mutations). */
-const CREDENTIAL_MUTATIONS = ['signUp', 'login', 'rotateApiKey', 'changePassword'];
-
 describe('the schema', () => {
-  it('every mutation that is not deprecated takes input: (or nothing) and answers its own …Payload', () => {
+  it('every mutation that is not deprecated takes input: <Mutation>Input (or nothing) and answers <Mutation>Payload', () => {
     const mutation = schema.getMutationType() as GraphQLObjectType;
-    const current = Object.values(mutation.getFields()).filter(
-      (field) => !field.deprecationReason && !CREDENTIAL_MUTATIONS.includes(field.name),
-    );
-    expect(current.length).toBeGreaterThanOrEqual(30);
+    const current = Object.values(mutation.getFields()).filter((field) => !field.deprecationReason);
+    expect(current.length).toBeGreaterThanOrEqual(34);
     for (const field of current) {
       expect(
         field.args.map((arg) => arg.name),
         field.name,
       ).toEqual(field.args.length === 0 ? [] : ['input']);
-      if (field.args[0]) expect(isNonNullType(field.args[0].type), field.name).toBe(true);
-      expect(isNonNullType(field.type), field.name).toBe(true);
       const stem = `${field.name.charAt(0).toUpperCase()}${field.name.slice(1)}`;
+      if (field.args[0]) {
+        expect(isNonNullType(field.args[0].type), field.name).toBe(true);
+        expect(getNamedType(field.args[0].type).name, field.name).toBe(`${stem}Input`);
+      }
+      expect(isNonNullType(field.type), field.name).toBe(true);
       expect(getNamedType(field.type).name, field.name).toBe(`${stem}Payload`);
+    }
+  });
+
+  it('the account mutations follow it too: signUp, login, rotateApiKey and changePassword are deprecated', () => {
+    const fields = (schema.getMutationType() as GraphQLObjectType).getFields();
+    for (const [old, replacement] of [
+      ['signUp', 'accountSignUp'],
+      ['login', 'accountLogin'],
+      ['rotateApiKey', 'accountApiKeyRotate'],
+      ['changePassword', 'accountPasswordChange'],
+    ] as const) {
+      expect(fields[old]?.deprecationReason, old).toMatch(new RegExp(`^Use ${replacement} `));
     }
   });
 
@@ -98,8 +108,14 @@ describe('the mutations, through /graphql', () => {
       const data = await ok(`mutation { ${mutation}(input: { campId: "spring" }) { campaign { campId status } } }`);
       expect(data[mutation!].campaign).toEqual({ campId: 'spring', status });
     }
-    const deleted = await ok(`mutation { campaignDelete(input: { campId: "autumn" }) { campaign { campId } } }`);
+    const autumnId = (await ok('{ campaign(campId: "autumn") { id } }')).campaign.id;
+    const deleted = await ok(
+      `mutation { campaignDelete(input: { campId: "autumn" }) { campaign { id campId } deletedId } }`,
+    );
     expect(deleted.campaignDelete.campaign.campId).toBe('autumn');
+    // deletedId is the global id the campaign had: what a normalised cache removes.
+    expect(deleted.campaignDelete.deletedId).toBe(autumnId);
+    expect(deleted.campaignDelete.campaign.id).toBe(autumnId);
     expect((await ok('{ campaign(campId: "autumn") { campId } }')).campaign).toBeNull();
   });
 
@@ -171,20 +187,41 @@ describe('the mutations, through /graphql', () => {
       `mutation { textPipelineSet(input: { campId: "spring", pipeline: { goal: "Book a follow-up", messageDelay: 2 } }) { textPipeline { id goal } } }`,
     );
     expect(pipeline.textPipelineSet.textPipeline.goal).toBe('Book a follow-up');
-    const removed = await ok(`mutation { textPipelineDelete(input: { campId: "spring" }) { textPipeline { goal } } }`);
+    const removed = await ok(
+      `mutation { textPipelineDelete(input: { campId: "spring" }) { textPipeline { goal } deletedId } }`,
+    );
     expect(removed.textPipelineDelete.textPipeline.goal).toBe('Book a follow-up');
+    expect(removed.textPipelineDelete.deletedId).toBe(pipeline.textPipelineSet.textPipeline.id);
 
+    // The new mutation's input is TelephonyConnectInput, where the closed set voiceProvider is its enum.
     const connected = await ok(
-      `mutation ($input: TelephonyIntegrationInput!) { telephonyConnect(input: $input) { integration { connected telephonyAuthToken } } }`,
+      `mutation ($input: TelephonyConnectInput!) { telephonyConnect(input: $input) { integration { connected telephonyAuthToken voiceProvider } account { id integrations { telephony { connected } } } } }`,
       {
         input: {
           telephonyAccountSid: 'AC123',
           telephonyAuthToken: AUTH_TOKEN,
           telephonyPhoneNumber: '+14155550100',
+          voiceProvider: 'TELEPHONY',
         },
       },
     );
-    expect(connected.telephonyConnect.integration).toEqual({ connected: true, telephonyAuthToken: '****cdef' });
+    expect(connected.telephonyConnect.integration).toEqual({
+      connected: true,
+      telephonyAuthToken: '****cdef',
+      voiceProvider: 'TELEPHONY',
+    });
+    // The payload holds the account, so a cache sees the account's integrations change in the same answer.
+    const viewerId = (await ok('{ viewer { id } }')).viewer.id;
+    expect(connected.telephonyConnect.account).toEqual({
+      id: viewerId,
+      integrations: { telephony: { connected: true } },
+    });
+    const notInSet = await t.gql(
+      'mutation { telephonyConnect(input: { telephonyAccountSid: "AC1", telephonyAuthToken: "t0ken", telephonyPhoneNumber: "+14155550100", voiceProvider: OTHER }) { integration { connected } } }',
+      {},
+      token,
+    );
+    expect(notInSet.body.errors?.[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
 
     // A call, reported by the provider, then its outcome attached.
     const callback = await sendCallback(t, apiKey, 'spring', { CallSid: 'CA1', CallStatus: 'completed' });
@@ -207,12 +244,16 @@ describe('the mutations, through /graphql', () => {
     ]);
 
     const disconnected = await ok(
-      'mutation { telephonyDisconnect { integration { connected telephonyAccountSid updatedAt } } }',
+      'mutation { telephonyDisconnect { integration { connected telephonyAccountSid updatedAt } account { id integrations { telephony { connected } } } } }',
     );
     expect(disconnected.telephonyDisconnect.integration).toEqual({
       connected: false,
       telephonyAccountSid: null,
       updatedAt: null,
+    });
+    expect(disconnected.telephonyDisconnect.account).toEqual({
+      id: viewerId,
+      integrations: { telephony: { connected: false } },
     });
     const again = await t.gql('mutation { telephonyDisconnect { integration { connected } } }', {}, token);
     expect(again.body.errors?.[0].extensions.code).toBe('NOT_FOUND');
@@ -221,7 +262,7 @@ describe('the mutations, through /graphql', () => {
       'mutation { calendarConnect(input: { apiKey: "cal-key-1234", schedulingUrl: "https://cal.example.com/x" }) { integration { connected } } }',
     );
     const booked = await ok(
-      `mutation ($input: BookMeetingInput!) { meetingBook(input: $input) { meeting { id meetingId status } } }`,
+      `mutation ($input: MeetingBookInput!) { meetingBook(input: $input) { meeting { id meetingId status } } }`,
       {
         input: {
           campId: 'spring',
@@ -282,11 +323,69 @@ describe('the mutations, through /graphql', () => {
     expect(redeliver.body.errors?.[0].extensions.code).toBe('NOT_FOUND');
 
     const deleted = await ok(
-      `mutation ($id: String!) { webhookDelete(input: { webhookId: $id }) { webhook { webhookId } } }`,
+      `mutation ($id: String!) { webhookDelete(input: { webhookId: $id }) { webhook { id webhookId } deletedId } }`,
       { id: webhookId },
     );
     expect(deleted.webhookDelete.webhook.webhookId).toBe(webhookId);
+    expect(deleted.webhookDelete.deletedId).toBe(deleted.webhookDelete.webhook.id);
     expect((await ok('{ webhooks { webhookId } }')).webhooks).toEqual([]);
+  });
+
+  it('account: sign up, log in, rotate the API key, change the password', async () => {
+    const anonymous = async (query: string, variables: Record<string, unknown> = {}) => t.gql(query, variables);
+    const signedUp = await anonymous(
+      'mutation ($input: AccountSignUpInput!) { accountSignUp(input: $input) { account { id email } apiKey } }',
+      { input: { email: '  Ana@Example.com ', password: 'correct horse' } },
+    );
+    expect(signedUp.body.errors, signedUp.text).toBeUndefined();
+    expect(signedUp.body.data.accountSignUp.account.email).toBe('ana@example.com');
+    expect(signedUp.body.data.accountSignUp.apiKey).toMatch(/^ck_/);
+    const badEmail = await anonymous(
+      'mutation { accountSignUp(input: { email: "not-an-address", password: "correct horse" }) { apiKey } }',
+    );
+    expect(badEmail.body.errors?.[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(badEmail.body.errors?.[0].extensions.issues[0].path).toEqual(['input', 'email']);
+
+    const logIn = (password: string) =>
+      anonymous(
+        'mutation ($input: AccountLoginInput!) { accountLogin(input: $input) { accessToken tokenType expiresIn } }',
+        { input: { email: 'ANA@example.com', password } },
+      );
+    const wrong = await logIn('wrong password');
+    expect(wrong.body.errors?.[0].extensions.code).toBe('UNAUTHENTICATED');
+    const loggedIn = await logIn('correct horse');
+    expect(loggedIn.body.errors, loggedIn.text).toBeUndefined();
+    const issued = loggedIn.body.data.accountLogin;
+    expect(issued.tokenType).toBe('BEARER');
+    expect(issued.expiresIn).toBeGreaterThan(0);
+    const ana = (query: string) => t.gql(query, {}, issued.accessToken);
+    expect((await ana('{ viewer { email } }')).body.data.viewer.email).toBe('ana@example.com');
+
+    const rotated = await ana('mutation { accountApiKeyRotate { account { email apiKeyHint } apiKey } }');
+    expect(rotated.body.errors, rotated.text).toBeUndefined();
+    const { apiKey: newKey, account } = rotated.body.data.accountApiKeyRotate;
+    expect(newKey).not.toBe(signedUp.body.data.accountSignUp.apiKey);
+    expect(account.apiKeyHint).toBe(`****${newKey.slice(-4)}`);
+    // Rotating revokes the tokens issued before it.
+    expect((await ana('{ viewer { email } }')).body.errors?.[0].extensions.code).toBe('UNAUTHENTICATED');
+
+    const fresh = (await logIn('correct horse')).body.data.accountLogin.accessToken;
+    const change = (input: Record<string, string>) =>
+      t.gql(
+        'mutation ($input: AccountPasswordChangeInput!) { accountPasswordChange(input: $input) { accessToken tokenType } }',
+        { input },
+        fresh,
+      );
+    const tooShort = await change({ currentPassword: 'correct horse', newPassword: 'short' });
+    expect(tooShort.body.errors?.[0].extensions.code).toBe('BAD_USER_INPUT');
+    const notCurrent = await change({ currentPassword: 'not it', newPassword: 'battery staple' });
+    expect(notCurrent.body.errors?.[0].extensions.code).toBe('UNAUTHENTICATED');
+    const changed = await change({ currentPassword: 'correct horse', newPassword: 'battery staple' });
+    expect(changed.body.errors, changed.text).toBeUndefined();
+    expect(changed.body.data.accountPasswordChange.tokenType).toBe('BEARER');
+    const viewer = await t.gql('{ viewer { email } }', {}, changed.body.data.accountPasswordChange.accessToken);
+    expect(viewer.body.data.viewer.email).toBe('ana@example.com');
+    expect((await logIn('correct horse')).body.errors?.[0].extensions.code).toBe('UNAUTHENTICATED');
   });
 
   it('the deprecated aliases still answer as before', async () => {

@@ -127,17 +127,17 @@ describe('trusted documents (PERSISTED_OPERATIONS=only)', () => {
     expect(demo.status, demo.text).toBe(200);
     const operations = readmeOperations(README);
     const signUp = operations[0]!;
-    expect(signUp).toMatch(/signUp/);
+    expect(signUp).toMatch(/accountSignUp/);
 
     // A README operation by its hash.
     const byHash = await post(t, { extensions: persisted(sha256(signUp)) });
     expect(byHash.status, byHash.text).toBe(200);
-    expect(byHash.body.data.signUp.apiKey).toMatch(/^ck_/);
+    expect(byHash.body.data.accountSignUp.apiKey).toMatch(/^ck_/);
 
     // GraphiQL's default document as GraphiQL sends it: as text, with an operation name.
     const login = await post(t, { query: GRAPHIQL_DEFAULT_QUERY, operationName: 'Login' });
     expect(login.body.errors, login.text).toBeUndefined();
-    expect(login.body.data.login.accessToken).toBeTruthy();
+    expect(login.body.data.accountLogin.accessToken).toBeTruthy();
 
     // Anything else: refused before it is parsed.
     const other = await post(t, { query: '{ viewer { email } }' });

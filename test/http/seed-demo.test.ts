@@ -52,7 +52,7 @@ it('creates a demo account that the GraphiQL default query logs in to and lists'
   const login = await t.request('POST', '/graphql', {
     body: { query: GRAPHIQL_DEFAULT_QUERY, operationName: 'Login' },
   });
-  const token = login.body.data.login.accessToken as string;
+  const token = login.body.data.accountLogin.accessToken as string;
   expect(token).toBeTruthy();
   const campaigns = await t.request('POST', '/graphql', {
     body: { query: GRAPHIQL_DEFAULT_QUERY, operationName: 'Campaigns' },

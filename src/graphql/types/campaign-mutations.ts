@@ -20,7 +20,8 @@ import {
 } from './campaign-inputs.js';
 import type { Campaign } from '../../domain/campaigns.js';
 import type { Context } from '../context.js';
-import { payloadType, replacedBy, typeStem } from '../payloads.js';
+import { deletePayloadType, payloadType, replacedBy, typeStem } from '../payloads.js';
+import { scopedKey } from '../global-ids.js';
 
 builder.mutationFields((t) => {
   const campIdArg = () =>
@@ -95,7 +96,13 @@ builder.mutationFields((t) => {
     run: (context: Context, accountId: string, campId: string) => Promise<Campaign>,
   ) =>
     t.field({
-      type: campaignPayload(mutation, `The campaign, ${verb === 'delete' ? 'as it was' : 'as it is now'}.`),
+      type:
+        verb === 'delete'
+          ? deletePayloadType(mutation, 'campaign', CampaignRef, 'The campaign, as it was.', {
+              typename: 'Campaign',
+              nodeKey: (campaign: Campaign, context) => scopedKey(viewerOf(context).id, campaign.campId),
+            })
+          : campaignPayload(mutation, 'The campaign, as it is now.'),
       description,
       args: {
         input: t.arg({ type: campIdInput(mutation, verb), required: true, description: `The campaign to ${verb}.` }),

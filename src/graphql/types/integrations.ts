@@ -4,6 +4,7 @@
 import {
   displayName,
   INTEGRATION_KINDS,
+  type IntegrationField,
   type IntegrationKind,
   integrationInputSchema,
 } from '../../domain/integrations.schema.js';
@@ -15,13 +16,32 @@ import {
 } from '../../domain/integrations.js';
 import { builder, viewerOf } from '../builder.js';
 import type { Context } from '../context.js';
+import type { Account } from '../../domain/accounts.js';
 import { AccountRef } from './account.js';
-import { payloadType, replacedBy } from '../payloads.js';
+import { replacedBy, typeStem } from '../payloads.js';
 
 /** A kind that is not connected is `{ connected: false }` with every field null. */
 type IntegrationShape = IntegrationView | { connected: false; fields?: undefined; updatedAt?: undefined };
 
 const NOT_CONNECTED: IntegrationShape = { connected: false };
+
+/** The GraphQL enum of each closed set an integration field declares, built once per name. */
+const closedSetEnums = new Map<string, ReturnType<typeof closedSetEnum>>();
+
+function closedSetEnum(set: NonNullable<IntegrationField['closedSet']>) {
+  return builder.enumType(set.name, {
+    description: set.description,
+    values: Object.fromEntries(
+      Object.entries(set.values).map(([value, description]) => [value, { value, description }]),
+    ),
+  });
+}
+
+function enumOf(set: NonNullable<IntegrationField['closedSet']>) {
+  const known = closedSetEnums.get(set.name) ?? closedSetEnum(set);
+  closedSetEnums.set(set.name, known);
+  return known;
+}
 
 function integrationType(kind: IntegrationKind) {
   return builder.objectRef<IntegrationShape>(`${kind.label}Integration`).implement({
@@ -37,30 +57,53 @@ function integrationType(kind: IntegrationKind) {
         resolve: (value) => value.updatedAt ?? null,
       }),
       ...Object.fromEntries(
-        Object.entries(kind.fields).map(([name, field]) => [
-          name,
-          t.string({
-            nullable: true,
-            description: field.secret
-              ? `${field.description} Shown masked: "****" + its last 4 characters ("****" alone when short).`
-              : field.description,
-            resolve: (value) => value.fields?.[name] ?? null,
-          }),
-        ]),
+        Object.entries(kind.fields).map(([name, field]) => {
+          const description = field.secret
+            ? `${field.description} Shown masked: "****" + its last 4 characters ("****" alone when short).`
+            : field.description;
+          const { closedSet } = field;
+          if (!closedSet)
+            return [name, t.string({ nullable: true, description, resolve: (value) => value.fields?.[name] ?? null })];
+          // Every value stored through either door is one of the set; anything else (written around the rules) is null.
+          return [
+            name,
+            t.field({
+              type: enumOf(closedSet),
+              nullable: true,
+              description,
+              resolve: (value) => {
+                const stored = value.fields?.[name];
+                return stored !== undefined && stored !== null && Object.hasOwn(closedSet.values, stored)
+                  ? stored
+                  : null;
+              },
+            }),
+          ];
+        }),
       ),
     }),
   });
 }
 
-function integrationInput(kind: IntegrationKind) {
+/**
+ * The fields of a kind as an input: `<Label>IntegrationInput` (the deprecated connectX of before: every field a
+ * String) or `<Kind>ConnectInput` (closed sets as their enums). Both are checked by the same rules.
+ */
+function integrationInput(kind: IntegrationKind, name: string, withEnums: boolean) {
   return builder
-    .inputType(`${kind.label}IntegrationInput`, {
+    .inputType(name, {
       description: `The ${kind.label.toLowerCase()} integration's fields; setting them again replaces them all.`,
       fields: (t) =>
         Object.fromEntries(
-          Object.entries(kind.fields).map(([name, field]) => [
-            name,
-            t.string({ required: !field.optional, description: field.description }),
+          Object.entries(kind.fields).map(([field, declared]) => [
+            field,
+            withEnums && declared.closedSet
+              ? t.field({
+                  type: enumOf(declared.closedSet),
+                  required: !declared.optional,
+                  description: declared.description,
+                })
+              : t.string({ required: !declared.optional, description: declared.description }),
           ]),
         ),
     })
@@ -72,7 +115,12 @@ const connectInput = (kind: IntegrationKind) =>
   `Every field of the ${displayName(kind)} integration; what was stored before is replaced.`;
 
 /** Each kind with its GraphQL object type, built once. */
-const KINDS = INTEGRATION_KINDS.map((kind) => ({ kind, ref: integrationType(kind), input: integrationInput(kind) }));
+const KINDS = INTEGRATION_KINDS.map((kind) => ({
+  kind,
+  ref: integrationType(kind),
+  input: integrationInput(kind, typeStem(`${kind.kind}Connect`) + 'Input', true),
+  legacyInput: integrationInput(kind, `${kind.label}IntegrationInput`, false),
+}));
 
 const IntegrationsRef = builder.objectRef<Map<string, IntegrationView>>('Integrations');
 
@@ -99,43 +147,63 @@ builder.objectField(AccountRef, 'integrations', (t) =>
   }),
 );
 
+/** What `<kind>Connect` and `<kind>Disconnect` answer: the integration as it now stands, and the account it is of. */
+interface IntegrationChange {
+  integration: IntegrationShape;
+  account: Account;
+}
+
+function integrationPayload(mutation: string, ref: (typeof KINDS)[number]['ref'], integration: string) {
+  return builder.objectRef<IntegrationChange>(`${typeStem(mutation)}Payload`).implement({
+    description: `What \`${mutation}\` answers.`,
+    fields: (t) => ({
+      integration: t.field({ type: ref, description: integration, resolve: (change) => change.integration }),
+      account: t.field({
+        type: AccountRef,
+        description: 'Your account, so that a normalised cache can refetch its `integrations` in the same answer.',
+        resolve: (change) => change.account,
+      }),
+    }),
+  });
+}
+
 // Per kind: `<kind>Connect(input:)` and `<kind>Disconnect`, answering the integration as it now stands
 // (docs/graphql.md#mutations), and the verb-first `connectX`/`updateTelephony` and `disconnectX: Boolean!` of before,
 // deprecated aliases running the same code.
-for (const { kind, ref, input } of KINDS) {
+for (const { kind, ref, input, legacyInput } of KINDS) {
   const name = displayName(kind);
   const connect = (context: Context, fields: unknown) =>
     connectIntegration(context.db, context.secrets, viewerOf(context).id, kind, fields as Record<string, unknown>);
   const disconnect = (context: Context) => disconnectIntegration(context.db, viewerOf(context).id, kind);
+  const connectMutation = `${kind.kind}Connect`;
+  const disconnectMutation = `${kind.kind}Disconnect`;
   builder.mutationFields((t) => ({
-    [`${kind.kind}Connect`]: t.field({
-      type: payloadType(`${kind.kind}Connect`, 'integration', ref, `The ${name} integration as it is now.`),
+    [connectMutation]: t.field({
+      type: integrationPayload(connectMutation, ref, `The ${name} integration as it is now.`),
       description: `Connects (or replaces) the ${name} integration.`,
       args: { input: t.arg({ type: input, required: true, description: connectInput(kind) }) },
-      resolve: (_root, args, context) => connect(context, args.input),
+      resolve: async (_root, args, context) => ({
+        integration: await connect(context, args.input),
+        account: viewerOf(context),
+      }),
     }),
-    [`${kind.kind}Disconnect`]: t.field({
-      type: payloadType(
-        `${kind.kind}Disconnect`,
-        'integration',
-        ref,
-        `The ${name} integration as it is now: not connected.`,
-      ),
+    [disconnectMutation]: t.field({
+      type: integrationPayload(disconnectMutation, ref, `The ${name} integration as it is now: not connected.`),
       description: `Deletes the stored ${name} credentials; NOT_FOUND when there are none.`,
       resolve: async (_root, _args, context) => {
         await disconnect(context);
-        return NOT_CONNECTED;
+        return { integration: NOT_CONNECTED, account: viewerOf(context) };
       },
     }),
     [kind.graphql.connect]: t.field({
       type: ref,
-      deprecationReason: replacedBy(`${kind.kind}Connect`),
+      deprecationReason: replacedBy(connectMutation),
       description: `Connects (or replaces) the ${name} integration.`,
-      args: { input: t.arg({ type: input, required: true, description: connectInput(kind) }) },
+      args: { input: t.arg({ type: legacyInput, required: true, description: connectInput(kind) }) },
       resolve: (_root, args, context) => connect(context, args.input),
     }),
     [kind.graphql.disconnect]: t.boolean({
-      deprecationReason: replacedBy(`${kind.kind}Disconnect`),
+      deprecationReason: replacedBy(disconnectMutation),
       description: `Deletes the stored ${name} credentials; NOT_FOUND when there are none.`,
       resolve: async (_root, _args, context) => {
         await disconnect(context);

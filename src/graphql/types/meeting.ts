@@ -88,29 +88,48 @@ const ParticipantInput = builder.inputType('ParticipantInput', {
   }),
 });
 
-const BookMeetingInput = builder
-  .inputType('BookMeetingInput', {
-    description: 'A meeting to book: at most 24 hours long, not overlapping another scheduled meeting of the account.',
-    fields: (t) => ({
-      campId: t.string({ required: true, description: 'The campaign: its campId.' }),
-      title: t.string({ required: true, description: 'What the meeting is about, 1–200 characters.' }),
-      startsAt: t.field({ type: 'DateTime', required: true, description: 'When it starts.' }),
-      endsAt: t.field({
-        type: 'DateTime',
-        required: true,
-        description: 'When it ends: after startsAt, at most 24 hours later.',
+/** The meeting to book: `MeetingBookInput` of meetingBook, and `BookMeetingInput` of the deprecated bookMeeting. */
+const meetingToBook = (name: string) =>
+  builder
+    .inputType(name, {
+      description:
+        'A meeting to book: at most 24 hours long, not overlapping another scheduled meeting of the account.',
+      fields: (t) => ({
+        campId: t.string({ required: true, description: 'The campaign: its campId.' }),
+        title: t.string({ required: true, description: 'What the meeting is about, 1–200 characters.' }),
+        startsAt: t.field({ type: 'DateTime', required: true, description: 'When it starts.' }),
+        endsAt: t.field({
+          type: 'DateTime',
+          required: true,
+          description: 'When it ends: after startsAt, at most 24 hours later.',
+        }),
+        timeZone: t.string({ description: 'IANA zone; UTC when omitted.' }),
+        participants: t.field({ type: [ParticipantInput], required: true, description: 'Who to invite: 1–50 people.' }),
       }),
-      timeZone: t.string({ description: 'IANA zone; UTC when omitted.' }),
-      participants: t.field({ type: [ParticipantInput], required: true, description: 'Who to invite: 1–50 people.' }),
-    }),
-  })
-  .validate(bookMeetingSchema);
+    })
+    .validate(bookMeetingSchema);
+const BookMeetingInput = meetingToBook('BookMeetingInput');
+const MeetingBookInput = meetingToBook('MeetingBookInput');
+
+/** A campaign's meetings are a bounded list: at most this many, and this many when no limit is given. */
+const MAX_MEETINGS_OF_CAMPAIGN = 200;
 
 builder.objectField(CampaignRef, 'meetings', (t) =>
   t.loadableList({
     type: MeetingRef,
-    description: "The campaign's meetings, in time order.",
-    load: (campIds: string[], context) => meetingsOfCampaigns(context.db, viewerOf(context).id, campIds),
+    description: "The campaign's meetings (any status), in time order: the first `limit`.",
+    args: {
+      limit: t.arg.int({
+        required: true,
+        defaultValue: MAX_MEETINGS_OF_CAMPAIGN,
+        validate: z.int().min(1).max(MAX_MEETINGS_OF_CAMPAIGN),
+        description: `At most this many meetings (1–${MAX_MEETINGS_OF_CAMPAIGN}), the earliest first.`,
+      }),
+    },
+    // One loader per place in the query (`byPath`), so two aliases with different limits are not mixed.
+    byPath: true,
+    load: (campIds: string[], context, args) =>
+      meetingsOfCampaigns(context.db, viewerOf(context).id, campIds, args.limit),
     resolve: (campaign) => campaign.campId,
   }),
 );
@@ -183,7 +202,7 @@ builder.mutationFields((t) => ({
     description:
       'Books a meeting for a campaign. The calendar integration must be connected, and a meeting overlapping ' +
       'another scheduled meeting of the account is CONFLICT.',
-    args: { input: t.arg({ type: BookMeetingInput, required: true, description: 'The meeting to book.' }) },
+    args: { input: t.arg({ type: MeetingBookInput, required: true, description: 'The meeting to book.' }) },
     resolve: (_root, args, context) => bookMeeting(context.db, viewerOf(context).id, args.input),
   }),
   meetingCancel: t.field({

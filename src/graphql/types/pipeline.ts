@@ -3,9 +3,9 @@ import { TEXT_PIPELINE_DEFAULTS, textPipelineSchema } from '../../domain/pipelin
 import { deleteTextPipeline, getTextPipelines, setTextPipeline, type TextPipeline } from '../../domain/pipelines.js';
 import { campIdField } from '../../domain/campaigns.schema.js';
 import { type Delivery, pagePipelineDeliveries } from '../../domain/deliveries.js';
-import { payloadType, replacedBy, rerooted } from '../payloads.js';
+import { deletePayloadType, payloadType, replacedBy, rerooted } from '../payloads.js';
 import { builder, viewerOf } from '../builder.js';
-import { scopedNode } from '../global-ids.js';
+import { scopedKey, scopedNode } from '../global-ids.js';
 import { keysetConnection } from '../pagination.js';
 import { WebhookDeliveryConnection, WebhookDeliveryRef } from './webhook.js';
 import { CampaignRef } from './campaign.js';
@@ -146,7 +146,10 @@ builder.mutationFields((t) => ({
       ),
   }),
   textPipelineDelete: t.field({
-    type: payloadType('textPipelineDelete', 'textPipeline', TextPipelineRef, 'The text pipeline as it was.'),
+    type: deletePayloadType('textPipelineDelete', 'textPipeline', TextPipelineRef, 'The text pipeline as it was.', {
+      typename: 'TextPipeline',
+      nodeKey: (pipeline: TextPipeline, context) => scopedKey(viewerOf(context).id, pipeline.campId),
+    }),
     description:
       'Deletes the text pipeline. Its postWebhook deliveries not yet sent are cancelled (FAILED, lastError ' +
       '"Text pipeline deleted").',

@@ -4,10 +4,11 @@ import { z } from 'zod';
 import { campIdField } from '../../domain/campaigns.schema.js';
 import { redeliver } from '../../domain/deliveries.js';
 import { attachWebhook, createWebhook, deleteWebhook, detachWebhook, updateWebhook } from '../../domain/webhooks.js';
+import type { Webhook } from '../../domain/webhooks.js';
 import { createWebhookInputSchema, updateWebhookInputSchema, webhookIdField } from '../../domain/webhooks.schema.js';
 import { builder, viewerOf } from '../builder.js';
 import type { Context } from '../context.js';
-import { payloadType, rerooted } from '../payloads.js';
+import { deletePayloadType, payloadType, rerooted } from '../payloads.js';
 import { EventTypeEnum } from './event-type.js';
 import { WebhookDeliveryRef, WebhookRef } from './webhook.js';
 
@@ -87,7 +88,10 @@ builder.mutationFields((t) => ({
       ),
   }),
   webhookDelete: t.field({
-    type: payloadType('webhookDelete', 'webhook', WebhookRef, 'The webhook as it was.'),
+    type: deletePayloadType('webhookDelete', 'webhook', WebhookRef, 'The webhook as it was.', {
+      typename: 'Webhook',
+      nodeKey: (webhook: Webhook) => webhook.webhookId,
+    }),
     description: 'Deletes the webhook, its attachments and its deliveries.',
     args: {
       input: t.arg({
