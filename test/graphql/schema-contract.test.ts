@@ -4,7 +4,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CriticalityLevel, diff } from '@graphql-inspector/core';
-import { buildSchema, type GraphQLSchema, isEnumType, isInputObjectType, isInterfaceType, isObjectType } from 'graphql';
+import {
+  buildASTSchema,
+  buildSchema,
+  type DocumentNode,
+  type GraphQLSchema,
+  isEnumType,
+  isInputObjectType,
+  isInterfaceType,
+  isObjectType,
+  Kind,
+  parse,
+  visit,
+} from 'graphql';
 import { expect, it } from 'vitest';
 import { printSortedSchema } from '../../src/graphql/schema.js';
 
@@ -14,28 +26,56 @@ const declared = JSON.parse(readFileSync(join(SCHEMA_DIR, 'breaking-changes.json
   changes: Array<{ change: string; reason: string }>;
 };
 
-it('every breaking change since the last release is declared with a reason, and no declaration is stale', async () => {
-  const changes = await diff(released, buildSchema(printSortedSchema()));
+/** The breaking changes from `before` to `after` that `declared` lacks, and the declared ones that are not (stale). */
+async function contractProblems(before: GraphQLSchema, after: GraphQLSchema, declaredChanges: string[]) {
+  const changes = await diff(before, after);
   const breaking = changes.filter((c) => c.criticality.level === CriticalityLevel.Breaking).map((c) => c.message);
-  const declaredChanges = declared.changes.map((d) => d.change);
+  return {
+    undeclared: breaking.filter((message) => !declaredChanges.includes(message)),
+    stale: declaredChanges.filter((message) => !breaking.includes(message)),
+  };
+}
+
+const declaredChanges = declared.changes.map((d) => d.change);
+
+it('every breaking change since the last release is declared with a reason, and no declaration is stale', async () => {
+  const { undeclared, stale } = await contractProblems(released, buildSchema(printSortedSchema()), declaredChanges);
   expect(
-    breaking.filter((message) => !declaredChanges.includes(message)),
+    undeclared,
     'undeclared breaking changes: add a field and deprecate the old one, or declare it in schema/breaking-changes.json',
   ).toEqual([]);
-  expect(
-    declaredChanges.filter((message) => !breaking.includes(message)),
-    'declared changes that are no longer breaking changes: remove them',
-  ).toEqual([]);
+  expect(stale, 'declared changes that are no longer breaking changes: remove them').toEqual([]);
   for (const { reason } of declared.changes) expect(reason.length).toBeGreaterThan(20);
 });
 
-it('the checker sees a removed field as breaking (so the test above can fail)', async () => {
-  const before = buildSchema('type Query { a: String b: String }');
-  const after = buildSchema('type Query { a: String }');
-  const changes = await diff(before, after);
-  expect(changes.map((c) => [c.criticality.level, c.message])).toEqual([
-    [CriticalityLevel.Breaking, "Field 'b' was removed from object type 'Query'"],
+/** The real schema, changed by `edit` (a graphql-js AST visitor). */
+function editedSchema(edit: Parameters<typeof visit>[1]): GraphQLSchema {
+  return buildASTSchema(visit(parse(printSortedSchema()), edit) as DocumentNode);
+}
+
+it('the same check fails on the real schema with a field removed or an argument made required (so it can fail)', async () => {
+  const withoutViewer = editedSchema({
+    FieldDefinition: (node) => (node.name.value === 'viewer' ? null : undefined),
+  });
+  expect((await contractProblems(released, withoutViewer, declaredChanges)).undeclared).toEqual([
+    "Field 'viewer' was removed from object type 'Query'",
   ]);
+  const requiredLanguage = editedSchema({
+    FieldDefinition: (node) =>
+      node.name.value !== 'voices'
+        ? undefined
+        : {
+            ...node,
+            arguments: node.arguments?.map((arg) =>
+              arg.type.kind === Kind.NON_NULL_TYPE
+                ? arg
+                : { ...arg, type: { kind: Kind.NON_NULL_TYPE, type: arg.type } },
+            ),
+          },
+  });
+  const { undeclared } = await contractProblems(released, requiredLanguage, declaredChanges);
+  expect(undeclared).toHaveLength(1);
+  expect(undeclared[0]).toMatch(/'language'.*'Query.voices'|Query.voices.*language/);
 });
 
 /**

@@ -30,10 +30,32 @@ test('the schema names the surface frontends rely on (docs/graphql.md)', () => {
   ]) {
     expect(sdl).toContain(field);
   }
+  // The mutations of the convention (docs/graphql.md#mutations), with their signatures.
+  for (const signature of [
+    'accountSignUp(input: AccountSignUpInput!): AccountSignUpPayload!',
+    'accountLogin(input: AccountLoginInput!): AccountLoginPayload!',
+    'accountApiKeyRotate: AccountApiKeyRotatePayload!',
+    'accountPasswordChange(input: AccountPasswordChangeInput!): AccountPasswordChangePayload!',
+    'campaignCreate(input: CampaignCreateInput!): CampaignCreatePayload!',
+    'campaignUpdate(input: CampaignUpdateInput!): CampaignUpdatePayload!',
+    'campaignDelete(input: CampaignDeleteInput!): CampaignDeletePayload!',
+    'telephonyConnect(input: TelephonyConnectInput!): TelephonyConnectPayload!',
+    'telephonyDisconnect: TelephonyDisconnectPayload!',
+    'meetingBook(input: MeetingBookInput!): MeetingBookPayload!',
+    'webhookCreate(input: WebhookCreateInput!): WebhookCreatePayload!',
+    'meetings(limit: Int! = 200): [Meeting!]!',
+    'deletedId: ID!',
+    'voiceProvider: VoiceProvider',
+    'tokenType: TokenType!',
+  ]) {
+    expect(sdl).toContain(signature);
+  }
+  // The names of before, still there (deprecated).
   for (const mutation of [
     'signUp',
     'login',
     'rotateApiKey',
+    'changePassword',
     'createCampaign',
     'updateCampaign',
     'upsertCampaign',
