@@ -5,9 +5,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CriticalityLevel, diff } from '@graphql-inspector/core';
 import {
+  type ASTVisitor,
   buildASTSchema,
   buildSchema,
   type DocumentNode,
+  type FieldDefinitionNode,
   type GraphQLSchema,
   isEnumType,
   isInputObjectType,
@@ -49,19 +51,19 @@ it('every breaking change since the last release is declared with a reason, and 
 });
 
 /** The real schema, changed by `edit` (a graphql-js AST visitor). */
-function editedSchema(edit: Parameters<typeof visit>[1]): GraphQLSchema {
+function editedSchema(edit: ASTVisitor): GraphQLSchema {
   return buildASTSchema(visit(parse(printSortedSchema()), edit) as DocumentNode);
 }
 
 it('the same check fails on the real schema with a field removed or an argument made required (so it can fail)', async () => {
   const withoutViewer = editedSchema({
-    FieldDefinition: (node) => (node.name.value === 'viewer' ? null : undefined),
+    FieldDefinition: (node: FieldDefinitionNode) => (node.name.value === 'viewer' ? null : undefined),
   });
   expect((await contractProblems(released, withoutViewer, declaredChanges)).undeclared).toEqual([
     "Field 'viewer' was removed from object type 'Query'",
   ]);
   const requiredLanguage = editedSchema({
-    FieldDefinition: (node) =>
+    FieldDefinition: (node: FieldDefinitionNode) =>
       node.name.value !== 'voices'
         ? undefined
         : {
