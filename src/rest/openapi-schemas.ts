@@ -1,8 +1,10 @@
 // zod → JSON Schema 2020-12 (the dialect of OpenAPI 3.1) for the OpenAPI description. A schema with an `id` in its
 // metadata (the shared shapes of src/rest/responses/) becomes one entry of components/schemas, referenced by $ref
-// wherever it appears, so a client generator names it once (LegacyCampaign, CallLog, Webhook...).
+// wherever it appears, so a client generator names it once (LegacyCampaign, CallLog, Webhook...). Request schemas
+// (io: 'input') are rewritten to what a client may send (src/rest/openapi-inputs.ts).
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
+import { inputOverride } from './openapi-inputs.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -31,7 +33,13 @@ export function schemaCollector(): SchemaCollector {
   const named: Record<string, JsonSchema> = {};
   return {
     toSchema(schema, io) {
-      const generated = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+      // A request schema says what a client may send, before the server's preprocessing (src/rest/openapi-inputs.ts).
+      const override = io === 'input' ? inputOverride : undefined;
+      const generated = z.toJSONSchema(schema, {
+        io,
+        unrepresentable: 'any',
+        ...(override ? { override } : {}),
+      }) as JsonSchema;
       const { $schema: _dialect, $defs, ...root } = generated;
       for (const [id, definition] of Object.entries(($defs ?? {}) as Record<string, JsonSchema>)) {
         const linked = relink(definition) as JsonSchema;

@@ -119,11 +119,15 @@ Every operation lists every status it can answer, with its body and headers; the
 receives against this description. A path not described here answers 404 (NotFound), a described path called \
 with another method 405 (MethodNotAllowed, with Allow).
 
-Requests are described as strictly as the server checks them; where a rule cannot be written in JSON Schema (a \
-voice of the catalogue, a time zone the server knows, a real calendar date) the field's description says it. Every \
-request body is at most 1 MiB (413) and JSON nested at most ${MAX_JSON_DEPTH} levels deep (422, json_invalid). The \
-server is as lenient as pydantic's lax mode beyond what is described: integers and numbers may be sent as numeric \
-strings ("5"), booleans as "true"/"false" (or 1/0, "yes"/"no", "on"/"off"), and unknown body fields are ignored.`;
+Request schemas (bodies, query and path parameters) accept exactly what the server accepts, as a client sends it: \
+integers and numbers as JSON numbers or numeric strings ("5", " +05 "), booleans as true/false, 0/1 or the words \
+pydantic's lax mode reads ("yes", "Off", ...), strings the server trims with surrounding whitespace (their lengths \
+are counted once trimmed), e-mails and URLs by the server's own patterns (no JSON Schema format is asserted), and \
+the defaults the server applies. Where a rule cannot be written in JSON Schema (a voice of the catalogue, a time \
+zone or language tag the server knows, a URL the URL parser takes, one of several alias parameters) the schema is \
+looser, never stricter, and the field's description says what is left. Lengths count characters (code points) \
+on both sides: an emoji is one. Every request body is at most 1 MiB (413) and JSON nested at most \
+${MAX_JSON_DEPTH} levels deep (422, json_invalid); unknown body fields and query parameters are ignored.`;
 
 export function buildOpenApi(routes: readonly RestRoute[]): JsonSchema {
   const schemas = schemaCollector();

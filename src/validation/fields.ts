@@ -1,16 +1,38 @@
 // Field schemas shared by every door. They coerce leniently, as the legacy service (pydantic, lax mode) did:
 // numeric strings for numbers, "true"/"false" (and the other words pydantic accepts) for booleans.
+// The preprocessors are exported so that the OpenAPI description can say what they let through
+// (src/rest/openapi-inputs.ts); they are the only place that decides it.
 import { z } from 'zod';
 import { INTEGER_EXPECTED } from './issues.js';
 
-const INTEGER_STRING = /^\s*[-+]?\d+\s*$/;
-const NUMBER_STRING = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
-const TRUE_WORDS = new Set(['true', '1', 'yes', 'on', 't', 'y']);
-const FALSE_WORDS = new Set(['false', '0', 'no', 'off', 'f', 'n']);
+export const INTEGER_STRING = /^\s*[-+]?\d+\s*$/;
+export const NUMBER_STRING = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+/** Read case-insensitively, once trimmed. */
+export const TRUE_WORDS: ReadonlySet<string> = new Set(['true', '1', 'yes', 'on', 't', 'y']);
+export const FALSE_WORDS: ReadonlySet<string> = new Set(['false', '0', 'no', 'off', 'f', 'n']);
+
+/** A string of digits (signed, surrounding whitespace allowed) → its number; anything else as it is. */
+export const fromIntegerString = (value: unknown) =>
+  typeof value === 'string' && INTEGER_STRING.test(value) ? Number(value) : value;
+
+/** A decimal string (exponent allowed) → its number; anything else as it is. */
+export const fromNumberString = (value: unknown) =>
+  typeof value === 'string' && NUMBER_STRING.test(value) ? Number(value) : value;
+
+/** A boolean word (TRUE_WORDS, FALSE_WORDS) or 0/1 → the boolean; anything else as it is. */
+export const fromBooleanWord = (value: unknown) => {
+  if (typeof value === 'string') {
+    const word = value.trim().toLowerCase();
+    if (TRUE_WORDS.has(word)) return true;
+    if (FALSE_WORDS.has(word)) return false;
+  }
+  if (value === 0 || value === 1) return value === 1;
+  return value;
+};
 
 export function intField(min: number, max: number) {
   return z.preprocess(
-    (value) => (typeof value === 'string' && INTEGER_STRING.test(value) ? Number(value) : value),
+    fromIntegerString,
     z
       .int({ error: (issue) => (issue.code === 'invalid_type' ? INTEGER_EXPECTED : undefined) })
       .min(min)
@@ -19,20 +41,9 @@ export function intField(min: number, max: number) {
 }
 
 /** Any finite number; used where the legacy body requires a value that we then ignore (campaign metrics). */
-export const anyNumberField = z.preprocess(
-  (value) => (typeof value === 'string' && NUMBER_STRING.test(value) ? Number(value) : value),
-  z.number(),
-);
+export const anyNumberField = z.preprocess(fromNumberString, z.number());
 
-export const boolField = z.preprocess((value) => {
-  if (typeof value === 'string') {
-    const word = value.trim().toLowerCase();
-    if (TRUE_WORDS.has(word)) return true;
-    if (FALSE_WORDS.has(word)) return false;
-  }
-  if (value === 0 || value === 1) return value === 1;
-  return value;
-}, z.boolean());
+export const boolField = z.preprocess(fromBooleanWord, z.boolean());
 
 export function textField(min: number, max: number) {
   return z.string().min(min).max(max);
@@ -82,13 +93,26 @@ export const timeZoneField = z
     description: 'An IANA time zone such as "Europe/Paris" or "UTC", known to the server’s time-zone database',
   });
 
-/** An http(s) URL of at most 2048 characters (surrounding whitespace is trimmed). */
+/**
+ * An http(s) URL of at most 2048 characters once trimmed (zod's url check trims it and drops tabs and newlines, as
+ * the URL parser does). Its OpenAPI pattern is derived from this declaration (src/rest/openapi-inputs.ts).
+ */
 export const httpUrlField = z
   .url({ protocol: /^https?$/ })
   .max(2048)
-  .meta({ pattern: '^\\s*[Hh][Tt][Tt][Pp][Ss]?://', description: 'An http(s) URL' });
+  .meta({ description: 'An http(s) URL' });
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * What ISO_8601 and Date.parse accept together, as one pattern (for OpenAPI): months 01–12, days 01–31 (Date.parse
+ * takes day 31 of any month and rolls over), hours 00–23 or 24:00 exactly, minutes and seconds 00–59, offsets up to
+ * ±23:59. V8's fallback parser also takes some bare dates of the years 0001–0012 with other month and day numbers:
+ * the last alternative lets all of those through (looser, never stricter). test/rest/openapi-requests.test.ts checks
+ * the pattern against the server's rule.
+ */
+const DOCUMENTED_DATE_TIME =
+  /^(?:\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?:[Tt ](?:(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?|24:00(?::00(?:\.0{1,9})?)?)(?:[Zz]|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?|00(?:0[1-9]|1[0-2])-\d{2}-\d{2})$/;
 
 /**
  * An ISO 8601 date or date-time; a time without offset is UTC. Normalised to `Date#toISOString()`.
@@ -103,10 +127,12 @@ export const dateTimeField = z.preprocess(
       params: { type: 'datetime_parsing' },
     })
     .meta({
-      pattern: ISO_8601.source,
+      pattern: DOCUMENTED_DATE_TIME.source,
       description:
         'An ISO 8601 date (2026-11-01: midnight UTC) or date-time (2026-11-01T09:00:00Z; UTC when it has no ' +
-        'offset) of a real calendar day',
+        'offset). A day up to 31 is taken in any month and rolls over (2026-02-31 is 2026-03-03); the moment, in ' +
+        'UTC, must fall in the years 0000–9999, which the pattern cannot check; for the years 0001–0012 the ' +
+        'pattern lets through every bare date, of which the server’s date parser takes only some',
     })
     .transform((value) => new Date(Date.parse(toUtc(value))).toISOString()),
 );

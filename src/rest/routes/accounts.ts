@@ -1,25 +1,41 @@
 // Legacy sign-up and the OAuth2 password-flow token endpoint (docs/decisions.md §4).
 import { z } from 'zod';
 import { emailField, passwordField } from '../../domain/accounts.schema.js';
+import { documentInput, type JsonSchema } from '../openapi-inputs.js';
 import { signUpResponse, tokenResponse } from '../responses/accounts.js';
 import { defineRoute } from '../route.js';
 
 const signUpBody = z.object({ email: emailField, password: passwordField });
 
-/** OAuth2PasswordRequestForm: `username` is the e-mail. JSON bodies may say `email` instead. */
-const loginBody = z.preprocess(
-  (body) =>
-    body && typeof body === 'object' && !('username' in body) && 'email' in body
-      ? { ...body, username: body.email }
-      : body,
-  z.object({
-    username: z.string().max(254).describe('The e-mail (JSON bodies may name it `email` instead)'),
-    password: z.string().max(128),
-    grant_type: z
-      .string()
-      .regex(/^password$/)
-      .optional(),
-  }),
+/** OAuth2PasswordRequestForm: `username` is the e-mail. Bodies may say `email` instead. */
+const loginBody = documentInput(
+  z.preprocess(
+    (body) =>
+      body && typeof body === 'object' && !('username' in body) && 'email' in body
+        ? { ...body, username: body.email }
+        : body,
+    z.object({
+      username: z.string().max(254).describe('The e-mail (a body may name it `email` instead)'),
+      password: z.string().max(128),
+      grant_type: z
+        .string()
+        .regex(/^password$/)
+        .optional(),
+    }),
+  ),
+  // `email` is read, as username, only when `username` is absent: then it is required, and checked as username is.
+  // Two shapes, so that a client generator types each: a body with username, and one with email but no username.
+  (json) => {
+    const { properties, required, type } = json;
+    const { username, ...common } = properties as Record<string, JsonSchema>;
+    const email = { ...username, description: 'The e-mail, read when `username` is absent' };
+    const others = ((required ?? []) as string[]).filter((name) => name !== 'username');
+    for (const key of ['properties', 'required', 'type']) delete json[key];
+    json.anyOf = [
+      { type, properties, required },
+      { type, properties: { email, ...common }, required: ['email', ...others], not: { required: ['username'] } },
+    ];
+  },
 );
 
 export const accountRoutes = [

@@ -33,6 +33,14 @@ const listLocs = Object.fromEntries(
 const respondList = ({ callLogList }: { callLogList: CallLogData[] }) =>
   callLogList.map((call) => ({ ...call, status: fromEnum(call.status) }));
 
+/**
+ * The callback's form as it reaches the resolver, for OpenAPI: the router takes only string values (form fields are;
+ * a JSON body must be an object of strings), and receiveCallStatusCallback checks its `params` before anything else
+ * (callbackFormSchema in src/graphql/types/call-mutations.ts: at most 100 fields, names of at most 256 characters,
+ * values of at most 10 000). test/rest/openapi-requests.test.ts holds these limits to the server's answers.
+ */
+const callbackForm = z.record(z.string().max(256), z.string().max(10_000)).meta({ maxProperties: 100 });
+
 export const callLogRoutes = [
   defineRoute<undefined, ListQuery & { campId: string }, { callLogList: CallLogData[] }, typeof callLogsResponse>({
     method: 'GET',
@@ -83,7 +91,7 @@ export const callLogRoutes = [
     `,
     body: z.record(z.string(), z.string()).default({}),
     // Only a flat object of strings here; the resolver checks the parameters themselves (after the signature).
-    documentedBody: callbackParamsSchema,
+    documentedBody: z.intersection(callbackForm, callbackParamsSchema),
     response: callbackReceivedResponse,
     variables: ({ body, path, headers, publicUrl }) => ({
       apiKey: path.apiKey,

@@ -1,13 +1,16 @@
 // Legacy campaign paths: update_campaign (upsert, full replacement), get_campaigns, get_campaign (docs/decisions.md §5).
 import { z } from 'zod';
 import {
+  CAMPAIGN_DEFAULTS,
   CAMPAIGN_FIELD_NAMES,
+  CAMPAIGN_FIELDS,
   type CampaignGraphqlData,
   campIdField,
   graphqlNameOf,
   legacyUpdateCampaignSchema,
 } from '../../domain/campaigns.schema.js';
 import { intField } from '../../validation/fields.js';
+import { documentInput, type JsonSchema, note } from '../openapi-inputs.js';
 import { lowerCase } from '../responses/common.js';
 import { campaignListEntryResponse, legacyCampaignResponse } from '../responses/campaigns.js';
 import { defineRoute } from '../route.js';
@@ -85,7 +88,19 @@ export const campaignRoutes = [
       }
       ${LEGACY_CAMPAIGN}
     `,
-    body: legacyUpdateCampaignSchema,
+    // The values omitted optional fields take (the domain applies them) are shown as the fields' defaults; a field
+    // whose description replaces its rule's (language, timeZone) keeps what the rule says it checks beyond its pattern.
+    body: documentInput(legacyUpdateCampaignSchema, (json) => {
+      const data = (json.properties as Record<string, JsonSchema>).campaignModelData;
+      const fields = data?.properties as Record<string, JsonSchema>;
+      for (const name of CAMPAIGN_FIELD_NAMES) {
+        const field = fields[name];
+        if (!field) continue;
+        const rule = z.globalRegistry.get(CAMPAIGN_FIELDS[name].schema)?.description;
+        if (rule) note(field, rule);
+        if (name in CAMPAIGN_DEFAULTS) field.default = CAMPAIGN_DEFAULTS[name as keyof typeof CAMPAIGN_DEFAULTS];
+      }
+    }),
     response: legacyCampaignResponse,
     variables: ({ body }) => {
       // The metrics are derived from call logs: accepted for compatibility, never stored.

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { campIdField } from '../../domain/campaigns.schema.js';
 import { textPipelineSchema, type TextPipelineInput } from '../../domain/pipelines.schema.js';
+import { documentAliases } from '../openapi-inputs.js';
 import { doneBody } from '../responses/common.js';
 import { textPipelineResponse } from '../responses/pipelines.js';
 import { defineRoute } from '../route.js';
@@ -9,12 +10,16 @@ import { defineRoute } from '../route.js';
 const PIPELINE_FIELDS = 'campId goal messageDelay mexRetry retryDelay postWebhook postWebhookDelay updatedAt';
 
 /** The campaign is named by `campId`, or by the aliases older clients send. */
-const campaignQuery = z.preprocess(
-  (query) => {
-    const q = (query ?? {}) as Record<string, unknown>;
-    return { ...q, campId: q.campId ?? q.campaignId ?? q.camp_id };
-  },
-  z.object({ campId: campIdField.describe('The campaign’s campId (also accepted as campaignId or camp_id)') }),
+const campaignQuery = documentAliases(
+  z.preprocess(
+    (query) => {
+      const q = (query ?? {}) as Record<string, unknown>;
+      return { ...q, campId: q.campId ?? q.campaignId ?? q.camp_id };
+    },
+    z.object({ campId: campIdField.describe('The campaign’s campId (also accepted as campaignId or camp_id)') }),
+  ),
+  'campId',
+  ['campaignId', 'camp_id'],
 );
 type CampaignQuery = z.infer<typeof campaignQuery>;
 type Pipeline = z.output<typeof textPipelineResponse>;

@@ -8,6 +8,7 @@ import {
   MAX_WEBHOOKS_PER_ACCOUNT,
   webhookIdField,
 } from '../../domain/webhooks.schema.js';
+import { documentAliases } from '../openapi-inputs.js';
 import { doneBody } from '../responses/common.js';
 import { webhookAttachmentResponse, webhookResponse } from '../responses/webhooks.js';
 import { defineRoute } from '../route.js';
@@ -26,15 +27,19 @@ const legacyWebhook = ({ campaigns, ...webhook }: WebhookData): Webhook => ({
 const webhookQuery = z.object({ webhookId: webhookIdField });
 
 /** `campaignId` as in the legacy interface's example; `campId` and `camp_id` as the other routes accept. */
-const attachQuery = z.preprocess(
-  (query) => {
-    const q = (query ?? {}) as Record<string, unknown>;
-    return { ...q, campaignId: q.campaignId ?? q.campId ?? q.camp_id };
-  },
-  z.object({
-    webhookId: webhookIdField,
-    campaignId: campIdField.describe('The campaign’s campId (also accepted as campId or camp_id)'),
-  }),
+const attachQuery = documentAliases(
+  z.preprocess(
+    (query) => {
+      const q = (query ?? {}) as Record<string, unknown>;
+      return { ...q, campaignId: q.campaignId ?? q.campId ?? q.camp_id };
+    },
+    z.object({
+      webhookId: webhookIdField,
+      campaignId: campIdField.describe('The campaign’s campId (also accepted as campId or camp_id)'),
+    }),
+  ),
+  'campaignId',
+  ['campId', 'camp_id'],
 );
 const deleted = doneBody('Webhook deleted');
 

@@ -976,11 +976,8 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /**
-           * Format: email
-           * @description An e-mail address; surrounding whitespace is trimmed, case is ignored
-           */
-          email: string;
+          /** @description An e-mail address; surrounding whitespace is trimmed, case is ignored */
+          email: string & (unknown & unknown);
           password: string;
         };
       };
@@ -1033,18 +1030,32 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': {
-          /** @description The e-mail (JSON bodies may name it `email` instead) */
-          username: string;
-          password: string;
-          grant_type?: string;
-        };
-        'application/x-www-form-urlencoded': {
-          /** @description The e-mail (JSON bodies may name it `email` instead) */
-          username: string;
-          password: string;
-          grant_type?: string;
-        };
+        'application/json':
+          | {
+              /** @description The e-mail (a body may name it `email` instead) */
+              username: string;
+              password: string;
+              grant_type?: string;
+            }
+          | {
+              /** @description The e-mail, read when `username` is absent */
+              email: string;
+              password: string;
+              grant_type?: string;
+            };
+        'application/x-www-form-urlencoded':
+          | {
+              /** @description The e-mail (a body may name it `email` instead) */
+              username: string;
+              password: string;
+              grant_type?: string;
+            }
+          | {
+              /** @description The e-mail, read when `username` is absent */
+              email: string;
+              password: string;
+              grant_type?: string;
+            };
       };
     };
     responses: {
@@ -1091,9 +1102,9 @@ export interface operations {
           campaignModelData: {
             /** @description The campaign’s name, 1–200 characters. */
             title: string;
-            /** @description The voice of the calls: a voiceId of the catalogue (GraphQL `voices`, REST `get_supported_voices`). */
+            /** @description The voice of the calls: a voiceId of the catalogue (GraphQL `voices`, REST `get_supported_voices`). A voiceId of the voice catalogue: GET /get_supported_voices lists them */
             voice: string;
-            /** @description The language of the calls: a BCP 47 tag such as "en-US". */
+            /** @description The language of the calls: a BCP 47 tag such as "en-US". A BCP 47 language tag such as "en-US" (one that Intl.getCanonicalLocales accepts) */
             language: string;
             /** @description The dialogue the AI follows, at most 50 000 characters. */
             script: string;
@@ -1111,30 +1122,64 @@ export interface operations {
             postCallAnalysisSchema: {
               [key: string]: unknown;
             };
-            /** @description The call flow’s name, at most 200 characters; empty when none. */
+            /**
+             * @description The call flow’s name, at most 200 characters; empty when none.
+             * @default
+             */
             flowName?: string;
-            /** @description Extra instructions for the AI, at most 20 000 characters; empty when none. */
+            /**
+             * @description Extra instructions for the AI, at most 20 000 characters; empty when none.
+             * @default
+             */
             systemPrompt?: string;
-            /** @description The longest a call may last, in minutes (1–120). */
-            maxCallTimeout?: number;
-            /** @description Hang up after this many seconds of silence (1–600). */
-            inactiveCallTimeout?: number;
-            /** @description Whether calls get a post-call analysis: a call outcome’s `analysis` is then checked against postCallAnalysisSchema. */
-            postCallAnalysis?: boolean;
-            /** @description An IANA time zone such as "Europe/Paris". */
+            /**
+             * @description The longest a call may last, in minutes (1–120).
+             * @default 1
+             */
+            maxCallTimeout?: number | string;
+            /**
+             * @description Hang up after this many seconds of silence (1–600).
+             * @default 15
+             */
+            inactiveCallTimeout?: number | string;
+            /**
+             * @description Whether calls get a post-call analysis: a call outcome’s `analysis` is then checked against postCallAnalysisSchema.
+             * @default false
+             */
+            postCallAnalysis?: boolean | (0 | 1) | string;
+            /**
+             * @description An IANA time zone such as "Europe/Paris". An IANA time zone such as "Europe/Paris" or "UTC", known to the server’s time-zone database
+             * @default UTC
+             */
             timeZone?: string;
-            /** @description Whether the AI may deviate from the script. */
-            isFreeflow?: boolean;
-            /** @description The visibility flag of the legacy interface, stored as given: only your account ever sees a campaign. */
-            public?: boolean;
-            /** @description A sample reference, at most 200 characters; empty when none. */
+            /**
+             * @description Whether the AI may deviate from the script.
+             * @default true
+             */
+            isFreeflow?: boolean | (0 | 1) | string;
+            /**
+             * @description The visibility flag of the legacy interface, stored as given: only your account ever sees a campaign.
+             * @default false
+             */
+            public?: boolean | (0 | 1) | string;
+            /**
+             * @description A sample reference, at most 200 characters; empty when none.
+             * @default
+             */
             sampleSid?: string;
-            /** @description A free description, at most 5 000 characters; empty when none. */
+            /**
+             * @description A free description, at most 5 000 characters; empty when none.
+             * @default
+             */
             description?: string;
-            totalCallTime: number;
-            totalNumCall: number;
-            totalSpent: number;
-            averageCallCost: number;
+            /** @description A numeric string must also be a finite number (the pattern lets "1e999" through). */
+            totalCallTime: number | string;
+            /** @description A numeric string must also be a finite number (the pattern lets "1e999" through). */
+            totalNumCall: number | string;
+            /** @description A numeric string must also be a finite number (the pattern lets "1e999" through). */
+            totalSpent: number | string;
+            /** @description A numeric string must also be a finite number (the pattern lets "1e999" through). */
+            averageCallCost: number | string;
           };
         };
       };
@@ -1173,9 +1218,9 @@ export interface operations {
     parameters: {
       query?: {
         /** @description At most this many, newest first (1000 when omitted) */
-        limit?: number;
+        limit?: number | string;
         /** @description Skip this many first (0 when omitted) */
-        offset?: number;
+        offset?: number | string;
       };
       header?: never;
       path?: never;
@@ -1261,9 +1306,13 @@ export interface operations {
   };
   getTextPipelineConfiguration: {
     parameters: {
-      query: {
-        /** @description The campaign’s campId (also accepted as campaignId or camp_id) */
-        campId: string;
+      query?: {
+        /** @description The campaign’s campId (also accepted as campaignId or camp_id). One of campId, campaignId, camp_id is required; an alias is read when the names before it are absent, and must then match this pattern. */
+        campId?: string;
+        /** @description Read as campId when campId is absent; it must then match campId’s pattern, which a rule per parameter cannot say */
+        campaignId?: string;
+        /** @description Read as campId when campId and campaignId are absent; it must then match campId’s pattern, which a rule per parameter cannot say */
+        camp_id?: string;
       };
       header?: never;
       path?: never;
@@ -1292,9 +1341,13 @@ export interface operations {
   };
   postTextPipelineConfiguration: {
     parameters: {
-      query: {
-        /** @description The campaign’s campId (also accepted as campaignId or camp_id) */
-        campId: string;
+      query?: {
+        /** @description The campaign’s campId (also accepted as campaignId or camp_id). One of campId, campaignId, camp_id is required; an alias is read when the names before it are absent, and must then match this pattern. */
+        campId?: string;
+        /** @description Read as campId when campId is absent; it must then match campId’s pattern, which a rule per parameter cannot say */
+        campaignId?: string;
+        /** @description Read as campId when campId and campaignId are absent; it must then match campId’s pattern, which a rule per parameter cannot say */
+        camp_id?: string;
       };
       header?: never;
       path?: never;
@@ -1304,11 +1357,11 @@ export interface operations {
       content: {
         'application/json': {
           goal: string;
-          messageDelay?: number;
-          mexRetry?: number;
-          retryDelay?: number;
+          messageDelay?: number | string;
+          mexRetry?: number | string;
+          retryDelay?: number | string;
           postWebhook?: string | null;
-          postWebhookDelay?: number;
+          postWebhookDelay?: number | string;
         };
       };
     };
@@ -1334,9 +1387,13 @@ export interface operations {
   };
   deleteTextPipelineConfiguration: {
     parameters: {
-      query: {
-        /** @description The campaign’s campId (also accepted as campaignId or camp_id) */
-        campId: string;
+      query?: {
+        /** @description The campaign’s campId (also accepted as campaignId or camp_id). One of campId, campaignId, camp_id is required; an alias is read when the names before it are absent, and must then match this pattern. */
+        campId?: string;
+        /** @description Read as campId when campId is absent; it must then match campId’s pattern, which a rule per parameter cannot say */
+        campaignId?: string;
+        /** @description Read as campId when campId and campaignId are absent; it must then match campId’s pattern, which a rule per parameter cannot say */
+        camp_id?: string;
       };
       header?: never;
       path?: never;
@@ -1376,9 +1433,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description Account identifier at the telephony provider. */
+          /** @description Account identifier at the telephony provider. Surrounding whitespace is trimmed; 1–128 characters must remain. */
           telephonyAccountSid: string;
-          /** @description Signs call-status callbacks; never shown whole. */
+          /** @description Signs call-status callbacks; never shown whole. Surrounding whitespace is trimmed; 1–256 characters must remain. */
           telephonyAuthToken: string;
           /** @description The number calls come from, in E.164 (+14155550100). */
           telephonyPhoneNumber: string;
@@ -1448,9 +1505,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description API key of the board / work-management tool. */
+          /** @description API key of the board / work-management tool. Surrounding whitespace is trimmed; 1–512 characters must remain. */
           apiKey: string;
-          /** @description The board calls are logged to. */
+          /** @description The board calls are logged to. Surrounding whitespace is trimmed; 1–128 characters must remain. */
           boardId: string;
           workspace?: string | null;
         };
@@ -1543,12 +1600,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description API key of the scheduling tool. */
+          /** @description API key of the scheduling tool. Surrounding whitespace is trimmed; 1–512 characters must remain. */
           apiKey: string;
-          /**
-           * Format: uri
-           * @description Public booking page, http(s).
-           */
+          /** @description Public booking page, http(s). Surrounding whitespace is trimmed; it must parse as a URL (WHATWG URL Standard). */
           schedulingUrl: string;
           eventTypeId?: string | null;
         };
@@ -1614,14 +1668,11 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /**
-           * Format: uri
-           * @description Base URL of the ERP system, http(s).
-           */
+          /** @description Base URL of the ERP system, http(s). Surrounding whitespace is trimmed; it must parse as a URL (WHATWG URL Standard). */
           erpUrl: string;
-          /** @description ERP API key. */
+          /** @description ERP API key. Surrounding whitespace is trimmed; 1–512 characters must remain. */
           apiKey: string;
-          /** @description ERP API secret. */
+          /** @description ERP API secret. Surrounding whitespace is trimmed; 1–512 characters must remain. */
           secret: string;
         };
       };
@@ -1713,11 +1764,11 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description The page or phone-number id messages arrive for. */
+          /** @description The page or phone-number id messages arrive for. Surrounding whitespace is trimmed; 1–128 characters must remain. */
           pageId: string;
-          /** @description Page access token. */
+          /** @description Page access token. Surrounding whitespace is trimmed; 1–1024 characters must remain. */
           accessToken: string;
-          /** @description Checked in the webhook verification handshake. */
+          /** @description Checked in the webhook verification handshake. Surrounding whitespace is trimmed; 1–256 characters must remain. */
           verifyToken: string;
           appSecret?: string | null;
         };
@@ -1810,10 +1861,10 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description Bot token of the chat workspace. */
+          /** @description Bot token of the chat workspace. Surrounding whitespace is trimmed; 1–512 characters must remain. */
           botToken: string;
           workspace?: string | null;
-          /** @description Channel messages are posted to. */
+          /** @description Channel messages are posted to. Surrounding whitespace is trimmed; 1–128 characters must remain. */
           channelId: string;
         };
       };
@@ -1900,14 +1951,14 @@ export interface operations {
       query: {
         campId: string;
         status?: 'queued' | 'ringing' | 'in-progress' | 'completed' | 'busy' | 'failed' | 'no-answer' | 'canceled';
-        /** @description An ISO 8601 date (2026-11-01: midnight UTC) or date-time (2026-11-01T09:00:00Z; UTC when it has no offset) of a real calendar day */
+        /** @description An ISO 8601 date (2026-11-01: midnight UTC) or date-time (2026-11-01T09:00:00Z; UTC when it has no offset). A day up to 31 is taken in any month and rolls over (2026-02-31 is 2026-03-03); the moment, in UTC, must fall in the years 0000–9999, which the pattern cannot check; for the years 0001–0012 the pattern lets through every bare date, of which the server’s date parser takes only some */
         since?: string;
-        /** @description An ISO 8601 date (2026-11-01: midnight UTC) or date-time (2026-11-01T09:00:00Z; UTC when it has no offset) of a real calendar day */
+        /** @description An ISO 8601 date (2026-11-01: midnight UTC) or date-time (2026-11-01T09:00:00Z; UTC when it has no offset). A day up to 31 is taken in any month and rolls over (2026-02-31 is 2026-03-03); the moment, in UTC, must fall in the years 0000–9999, which the pattern cannot check; for the years 0001–0012 the pattern lets through every bare date, of which the server’s date parser takes only some */
         until?: string;
         /** @description At most this many, newest first (100 when omitted) */
-        limit?: number;
+        limit?: number | string;
         /** @description Skip this many first (0 when omitted) */
-        offset?: number;
+        offset?: number | string;
       };
       header?: never;
       path?: never;
@@ -1939,14 +1990,14 @@ export interface operations {
       query?: {
         campId?: string;
         status?: 'queued' | 'ringing' | 'in-progress' | 'completed' | 'busy' | 'failed' | 'no-answer' | 'canceled';
-        /** @description An ISO 8601 date (2026-11-01: midnight UTC) or date-time (2026-11-01T09:00:00Z; UTC when it has no offset) of a real calendar day */
+        /** @description An ISO 8601 date (2026-11-01: midnight UTC) or date-time (2026-11-01T09:00:00Z; UTC when it has no offset). A day up to 31 is taken in any month and rolls over (2026-02-31 is 2026-03-03); the moment, in UTC, must fall in the years 0000–9999, which the pattern cannot check; for the years 0001–0012 the pattern lets through every bare date, of which the server’s date parser takes only some */
         since?: string;
-        /** @description An ISO 8601 date (2026-11-01: midnight UTC) or date-time (2026-11-01T09:00:00Z; UTC when it has no offset) of a real calendar day */
+        /** @description An ISO 8601 date (2026-11-01: midnight UTC) or date-time (2026-11-01T09:00:00Z; UTC when it has no offset). A day up to 31 is taken in any month and rolls over (2026-02-31 is 2026-03-03); the moment, in UTC, must fall in the years 0000–9999, which the pattern cannot check; for the years 0001–0012 the pattern lets through every bare date, of which the server’s date parser takes only some */
         until?: string;
         /** @description At most this many, newest first (100 when omitted) */
-        limit?: number;
+        limit?: number | string;
         /** @description Skip this many first (0 when omitted) */
-        offset?: number;
+        offset?: number | string;
       };
       header?: never;
       path?: never;
@@ -1989,41 +2040,41 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          [key: string]: string;
+        } & ({
+          /** @description Surrounding whitespace is trimmed; 1–64 characters must remain. */
           CallSid: string;
           /** @enum {string} */
           CallStatus: 'queued' | 'ringing' | 'in-progress' | 'completed' | 'busy' | 'failed' | 'no-answer' | 'canceled';
           From?: string;
           To?: string;
           Direction?: string;
-          CallDuration?: number;
+          CallDuration?: number | string;
           /** @description A decimal number, at most 1000000 once its sign is dropped */
           Price?: string;
-          /**
-           * Format: uri
-           * @description An http(s) URL
-           */
+          /** @description An http(s) URL. Surrounding whitespace is trimmed; it must parse as a URL (WHATWG URL Standard). */
           RecordingUrl?: string;
         } & {
           [key: string]: unknown;
-        };
+        });
         'application/x-www-form-urlencoded': {
+          [key: string]: string;
+        } & ({
+          /** @description Surrounding whitespace is trimmed; 1–64 characters must remain. */
           CallSid: string;
           /** @enum {string} */
           CallStatus: 'queued' | 'ringing' | 'in-progress' | 'completed' | 'busy' | 'failed' | 'no-answer' | 'canceled';
           From?: string;
           To?: string;
           Direction?: string;
-          CallDuration?: number;
+          CallDuration?: number | string;
           /** @description A decimal number, at most 1000000 once its sign is dropped */
           Price?: string;
-          /**
-           * Format: uri
-           * @description An http(s) URL
-           */
+          /** @description An http(s) URL. Surrounding whitespace is trimmed; it must parse as a URL (WHATWG URL Standard). */
           RecordingUrl?: string;
         } & {
           [key: string]: unknown;
-        };
+        });
       };
     };
     responses: {
@@ -2259,10 +2310,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /**
-           * Format: uri
-           * @description An http(s) URL; loopback, private, link-local and metadata addresses are refused unless the server sets ALLOW_PRIVATE_WEBHOOK_TARGETS
-           */
+          /** @description An http(s) URL; loopback, private, link-local and metadata addresses are refused unless the server sets ALLOW_PRIVATE_WEBHOOK_TARGETS. Surrounding whitespace is trimmed; it must parse as a URL (WHATWG URL Standard). */
           url: string;
           events?:
             | (
@@ -2371,8 +2419,12 @@ export interface operations {
     parameters: {
       query: {
         webhookId: string;
-        /** @description The campaign’s campId (also accepted as campId or camp_id) */
-        campaignId: string;
+        /** @description The campaign’s campId (also accepted as campId or camp_id). One of campaignId, campId, camp_id is required; an alias is read when the names before it are absent, and must then match this pattern. */
+        campaignId?: string;
+        /** @description Read as campaignId when campaignId is absent; it must then match campaignId’s pattern, which a rule per parameter cannot say */
+        campId?: string;
+        /** @description Read as campaignId when campaignId and campId are absent; it must then match campaignId’s pattern, which a rule per parameter cannot say */
+        camp_id?: string;
       };
       header?: never;
       path?: never;

@@ -1,0 +1,303 @@
+// Request schemas of the OpenAPI description, exactly as strict as the server (docs/rest-compatibility.md, "The
+// OpenAPI description").
+// zod's JSON Schema of a request (io: 'input') describes what its checks see, which is not always what a client may
+// send: the lenient preprocessors of src/validation/fields.ts take numeric strings and boolean words, `.trim()` runs
+// before the length checks, zod's url check trims too (and drops tabs and newlines), and neither its url nor its
+// email check is JSON Schema's `uri` / `email` format. `inputOverride` rewrites those nodes while zod builds the
+// schema, from the zod declarations themselves; `documentInput` lets a route say what a preprocessor of its own
+// accepts (an alias of a field). test/rest/openapi-requests.test.ts holds the result to the server's answers.
+// Lengths need no rewriting: zod counts a string's characters as JSON Schema does, in code points (an emoji is one).
+import type { z } from 'zod';
+import {
+  FALSE_WORDS,
+  fromBooleanWord,
+  fromIntegerString,
+  fromNumberString,
+  NUMBER_STRING,
+  TRUE_WORDS,
+} from '../validation/fields.js';
+import type { JsonSchema } from './openapi-schemas.js';
+
+export type { JsonSchema };
+
+/** The parts of zod's internals read here (zod 4: `schema._zod.def`, checks as `_zod.def.check`). */
+interface ZodNode {
+  _zod: { def: ZodDef; traits: Set<string> };
+}
+interface ZodDef {
+  type: string;
+  checks?: ZodNode[];
+  check?: string;
+  format?: string;
+  pattern?: RegExp;
+  protocol?: RegExp;
+  minimum?: number;
+  maximum?: number;
+  length?: number;
+  tx?: (value: string) => unknown;
+  transform?: unknown;
+  in?: ZodNode;
+  out?: ZodNode;
+  defaultValue?: unknown;
+}
+
+const documented = new WeakMap<object, (schema: JsonSchema) => void>();
+
+/**
+ * Says in the OpenAPI description what `schema` accepts beyond what zod can show (the alias a preprocessor reads):
+ * `rewrite` edits the request schema zod generates for it. Returns `schema`, which is not changed.
+ */
+export function documentInput<T extends z.ZodType>(schema: T, rewrite: (json: JsonSchema) => void): T {
+  documented.set(schema, rewrite);
+  return schema;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Patterns: ECMA-262 without lookarounds (JSON Schema's recommended subset; fast-check's stringMatching can generate
+// from them). Ajv compiles them with the u flag, so `[\s\S]` is one character (code point), as zod counts.
+
+/** Adds a sentence to a schema's description, once. */
+export function note(json: JsonSchema, sentence: string): void {
+  const description = typeof json.description === 'string' ? json.description : '';
+  if (description.includes(sentence)) return;
+  json.description = description ? `${description.replace(/\.?$/, '.')} ${sentence}` : sentence;
+}
+
+/** Same-length decimal strings lo ≤ hi → a regex source matching exactly the numbers between them, that length. */
+function digitsBetween(lo: string, hi: string): string {
+  if (lo === hi) return lo;
+  const n = lo.length - 1;
+  const any = n === 0 ? '' : n === 1 ? '\\d' : `\\d{${n}}`;
+  if (/^0*$/.test(lo) && /^9*$/.test(hi)) return n === 0 ? '\\d' : `\\d{${n + 1}}`;
+  const [a, b] = [Number(lo[0]), Number(hi[0])];
+  const [restLo, restHi] = [lo.slice(1), hi.slice(1)];
+  if (a === b) return `${a}${digitsBetween(restLo, restHi)}`;
+  const parts: string[] = [];
+  let [from, to] = [a, b];
+  if (!/^0*$/.test(restLo)) {
+    parts.push(`${a}${digitsBetween(restLo, '9'.repeat(n))}`);
+    from = a + 1;
+  }
+  const last = /^9*$/.test(restHi) ? undefined : `${b}${digitsBetween('0'.repeat(n), restHi)}`;
+  if (last) to = b - 1;
+  if (from <= to) parts.push(`${from === to ? from : `[${from}-${to}]`}${any}`);
+  if (last) parts.push(last);
+  return parts.length === 1 ? (parts[0] ?? '') : `(?:${parts.join('|')})`;
+}
+
+/**
+ * The strings `fromIntegerString` turns into an integer between min and max (0 ≤ min): digits with an optional sign,
+ * leading zeros and surrounding whitespace ("-0" is 0).
+ */
+export function integerStringPattern(min: number, max: number): string {
+  if (!(Number.isSafeInteger(min) && Number.isSafeInteger(max) && min >= 0 && min <= max))
+    throw new Error(`integerStringPattern: unsupported range ${min}..${max}`);
+  const ranges: string[] = [];
+  for (let length = String(min).length; length <= String(max).length; length++) {
+    const lo = Math.max(min, length === 1 ? 0 : 10 ** (length - 1));
+    const hi = Math.min(max, 10 ** length - 1);
+    if (lo <= hi) ranges.push(digitsBetween(String(lo), String(hi)));
+  }
+  const unsigned = ranges.length === 1 ? ranges[0] : `(?:${ranges.join('|')})`;
+  return `^\\s*(?:\\+?0*${unsigned}${min === 0 ? '|-0+' : ''})\\s*$`;
+}
+
+/** A word of `words`, any case: [Tt][Rr][Uu][Ee]. */
+const anyCase = (word: string) =>
+  [...word].map((c) => (/[a-z]/.test(c) ? `[${c.toUpperCase()}${c}]` : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+
+/** The strings `fromBooleanWord` reads as a boolean: a word of TRUE_WORDS or FALSE_WORDS, any case, padded. */
+const BOOLEAN_WORDS = [...TRUE_WORDS, ...FALSE_WORDS].map((word) => anyCase(word).join(''));
+export const BOOLEAN_WORD_PATTERN = `^\\s*(?:${BOOLEAN_WORDS.join('|')})\\s*$`;
+
+/**
+ * The strings whose trimmed value (String#trim removes exactly what `\s` matches) has min–max characters: it starts
+ * and ends with a non-space, surrounded by any whitespace.
+ */
+export function trimmedLengthPattern(min: number, max: number | undefined): string {
+  const between = (least: number) => `[\\s\\S]{${least},${max === undefined ? '' : max - 2}}`;
+  const filled = max === 1 ? '\\S' : min <= 1 ? `\\S(?:${between(0)}\\S)?` : `\\S${between(min - 2)}\\S`;
+  return `^\\s*${min === 0 ? `(?:${filled})?` : filled}\\s*$`;
+}
+
+/**
+ * zod's http(s) url check: the trimmed value must start with http:// or https:// (any case) and, once its tabs and
+ * newlines are dropped, have at most `max` characters; that the URL parser takes it is for the server to say.
+ */
+export function httpUrlPattern(max: number | undefined): string {
+  const rest = (scheme: number) =>
+    max === undefined ? '[\\s\\S]*' : `(?:[\\t\\n\\r]*[^\\t\\n\\r]){0,${max - scheme}}`;
+  return `^\\s*(?:[Hh][Tt][Tt][Pp]://${rest(7)}|[Hh][Tt][Tt][Pp][Ss]://${rest(8)})\\s*$`;
+}
+
+/** A regex source, anchored ^…$ and without flags, whose matches can hold no whitespace: its body, in a group. */
+function spacelessBody(regex: RegExp): string {
+  const { source, flags } = regex;
+  // Conservative: no class or escape that could match whitespace, no wildcard dot, no negated class.
+  const mayMatchSpace = /\\[sSWDPp]|(?<!\\)\.|\[\^| /.test(source);
+  if (flags !== '' || !source.startsWith('^') || !source.endsWith('$') || mayMatchSpace)
+    throw new Error(`openapi-inputs: cannot describe /${source}/${flags} after a trim`);
+  return `(?:${source.slice(1, -1)})`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The rewrites.
+
+const LENIENT = new Map<unknown, (json: JsonSchema) => JsonSchema>([
+  [
+    fromIntegerString,
+    ({ type: _type, minimum, maximum, ...rest }) => {
+      if (typeof minimum !== 'number' || typeof maximum !== 'number')
+        throw new Error('openapi-inputs: an intField without bounds');
+      return {
+        ...rest,
+        anyOf: [
+          { type: 'integer', minimum, maximum },
+          { type: 'string', pattern: integerStringPattern(minimum, maximum) },
+        ],
+      };
+    },
+  ],
+  [
+    fromNumberString,
+    ({ type: _type, ...rest }) => {
+      note(rest, 'A numeric string must also be a finite number (the pattern lets "1e999" through).');
+      return { ...rest, anyOf: [{ type: 'number' }, { type: 'string', pattern: NUMBER_STRING.source }] };
+    },
+  ],
+  [
+    fromBooleanWord,
+    ({ type: _type, ...rest }) => ({
+      ...rest,
+      anyOf: [{ type: 'boolean' }, { enum: [0, 1] }, { type: 'string', pattern: BOOLEAN_WORD_PATTERN }],
+    }),
+  ],
+]);
+
+const checksOf = (node: ZodNode) => node._zod.def.checks ?? [];
+
+/** Whether a check is String#trim (zod's `.trim()` is an overwrite; other overwrites change case or more). */
+function isTrim(check: ZodNode): boolean {
+  const { check: kind, tx } = check._zod.def;
+  if (kind !== 'overwrite' || typeof tx !== 'function') return false;
+  return tx(' \u00a0\ufeffA b\n\u2028') === 'A b' && tx('Ab') === 'Ab';
+}
+
+/** The length bounds a trimmed string's checks put on its trimmed value, or null when it is not trimmed first. */
+function trimmedBounds(node: ZodNode): { min: number; max: number | undefined } | null {
+  const checks = checksOf(node);
+  const trim = checks.findIndex(isTrim);
+  if (trim < 0) return null;
+  if (trim > 0) throw new Error('openapi-inputs: a check before .trim() cannot be described');
+  let [min, max] = [0, undefined as number | undefined];
+  for (const check of checks.slice(1)) {
+    const def = check._zod.def;
+    if (def.check === 'min_length') min = Math.max(min, def.minimum ?? 0);
+    else if (def.check === 'max_length') max = Math.min(max ?? Infinity, def.maximum ?? Infinity);
+    else if (def.check === 'length_equals') [min, max] = [def.length ?? 0, def.length];
+    else throw new Error(`openapi-inputs: cannot describe a ${def.check} check after .trim()`);
+  }
+  return { min, max };
+}
+
+const isString = (node: ZodNode | undefined): node is ZodNode => node?._zod.def.type === 'string';
+
+function rewriteString(node: ZodNode, json: JsonSchema): void {
+  const def = node._zod.def;
+  if (node._zod.traits.has('$ZodURL')) {
+    if (def.protocol?.source !== '^https?$') throw new Error('openapi-inputs: only http(s) URLs are described');
+    json.pattern = httpUrlPattern(typeof json.maxLength === 'number' ? json.maxLength : undefined);
+    delete json.maxLength;
+    delete json.minLength;
+    note(json, 'Surrounding whitespace is trimmed; it must parse as a URL (WHATWG URL Standard).');
+    return;
+  }
+  const bounds = trimmedBounds(node);
+  if (bounds) {
+    // A pattern a declaration gave for the trimmed value ('\S': not only whitespace) is implied by min ≥ 1.
+    if (json.pattern !== undefined && !(json.pattern === '\\S' && bounds.min >= 1))
+      throw new Error(`openapi-inputs: cannot describe the pattern ${String(json.pattern)} after .trim()`);
+    json.pattern = trimmedLengthPattern(bounds.min, bounds.max);
+    delete json.minLength;
+    delete json.maxLength;
+    const range = bounds.max === undefined ? `at least ${bounds.min}` : `${bounds.min}–${bounds.max}`;
+    if (!/trimmed/.test(String(json.description ?? '')))
+      note(json, `Surrounding whitespace is trimmed; ${range} characters must remain.`);
+  }
+}
+
+/**
+ * `.trim()…pipe(z.email())`: the trimmed value has the trimmed string's length and matches the email pattern (which
+ * matches no whitespace, so surrounding whitespace and it are one pattern). Two patterns, in allOf: one pattern would
+ * need a lookahead, which JSON Schema's recommended regular expressions leave out.
+ */
+function rewriteTrimmedPipe(def: ZodDef, json: JsonSchema): void {
+  const bounds = isString(def.in) ? trimmedBounds(def.in) : null;
+  const out = def.out;
+  if (!bounds || !isString(out) || !out._zod.def.pattern) return;
+  delete json.pattern;
+  json.allOf = [
+    { pattern: trimmedLengthPattern(bounds.min, bounds.max) },
+    { pattern: `^\\s*${spacelessBody(out._zod.def.pattern)}\\s*$` },
+  ];
+}
+
+/**
+ * zod's toJSONSchema `override` for request schemas: called for every node once zod has built it (children first),
+ * it edits the node's JSON Schema in place.
+ */
+export function inputOverride({ zodSchema, jsonSchema }: { zodSchema: unknown; jsonSchema: unknown }): void {
+  const node = zodSchema as ZodNode;
+  const json = jsonSchema as JsonSchema;
+  const def = node._zod.def;
+  if (def.type === 'string') rewriteString(node, json);
+  if (def.type === 'pipe') {
+    const lenient = def.in?._zod.def.type === 'transform' ? LENIENT.get(def.in._zod.def.transform) : undefined;
+    if (lenient) {
+      const rewritten = lenient({ ...json });
+      for (const key of Object.keys(json)) delete json[key];
+      Object.assign(json, rewritten);
+    } else {
+      rewriteTrimmedPipe(def, json);
+    }
+  }
+  // A default the server applies is shown, though zod leaves it out of a request schema that transforms.
+  if (def.type === 'default' && def.defaultValue !== undefined)
+    json.default = JSON.parse(JSON.stringify(def.defaultValue)) as unknown;
+  // zod's email and url checks are not JSON Schema's formats: the pattern (or the description) says what they are.
+  if (typeof json.format === 'string') {
+    if (json.pattern === undefined && json.allOf === undefined)
+      throw new Error(`openapi-inputs: format ${json.format} without a pattern`);
+    delete json.format;
+  }
+  documented.get(node)?.(json);
+}
+
+/**
+ * A preprocessor that reads parameter `name` from the first of `name`, ...`aliases` present: none is required on its
+ * own, and an alias is described as any string, since a rule per parameter cannot say that one of them is required
+ * nor that the one read must be what `name` must be (looser than the server, never stricter; the descriptions say
+ * it).
+ */
+export function documentAliases<T extends z.ZodType>(schema: T, name: string, aliases: readonly string[]): T {
+  return documentInput(schema, (json) => {
+    const properties = json.properties as Record<string, JsonSchema>;
+    const primary = properties[name];
+    if (!primary) throw new Error(`documentAliases: no property ${name}`);
+    json.required = ((json.required ?? []) as string[]).filter((required) => required !== name);
+    const all = [name, ...aliases];
+    note(
+      primary,
+      `One of ${all.join(', ')} is required; an alias is read when the names before it are absent, and must then ` +
+        `match this pattern.`,
+    );
+    aliases.forEach((alias, index) => {
+      properties[alias] = {
+        type: 'string',
+        description:
+          `Read as ${name} when ${all.slice(0, index + 1).join(' and ')} ${index === 0 ? 'is' : 'are'} absent; it ` +
+          `must then match ${name}’s pattern, which a rule per parameter cannot say`,
+      };
+    });
+  });
+}
