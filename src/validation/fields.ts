@@ -122,7 +122,7 @@ export const dateTimeField = z.preprocess(
   (value) => (value instanceof Date && !Number.isNaN(value.getTime()) ? value.toISOString() : value),
   z
     .string()
-    .refine((value) => ISO_8601.test(value) && !Number.isNaN(Date.parse(toUtc(value))), {
+    .refine((value) => momentOf(value) !== null, {
       message: 'Input should be a valid datetime, as ISO 8601 (2026-01-31T09:00:00Z)',
       params: { type: 'datetime_parsing' },
     })
@@ -130,12 +130,31 @@ export const dateTimeField = z.preprocess(
       pattern: DOCUMENTED_DATE_TIME.source,
       description:
         'An ISO 8601 date (2026-11-01: midnight UTC) or date-time (2026-11-01T09:00:00Z; UTC when it has no ' +
-        'offset). A day up to 31 is taken in any month and rolls over (2026-02-31 is 2026-03-03); the moment, in ' +
-        'UTC, must fall in the years 0000–9999, which the pattern cannot check; for the years 0001–0012 the ' +
-        'pattern lets through every bare date, of which the server’s date parser takes only some',
+        'offset). Two things the pattern cannot check: the day must exist in its month (2026-02-31 is refused), ' +
+        'and the moment, in UTC, must fall in the years 0000–9999; for the years 0001–0012 the pattern lets ' +
+        'through every bare date, of which the server’s date parser takes only some',
     })
-    .transform((value) => new Date(Date.parse(toUtc(value))).toISOString()),
+    .transform((value) => new Date(momentOf(value) ?? Number.NaN).toISOString()),
 );
+
+/** 0000-01-01T00:00:00Z and 10000-01-01T00:00:00Z: the moments a DateTime (four-digit years) can show. */
+const FIRST_MOMENT = -62_167_219_200_000;
+const END_OF_MOMENTS = 253_402_300_800_000;
+
+/**
+ * The moment (ms since the epoch) an ISO 8601 date or date-time names; null when it is not one, names a day its month
+ * does not have (2026-02-31: Date.parse would roll it over to March; FastAPI's parser refuses it), or falls outside
+ * the years 0000–9999 in UTC (an offset can move 0000-01-01T00:00 into the year before).
+ */
+function momentOf(value: string): number | null {
+  if (!ISO_8601.test(value)) return null;
+  const time = Date.parse(toUtc(value));
+  if (Number.isNaN(time) || time < FIRST_MOMENT || time >= END_OF_MOMENTS) return null;
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const calendar = new Date(0);
+  calendar.setUTCFullYear(year, month - 1, day);
+  return calendar.getUTCMonth() === month - 1 ? time : null;
+}
 
 function toUtc(value: string): string {
   const normalized = value.replace(' ', 'T');

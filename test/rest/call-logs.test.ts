@@ -406,7 +406,17 @@ describe('GET /get_call_logs_for_campaign', () => {
 
   it('refuses a since or until that is no ISO 8601 date-time with 422 datetime_parsing', async () => {
     await createCampaign('alpha');
-    for (const bad of ['bad', '2024-13-01', '2024-05-01T25:00:00Z', '1714557600', 'yesterday']) {
+    // Also a day its month lacks (Date.parse would roll it over) and a moment before the year 0000 in UTC.
+    for (const bad of [
+      'bad',
+      '2024-13-01',
+      '2024-05-01T25:00:00Z',
+      '1714557600',
+      'yesterday',
+      '2026-02-31',
+      '2026-04-31T09:00:00Z',
+      '0000-01-01T00:00+01:00',
+    ]) {
       const since = await expect422(forCampaign(`campId=alpha&since=${encodeURIComponent(bad)}`), ['query', 'since']);
       expect(since.type, bad).toBe('datetime_parsing');
       expect(since.input).toBe(bad);

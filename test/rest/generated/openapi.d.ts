@@ -1951,9 +1951,9 @@ export interface operations {
       query: {
         campId: string;
         status?: 'queued' | 'ringing' | 'in-progress' | 'completed' | 'busy' | 'failed' | 'no-answer' | 'canceled';
-        /** @description An ISO 8601 date (2026-11-01: midnight UTC) or date-time (2026-11-01T09:00:00Z; UTC when it has no offset). A day up to 31 is taken in any month and rolls over (2026-02-31 is 2026-03-03); the moment, in UTC, must fall in the years 0000–9999, which the pattern cannot check; for the years 0001–0012 the pattern lets through every bare date, of which the server’s date parser takes only some */
+        /** @description An ISO 8601 date (2026-11-01: midnight UTC) or date-time (2026-11-01T09:00:00Z; UTC when it has no offset). Two things the pattern cannot check: the day must exist in its month (2026-02-31 is refused), and the moment, in UTC, must fall in the years 0000–9999; for the years 0001–0012 the pattern lets through every bare date, of which the server’s date parser takes only some */
         since?: string;
-        /** @description An ISO 8601 date (2026-11-01: midnight UTC) or date-time (2026-11-01T09:00:00Z; UTC when it has no offset). A day up to 31 is taken in any month and rolls over (2026-02-31 is 2026-03-03); the moment, in UTC, must fall in the years 0000–9999, which the pattern cannot check; for the years 0001–0012 the pattern lets through every bare date, of which the server’s date parser takes only some */
+        /** @description An ISO 8601 date (2026-11-01: midnight UTC) or date-time (2026-11-01T09:00:00Z; UTC when it has no offset). Two things the pattern cannot check: the day must exist in its month (2026-02-31 is refused), and the moment, in UTC, must fall in the years 0000–9999; for the years 0001–0012 the pattern lets through every bare date, of which the server’s date parser takes only some */
         until?: string;
         /** @description At most this many, newest first (100 when omitted) */
         limit?: number | string;
@@ -1990,9 +1990,9 @@ export interface operations {
       query?: {
         campId?: string;
         status?: 'queued' | 'ringing' | 'in-progress' | 'completed' | 'busy' | 'failed' | 'no-answer' | 'canceled';
-        /** @description An ISO 8601 date (2026-11-01: midnight UTC) or date-time (2026-11-01T09:00:00Z; UTC when it has no offset). A day up to 31 is taken in any month and rolls over (2026-02-31 is 2026-03-03); the moment, in UTC, must fall in the years 0000–9999, which the pattern cannot check; for the years 0001–0012 the pattern lets through every bare date, of which the server’s date parser takes only some */
+        /** @description An ISO 8601 date (2026-11-01: midnight UTC) or date-time (2026-11-01T09:00:00Z; UTC when it has no offset). Two things the pattern cannot check: the day must exist in its month (2026-02-31 is refused), and the moment, in UTC, must fall in the years 0000–9999; for the years 0001–0012 the pattern lets through every bare date, of which the server’s date parser takes only some */
         since?: string;
-        /** @description An ISO 8601 date (2026-11-01: midnight UTC) or date-time (2026-11-01T09:00:00Z; UTC when it has no offset). A day up to 31 is taken in any month and rolls over (2026-02-31 is 2026-03-03); the moment, in UTC, must fall in the years 0000–9999, which the pattern cannot check; for the years 0001–0012 the pattern lets through every bare date, of which the server’s date parser takes only some */
+        /** @description An ISO 8601 date (2026-11-01: midnight UTC) or date-time (2026-11-01T09:00:00Z; UTC when it has no offset). Two things the pattern cannot check: the day must exist in its month (2026-02-31 is refused), and the moment, in UTC, must fall in the years 0000–9999; for the years 0001–0012 the pattern lets through every bare date, of which the server’s date parser takes only some */
         until?: string;
         /** @description At most this many, newest first (100 when omitted) */
         limit?: number | string;
