@@ -75,9 +75,10 @@ export default tseslint.config(
       // Off: `accountId`, `meetingId`, `voiceId` and `webhookId` repeat their type's name because they are the keys
       // the legacy REST interface and its clients use (beside the global `id`); renaming them would break clients.
       '@graphql-eslint/no-typename-prefix': 'off',
-      // Short, bounded lists stay plain lists (a campaign's meetings and webhooks, a meeting's participants, the
-      // voice catalogue, a webhook's event types, `nodes(ids:)`); only unbounded ones are connections. The rest of
-      // the rule (Edge suffix, `node` and `cursor` fields) stays on.
+      // Short, bounded lists stay plain lists: a campaign's meetings and a webhook's campaigns (each `limit` ≤ 200),
+      // a campaign's webhooks (≤ 50 per account), `upcomingMeetings(limit)`, a meeting's participants (≤ 50), the
+      // voice catalogue, a webhook's event types, `nodes(ids:)` (≤ 100); only unbounded ones are connections. The
+      // rest of the rule (Edge suffix, `node` and `cursor` fields) stays on.
       '@graphql-eslint/relay-edge-types': ['error', { listTypeCanWrapOnlyEdgeType: false }],
     },
   },

@@ -48,6 +48,10 @@ function toColumns(data: Partial<CampaignData>): Partial<CampaignColumns> {
  * cost about 7 % of a GraphQL list request.
  */
 const toCampaign = ((): ((row: Row) => Campaign) => {
+  // Names and columns come from the declarations only, and are quoted; a name that is no plain identifier starting
+  // with a letter (so never `__proto__`, which a literal would not make a property) is refused here, at start-up.
+  for (const name of CAMPAIGN_FIELD_NAMES)
+    if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(name)) throw new Error(`Bad campaign field name ${name}`);
   const convert = CAMPAIGN_FIELD_NAMES.map((name) => FIELD_KINDS[CAMPAIGN_FIELDS[name].kind].fromColumn);
   const fields = CAMPAIGN_FIELD_NAMES.map(
     (name, index) => `${JSON.stringify(name)}: convert[${index}](row[${JSON.stringify(CAMPAIGN_FIELDS[name].column)}])`,

@@ -32,8 +32,15 @@ export interface IntegrationKind {
 /** Trimmed, then 1–max characters: so (OpenAPI) it must hold something that is not whitespace. */
 const text = (max: number) => z.string().trim().min(1).max(max).meta({ pattern: '\\S' });
 const E164 = /^\+[1-9]\d{1,14}$/;
-/** The voice providers a telephony integration can name, with what each means. */
-const VOICE_PROVIDERS = { TELEPHONY: 'The telephony provider renders the voice of the calls.' } as const;
+
+type ClosedSet = NonNullable<IntegrationField['closedSet']>;
+
+/** A field whose values are a closed set: its rule accepts exactly the set's values (and GraphQL shows its enum). */
+const oneOf = (set: ClosedSet): Pick<IntegrationField, 'rule' | 'closedSet'> => {
+  const [first, ...rest] = Object.keys(set.values);
+  if (first === undefined) throw new Error(`The closed set ${set.name} has no value`);
+  return { rule: z.enum([first, ...rest]), closedSet: set };
+};
 
 export const telephony: IntegrationKind = {
   kind: 'telephony',
@@ -52,13 +59,12 @@ export const telephony: IntegrationKind = {
     voiceProvider: {
       optional: true,
       default: 'TELEPHONY',
-      rule: z.enum(Object.keys(VOICE_PROVIDERS) as [keyof typeof VOICE_PROVIDERS]),
       description: 'Only TELEPHONY for now.',
-      closedSet: {
+      ...oneOf({
         name: 'VoiceProvider',
         description: 'Who renders the voice of the calls.',
-        values: VOICE_PROVIDERS,
-      },
+        values: { TELEPHONY: 'The telephony provider renders the voice of the calls.' },
+      }),
     },
   },
   notConnected: 'Telephony is not configured',

@@ -229,15 +229,39 @@ export async function campaignIdsOfWebhooks(
   db: Kysely<Database>,
   accountId: string,
   webhookIds: readonly string[],
+  limit?: number,
 ): Promise<string[][]> {
   if (webhookIds.length === 0) return [];
-  const rows = await db
+  const attached = db
     .selectFrom('webhook_campaigns')
-    .select(['webhook_id', 'camp_id'])
+    .select(['webhook_id', 'camp_id', 'created_at'])
     .where('account_id', '=', accountId)
-    .where('webhook_id', 'in', webhookIds)
-    .orderBy('created_at')
-    .orderBy('camp_id')
-    .execute();
-  return webhookIds.map((id) => rows.filter((row) => row.webhook_id === id).map((row) => row.camp_id));
+    .where('webhook_id', 'in', webhookIds);
+  // With a limit, the first `limit` of each webhook: a window function ranks each webhook's attachments.
+  const rows =
+    limit === undefined
+      ? await attached.orderBy('created_at').orderBy('camp_id').execute()
+      : await db
+          .selectFrom(
+            attached
+              .select((eb) =>
+                eb.fn
+                  .agg<number>('row_number')
+                  .over((over) => over.partitionBy('webhook_id').orderBy('created_at').orderBy('camp_id'))
+                  .as('place'),
+              )
+              .as('ranked'),
+          )
+          .select(['webhook_id', 'camp_id'])
+          .where('place', '<=', limit)
+          .orderBy('created_at')
+          .orderBy('camp_id')
+          .execute();
+  const byWebhook = new Map<string, string[]>();
+  for (const row of rows) {
+    const list = byWebhook.get(row.webhook_id) ?? [];
+    list.push(row.camp_id);
+    byWebhook.set(row.webhook_id, list);
+  }
+  return webhookIds.map((id) => byWebhook.get(id) ?? []);
 }

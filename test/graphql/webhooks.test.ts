@@ -741,4 +741,39 @@ describe('Campaign.webhooks query cost', () => {
     // The viewer, the page of campaigns, one batch of webhooks, their attachments, their campaigns.
     expect(t.queries.length).toBeLessThanOrEqual(6);
   });
+
+  it('Webhook.campaigns is bounded: the first `limit` (1–200, default 200) in attachment order, per alias', async () => {
+    await start({}, { worker: false });
+    const hooks = [await createWebhook(), await createWebhook()];
+    for (const campId of ['a', 'b', 'c']) {
+      await createCampaign(campId);
+      await ok(ATTACH, { webhookId: hooks[0]!.webhookId, campId });
+    }
+    await ok(ATTACH, { webhookId: hooks[1]!.webhookId, campId: 'b' });
+    const listed = await ok(
+      '{ webhooks { webhookId two: campaigns(limit: 2) { campId } all: campaigns { campId } } }',
+      {},
+    );
+    const campIds = (list: Array<{ campId: string }>) => list.map((campaign) => campaign.campId);
+    expect(
+      Object.fromEntries(listed.webhooks.map((w: any) => [w.webhookId, [campIds(w.two), campIds(w.all)]])),
+    ).toEqual({
+      [hooks[0]!.webhookId]: [
+        ['a', 'b'],
+        ['a', 'b', 'c'],
+      ],
+      [hooks[1]!.webhookId]: [['b'], ['b']],
+    });
+    for (const limit of [0, 201]) {
+      const reply = await t.gql(
+        'query ($limit: Int!) { webhooks { campaigns(limit: $limit) { campId } } }',
+        { limit },
+        token,
+      );
+      expect(reply.body.errors?.[0].extensions.code, reply.text).toBe('BAD_USER_INPUT');
+    }
+    // The REST door's complete list is internal only.
+    const internal = await t.gql('{ webhooks { campaignIds } }', {}, token);
+    expect(internal.body.errors?.[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  });
 });

@@ -1,6 +1,7 @@
 // GraphQL for every integration kind, derived from the declarations in src/domain/integrations.schema.ts:
 // `<Label>Integration` (connected + fields, secrets masked), `<Label>IntegrationInput`, the connect and
 // disconnect mutations, and `Account.integrations`.
+import { isDeepStrictEqual } from 'node:util';
 import {
   displayName,
   INTEGRATION_KINDS,
@@ -26,7 +27,10 @@ type IntegrationShape = IntegrationView | { connected: false; fields?: undefined
 const NOT_CONNECTED: IntegrationShape = { connected: false };
 
 /** The GraphQL enum of each closed set an integration field declares, built once per name. */
-const closedSetEnums = new Map<string, ReturnType<typeof closedSetEnum>>();
+const closedSetEnums = new Map<
+  string,
+  { set: NonNullable<IntegrationField['closedSet']>; ref: ReturnType<typeof closedSetEnum> }
+>();
 
 function closedSetEnum(set: NonNullable<IntegrationField['closedSet']>) {
   return builder.enumType(set.name, {
@@ -37,10 +41,16 @@ function closedSetEnum(set: NonNullable<IntegrationField['closedSet']>) {
   });
 }
 
+/** The enum of a closed set; two sets of one name must be the same set (one enum in the schema). */
 function enumOf(set: NonNullable<IntegrationField['closedSet']>) {
-  const known = closedSetEnums.get(set.name) ?? closedSetEnum(set);
-  closedSetEnums.set(set.name, known);
-  return known;
+  const known = closedSetEnums.get(set.name);
+  if (known) {
+    if (!isDeepStrictEqual(known.set, set)) throw new Error(`Two different closed sets are named ${set.name}`);
+    return known.ref;
+  }
+  const ref = closedSetEnum(set);
+  closedSetEnums.set(set.name, { set, ref });
+  return ref;
 }
 
 function integrationType(kind: IntegrationKind) {
@@ -87,24 +97,27 @@ function integrationType(kind: IntegrationKind) {
 
 /**
  * The fields of a kind as an input: `<Label>IntegrationInput` (the deprecated connectX of before: every field a
- * String) or `<Kind>ConnectInput` (closed sets as their enums). Both are checked by the same rules.
+ * String) or `<Kind>ConnectInput` (closed sets as their enums; a field with a default is non-null with that default,
+ * since null is not one of its values). Both are checked by the same rules.
  */
-function integrationInput(kind: IntegrationKind, name: string, withEnums: boolean) {
+function integrationInput(kind: IntegrationKind, name: string, current: boolean) {
   return builder
     .inputType(name, {
       description: `The ${kind.label.toLowerCase()} integration's fields; setting them again replaces them all.`,
       fields: (t) =>
         Object.fromEntries(
-          Object.entries(kind.fields).map(([field, declared]) => [
-            field,
-            withEnums && declared.closedSet
-              ? t.field({
-                  type: enumOf(declared.closedSet),
-                  required: !declared.optional,
-                  description: declared.description,
-                })
-              : t.string({ required: !declared.optional, description: declared.description }),
-          ]),
+          Object.entries(kind.fields).map(([field, declared]) => {
+            const { description, closedSet } = declared;
+            if (!current) return [field, t.string({ required: !declared.optional, description })];
+            const required = !declared.optional || declared.default !== undefined;
+            const defaultValue = declared.default !== undefined ? { defaultValue: declared.default } : {};
+            return [
+              field,
+              closedSet
+                ? t.field({ type: enumOf(closedSet), required, description, ...defaultValue })
+                : t.string({ required, description, ...defaultValue }),
+            ];
+          }),
         ),
     })
     .validate(integrationInputSchema(kind));

@@ -24,7 +24,7 @@ import {
   webhookIdField,
 } from '../../domain/webhooks.schema.js';
 import { EventTypeEnum } from './event-type.js';
-import { builder, viewerOf } from '../builder.js';
+import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
 import type { Context } from '../context.js';
 import { keysetConnection } from '../pagination.js';
 import { replacedBy } from '../payloads.js';
@@ -163,8 +163,25 @@ export const WebhookRef = builder.loadableNode('Webhook', {
     }),
     campaigns: t.loadableList({
       type: CampaignRef,
-      description: 'The campaigns it is attached to.',
-      load: (webhookIds: string[], context) => campaignsOfWebhooks(context, webhookIds),
+      description: 'The campaigns it is attached to, in the order they were attached: the first `limit`.',
+      args: {
+        limit: t.arg.int({
+          required: true,
+          defaultValue: MAX_CAMPAIGNS_OF_WEBHOOK,
+          validate: z.int().min(1).max(MAX_CAMPAIGNS_OF_WEBHOOK),
+          description: `At most this many campaigns (1–${MAX_CAMPAIGNS_OF_WEBHOOK}), the first attached first.`,
+        }),
+      },
+      // One loader per place in the query (`byPath`), so two aliases with different limits are not mixed.
+      byPath: true,
+      load: (webhookIds: string[], context, args) => campaignsOfWebhooks(context, webhookIds, args.limit),
+      resolve: (webhook) => webhook.webhookId,
+    }),
+    campaignIds: t.loadableList({
+      type: 'String',
+      subGraphs: INTERNAL_ONLY,
+      description: 'The campIds of every campaign it is attached to (the REST door lists them all).',
+      load: (webhookIds: string[], context) => campaignIdsOfWebhooks(context.db, viewerOf(context).id, webhookIds),
       resolve: (webhook) => webhook.webhookId,
     }),
     deliveries: t.connection(
@@ -183,9 +200,12 @@ export const WebhookRef = builder.loadableNode('Webhook', {
   }),
 });
 
-async function campaignsOfWebhooks(context: Context, webhookIds: readonly string[]) {
+/** A webhook's campaigns are a bounded list: at most this many, and this many when no limit is given. */
+const MAX_CAMPAIGNS_OF_WEBHOOK = 200;
+
+async function campaignsOfWebhooks(context: Context, webhookIds: readonly string[], limit: number) {
   const accountId = viewerOf(context).id;
-  const idLists = await campaignIdsOfWebhooks(context.db, accountId, webhookIds);
+  const idLists = await campaignIdsOfWebhooks(context.db, accountId, webhookIds, limit);
   const campaigns = await getCampaignsByIds(context.db, accountId, [...new Set(idLists.flat())]);
   const byId = new Map(campaigns.map((campaign) => [campaign.campId, campaign]));
   return idLists.map((ids) => ids.flatMap((id) => byId.get(id) ?? []));

@@ -13,16 +13,10 @@ import { doneBody } from '../responses/common.js';
 import { webhookAttachmentResponse, webhookResponse } from '../responses/webhooks.js';
 import { defineRoute } from '../route.js';
 
-const WEBHOOK_FIELDS = 'webhookId url events description enabled disabledReason secret createdAt campaigns { campId }';
+const WEBHOOK_FIELDS = 'webhookId url events description enabled disabledReason secret createdAt campaignIds';
 
+/** What WEBHOOK_FIELDS selects is the legacy body, key for key (campaignIds: the internal graph's, all of them). */
 type Webhook = z.output<typeof webhookResponse>;
-/** What WEBHOOK_FIELDS selects. */
-type WebhookData = Omit<Webhook, 'campaignIds'> & { campaigns: Array<{ campId: string }> };
-
-const legacyWebhook = ({ campaigns, ...webhook }: WebhookData): Webhook => ({
-  ...webhook,
-  campaignIds: campaigns.map((campaign) => campaign.campId),
-});
 
 const webhookQuery = z.object({ webhookId: webhookIdField });
 
@@ -46,7 +40,7 @@ const deleted = doneBody('Webhook deleted');
 const tag = 'webhooks';
 
 export const webhookRoutes = [
-  defineRoute<CreateWebhookInput, undefined, { createWebhook: WebhookData }, typeof webhookResponse>({
+  defineRoute<CreateWebhookInput, undefined, { createWebhook: Webhook }, typeof webhookResponse>({
     method: 'POST',
     path: '/create_webhook',
     summary: 'Register a webhook: {url, events?, description?} → the webhook with its whsec_ signing secret',
@@ -61,9 +55,9 @@ export const webhookRoutes = [
     response: webhookResponse,
     variables: ({ body }) => ({ input: body }),
     argLocs: { input: ['body'] },
-    respond: ({ createWebhook }) => legacyWebhook(createWebhook),
+    respond: ({ createWebhook }) => createWebhook,
   }),
-  defineRoute<undefined, undefined, { webhooks: WebhookData[] }, z.ZodArray<typeof webhookResponse>>({
+  defineRoute<undefined, undefined, { webhooks: Webhook[] }, z.ZodArray<typeof webhookResponse>>({
     method: 'GET',
     path: '/get_webhooks',
     summary: 'Your webhooks, oldest first, with the campaigns each is attached to',
@@ -75,7 +69,7 @@ export const webhookRoutes = [
       }`,
     response: z.array(webhookResponse),
     variables: () => ({}),
-    respond: ({ webhooks }) => webhooks.map(legacyWebhook),
+    respond: ({ webhooks }) => webhooks,
   }),
   defineRoute<undefined, z.infer<typeof webhookQuery>, unknown, typeof deleted>({
     method: 'DELETE',

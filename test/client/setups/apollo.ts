@@ -11,7 +11,7 @@ import { createClient as createWsClient } from 'graphql-ws';
 export function createApolloClient(options: {
   httpUrl: string; // http://127.0.0.1:4000/graphql
   wsUrl: string; // ws://127.0.0.1:4000/graphql
-  token: () => string; // the accessToken of `login`
+  token: () => string; // the accessToken of `accountLogin`
   sha256: (text: string) => string | Promise<string>; // hex SHA-256 (crypto.subtle in browsers)
   webSocketImpl?: unknown; // in Node: WebSocket from 'ws'; browsers have their own
   fetch?: typeof fetch;

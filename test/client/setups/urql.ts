@@ -10,7 +10,7 @@ import { createClient as createWsClient } from 'graphql-ws';
 export function createUrqlClient(options: {
   httpUrl: string; // http://127.0.0.1:4000/graphql
   wsUrl: string; // ws://127.0.0.1:4000/graphql
-  token: () => string; // the accessToken of `login`
+  token: () => string; // the accessToken of `accountLogin`
   webSocketImpl?: unknown; // in Node: WebSocket from 'ws'; browsers have their own
   transport?: 'websocket' | 'sse';
   fetch?: typeof fetch;
