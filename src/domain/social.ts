@@ -24,6 +24,8 @@ import { jsonTextTooDeepAt, MAX_JSON_DEPTH } from '../validation/json-limits.js'
 
 export interface SocialMessage extends InboundMessage {
   campaignId: string;
+  /** When this gateway stored it. */
+  createdAt: string;
 }
 
 const toMessage = (row: Selectable<SocialMessagesTable>): SocialMessage => ({
@@ -32,6 +34,7 @@ const toMessage = (row: Selectable<SocialMessagesTable>): SocialMessage => ({
   sender: row.sender,
   text: row.text,
   receivedAt: row.received_at,
+  createdAt: row.created_at,
 });
 
 const verificationFailed = () => forbidden('Verification failed');

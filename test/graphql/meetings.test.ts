@@ -607,12 +607,15 @@ describe('meetings', () => {
       const [third, first, second] = c1;
 
       // Two aliases with different limits in one query, through a page of campaigns (batched per alias).
+      t.resetQueries();
       const reply = await t.gql(
         '{ campaigns(first: 10) { edges { node { campId two: meetings(limit: 2) { meetingId } all: meetings { meetingId } } } } }',
         {},
         token,
       );
       expect(reply.body.errors, reply.text).toBeUndefined();
+      // One windowed query per alias for the whole page of campaigns, not one per campaign.
+      expect(t.queries.filter((query) => /row_number\(\) over/i.test(query))).toHaveLength(2);
       const ids = (list: MeetingOut[]) => list.map((m) => m.meetingId);
       const byCampaign = Object.fromEntries(
         reply.body.data.campaigns.edges.map((edge: any) => [

@@ -286,6 +286,21 @@ describe('POST /social_webhook/{apiKey}/{campId} (receiver)', () => {
       ]);
     });
 
+    it("SocialMessage.createdAt is when the gateway stored it; receivedAt is the provider's time", async () => {
+      const before = Date.now();
+      expect((await postJson(WHATSAPP)).body).toEqual({ received: 1 });
+      const reply = await t.gql(
+        '{ campaign(campId: "' + CAMP + '") { socialMessages(first: 1) { edges { node { receivedAt createdAt } } } } }',
+        {},
+        owner.token,
+      );
+      expect(reply.body.errors, reply.text).toBeUndefined();
+      const { receivedAt, createdAt } = reply.body.data.campaign.socialMessages.edges[0].node;
+      expect(receivedAt).toBe('2023-11-14T22:13:20.000Z');
+      expect(Date.parse(createdAt)).toBeGreaterThanOrEqual(before - 1000);
+      expect(Date.parse(createdAt)).toBeLessThanOrEqual(Date.now() + 1000);
+    });
+
     it('stores a page-style message (entry[].messaging[]) with a millisecond timestamp → {"received": 1}', async () => {
       const res = await postJson(PAGE);
       expect(res.status, res.text).toBe(200);

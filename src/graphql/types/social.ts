@@ -32,6 +32,11 @@ const SocialMessageRef = builder.loadableNode('SocialMessage', {
       description: "When the message was sent, by the provider's timestamp (when it arrived if it gave none).",
       resolve: (message) => message.receivedAt,
     }),
+    createdAt: t.field({
+      type: 'DateTime',
+      description: 'When this gateway stored it (the provider may deliver a message late, or again).',
+      resolve: (message) => message.createdAt,
+    }),
   }),
 });
 
