@@ -1,6 +1,7 @@
 // Meetings booked through the calendar integration (docs/decisions.md §8). The account's scheduled meetings never overlap.
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, MeetingsTable } from '../db/types.js';
+import { groupedBy } from '../db/chunks.js';
 import { newId } from '../security/api-keys.js';
 import { serializeForAccount } from './accounts.js';
 import { requireCampaign } from './campaigns.js';
@@ -171,11 +172,5 @@ export async function meetingsOfCampaigns(
     .orderBy('starts_at')
     .orderBy('meeting_id')
     .execute();
-  const byCampaign = new Map<string, Meeting[]>();
-  for (const row of rows) {
-    const list = byCampaign.get(row.camp_id) ?? [];
-    list.push(toMeeting(row));
-    byCampaign.set(row.camp_id, list);
-  }
-  return campIds.map((campId) => byCampaign.get(campId) ?? []);
+  return groupedBy(campIds, rows, (row) => row.camp_id, toMeeting);
 }

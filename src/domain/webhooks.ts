@@ -2,6 +2,7 @@
 // campaigns each one is attached to. Events of a campaign go to the enabled webhooks attached to it.
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, WebhooksTable } from '../db/types.js';
+import { groupedBy } from '../db/chunks.js';
 import { newId } from '../security/api-keys.js';
 import type { SecretBox } from '../security/secrets.js';
 import { newWebhookSecret } from '../security/webhook-signature.js';
@@ -221,7 +222,7 @@ export async function webhooksOfCampaigns(
     .orderBy('webhooks.created_at')
     .orderBy('webhooks.webhook_id')
     .execute();
-  return campIds.map((campId) => rows.filter((row) => row.camp_id === campId).map(toWebhook));
+  return groupedBy(campIds, rows, (row) => row.camp_id, toWebhook);
 }
 
 /** The campaign ids each webhook is attached to: one query for all the webhooks of a response. */
@@ -257,11 +258,10 @@ export async function campaignIdsOfWebhooks(
           .orderBy('created_at')
           .orderBy('camp_id')
           .execute();
-  const byWebhook = new Map<string, string[]>();
-  for (const row of rows) {
-    const list = byWebhook.get(row.webhook_id) ?? [];
-    list.push(row.camp_id);
-    byWebhook.set(row.webhook_id, list);
-  }
-  return webhookIds.map((id) => byWebhook.get(id) ?? []);
+  return groupedBy(
+    webhookIds,
+    rows,
+    (row) => row.webhook_id,
+    (row) => row.camp_id,
+  );
 }
