@@ -12,7 +12,7 @@ import { signUp } from './domain/accounts.js';
 import { signUpSchema } from './domain/accounts.schema.js';
 import { loadVoiceCatalogue } from './domain/voices.js';
 import { seedDemo } from './demo.js';
-import { buildManifest, MANIFEST_FILE } from './graphql/persisted-manifest.js';
+import { buildManifest, MANIFEST_FILE, RETIRED_FILE, retiredOperations } from './graphql/persisted-manifest.js';
 import { printSortedSchema } from './graphql/schema.js';
 import { describeStartupFailure, type StartupSettings } from './startup-errors.js';
 
@@ -83,7 +83,8 @@ const commands: Record<string, Command> = {
     summary: `write the trusted documents of PERSISTED_OPERATIONS=only to ${MANIFEST_FILE} (npm run schema)`,
     usage: 'persisted:manifest',
     run: async () => {
-      const manifest = buildManifest(readFileSync('README.md', 'utf8'));
+      const retired = retiredOperations(readFileSync(RETIRED_FILE, 'utf8'));
+      const manifest = buildManifest(readFileSync('README.md', 'utf8'), retired);
       writeFileSync(MANIFEST_FILE, `${JSON.stringify(manifest, null, 2)}\n`);
       console.log(`wrote ${MANIFEST_FILE} (${Object.keys(manifest).length} documents)`);
     },

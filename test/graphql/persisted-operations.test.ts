@@ -5,14 +5,23 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse, validate } from 'graphql';
 import { afterEach, describe, expect, it } from 'vitest';
+import { schema } from '../../src/graphql/schema.js';
 import { GRAPHIQL_DEFAULT_QUERY } from '../../src/graphql/graphiql.js';
-import { buildManifest, MANIFEST_FILE, readmeOperations } from '../../src/graphql/persisted-manifest.js';
+import {
+  buildManifest,
+  MANIFEST_FILE,
+  readmeOperations,
+  RETIRED_FILE,
+  retiredOperations,
+} from '../../src/graphql/persisted-manifest.js';
 import { sha256 } from '../../src/graphql/persisted-operations.js';
 import { DIALECT, startApp, type TestApp } from '../helpers/app.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const RETIRED = retiredOperations(readFileSync(join(ROOT, RETIRED_FILE), 'utf8'));
 
 const apps: TestApp[] = [];
 const files: string[] = [];
@@ -159,9 +168,26 @@ describe('trusted documents (PERSISTED_OPERATIONS=only)', () => {
     ).rejects.toThrow(/cannot be read \(ENOENT\)/);
   });
 
-  it(`${MANIFEST_FILE} is what npm run schema writes from GraphiQL's default document and the README`, () => {
+  it(`${MANIFEST_FILE} is what npm run schema writes from GraphiQL's default document, the README and the retired documents`, () => {
     const committed = JSON.parse(readFileSync(join(ROOT, MANIFEST_FILE), 'utf8'));
-    expect(committed).toEqual(buildManifest(README));
+    expect(committed).toEqual(buildManifest(README, RETIRED));
     expect(Object.values(committed)).toContain(GRAPHIQL_DEFAULT_QUERY);
+    for (const document of RETIRED) expect(Object.values(committed)).toContain(document);
+  });
+
+  it('the retired documents (kept for one release) still validate against the public schema, and run', async () => {
+    expect(RETIRED.length).toBeGreaterThan(0);
+    for (const document of RETIRED) expect(validate(schema, parse(document)), document).toEqual([]);
+    // GraphiQL's default document of the last release, as a returning user's tab still holds it.
+    const t = await start({ PERSISTED_OPERATIONS: 'only' });
+    const signedUp = await t.rest('POST', '/signup', {
+      body: { email: 'demo@example.com', password: 'demo-password' },
+    });
+    expect(signedUp.status, signedUp.text).toBe(200);
+    const oldDefault = RETIRED.find((document) => document.includes('mutation Login'));
+    expect(oldDefault).toBeDefined();
+    const login = await post(t, { query: oldDefault, operationName: 'Login' });
+    expect(login.body.errors, login.text).toBeUndefined();
+    expect(login.body.data.login.accessToken).toBeTruthy();
   });
 });
