@@ -123,11 +123,11 @@ export async function login(
   email: string,
   password: string,
   passwordCost?: number,
-): Promise<{ accessToken: string; tokenType: 'bearer'; expiresIn: number }> {
+): Promise<{ accessToken: string; tokenType: 'bearer'; expiresIn: number; account: Account }> {
   const account = await authenticate(db, email, password, passwordCost);
   if (!account) throw unauthenticated('Incorrect username or password');
   const { token, expiresIn } = tokens.issue(account.id, account.tokenVersion);
-  return { accessToken: token, tokenType: 'bearer', expiresIn };
+  return { accessToken: token, tokenType: 'bearer', expiresIn, account };
 }
 
 export async function findAccountById(db: Kysely<Database>, id: string): Promise<Account | null> {

@@ -338,19 +338,24 @@ function mutationField(name: string): GraphQLField<unknown, unknown> {
 }
 
 /** Every field of `typeName` that needs no argument: its leaves and, `depth` > 1, its objects' such fields. */
-function selectionOf(typeName: string, depth = 2): string {
+function selectionOf(typeName: string, depth = 2, onlyFieldsOf?: string): string {
   const type = schema.getType(typeName);
   if (!isObjectType(type)) throw new Error(`${typeName} is not an object type`);
-  return Object.values(type.getFields())
-    .filter((field) => field.args.every((arg) => !isNonNullType(arg.type) || arg.defaultValue !== undefined))
-    .map((field) => {
-      const named = getNamedType(field.type);
-      if (isLeafType(named)) return field.name;
-      const inner = depth > 1 && isObjectType(named) ? selectionOf(named.name, depth - 1) : '';
-      return inner && `${field.name} { ${inner} }`;
-    })
-    .filter(Boolean)
-    .join(' ');
+  const only = onlyFieldsOf === undefined ? undefined : schema.getType(onlyFieldsOf);
+  return (
+    Object.values(type.getFields())
+      .filter((field) => field.args.every((arg) => !isNonNullType(arg.type) || arg.defaultValue !== undefined))
+      // A payload that is the object itself may hold more (an account payload's `account`): compare what both have.
+      .filter((field) => !isObjectType(only) || field.name in only.getFields())
+      .map((field) => {
+        const named = getNamedType(field.type);
+        if (isLeafType(named)) return field.name;
+        const inner = depth > 1 && isObjectType(named) ? selectionOf(named.name, depth - 1) : '';
+        return inner && `${field.name} { ${inner} }`;
+      })
+      .filter(Boolean)
+      .join(' ')
+  );
 }
 
 /** `mutation ($a: T!) { name(a: $a) selection }`, the variables typed as the schema types the arguments. */
@@ -383,8 +388,15 @@ function readingsOf(deprecated: string, replacement: string): { old: Reading; ne
   const named = getNamedType(oldType);
   const newType = mutationField(replacement).type;
   const payload = getNamedType(newType) as GraphQLObjectType;
-  const wholePayload: Reading = { selection: `{ ${selectionOf(payload.name)} }`, holder: null, type: newType };
-  if (isLeafType(named)) return { old: { selection: '', holder: null, type: oldType }, new: wholePayload };
+  if (isLeafType(named)) {
+    const wholePayload: Reading = { selection: `{ ${selectionOf(payload.name)} }`, holder: null, type: newType };
+    return { old: { selection: '', holder: null, type: oldType }, new: wholePayload };
+  }
+  const wholePayload: Reading = {
+    selection: `{ ${selectionOf(payload.name, 2, named.name)} }`,
+    holder: null,
+    type: newType,
+  };
   const holders = Object.values(payload.getFields()).filter((field) => getNamedType(field.type) === named);
   if (holders.length > 1) throw new Error(`${payload.name} has ${holders.length} fields of type ${named.name}`);
   const selection = `{ ${selectionOf(named.name)} }`;

@@ -348,7 +348,7 @@ describe('the mutations, through /graphql', () => {
 
     const logIn = (password: string) =>
       anonymous(
-        'mutation ($input: AccountLoginInput!) { accountLogin(input: $input) { accessToken tokenType expiresIn } }',
+        'mutation ($input: AccountLoginInput!) { accountLogin(input: $input) { accessToken tokenType expiresIn account { id email } } }',
         { input: { email: 'ANA@example.com', password } },
       );
     const wrong = await logIn('wrong password');
@@ -357,6 +357,7 @@ describe('the mutations, through /graphql', () => {
     expect(loggedIn.body.errors, loggedIn.text).toBeUndefined();
     const issued = loggedIn.body.data.accountLogin;
     expect(issued.tokenType).toBe('BEARER');
+    expect(issued.account).toEqual({ id: signedUp.body.data.accountSignUp.account.id, email: 'ana@example.com' });
     expect(issued.expiresIn).toBeGreaterThan(0);
     const ana = (query: string) => t.gql(query, {}, issued.accessToken);
     expect((await ana('{ viewer { email } }')).body.data.viewer.email).toBe('ana@example.com');
@@ -372,7 +373,7 @@ describe('the mutations, through /graphql', () => {
     const fresh = (await logIn('correct horse')).body.data.accountLogin.accessToken;
     const change = (input: Record<string, string>) =>
       t.gql(
-        'mutation ($input: AccountPasswordChangeInput!) { accountPasswordChange(input: $input) { accessToken tokenType } }',
+        'mutation ($input: AccountPasswordChangeInput!) { accountPasswordChange(input: $input) { accessToken tokenType account { email } } }',
         { input },
         fresh,
       );
@@ -383,6 +384,7 @@ describe('the mutations, through /graphql', () => {
     const changed = await change({ currentPassword: 'correct horse', newPassword: 'battery staple' });
     expect(changed.body.errors, changed.text).toBeUndefined();
     expect(changed.body.data.accountPasswordChange.tokenType).toBe('BEARER');
+    expect(changed.body.data.accountPasswordChange.account).toEqual({ email: 'ana@example.com' });
     const viewer = await t.gql('{ viewer { email } }', {}, changed.body.data.accountPasswordChange.accessToken);
     expect(viewer.body.data.viewer.email).toBe('ana@example.com');
     expect((await logIn('correct horse')).body.errors?.[0].extensions.code).toBe('UNAUTHENTICATED');

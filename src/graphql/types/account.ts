@@ -77,7 +77,10 @@ async function signUpWith(context: Context, input: { email: string; password: st
   });
 }
 
-async function logInWith(context: Context, input: { email: string; password: string }): Promise<IssuedToken> {
+async function logInWith(
+  context: Context,
+  input: { email: string; password: string },
+): Promise<IssuedToken & { account: Account }> {
   const wait = await context.limits.loginAttempt(input.email, context.clientAddress);
   if (wait !== null) throw rateLimited(`Too many failed login attempts; try again in ${wait} seconds`, wait);
   const token = await login(context.db, context.tokens, input.email, input.password, context.config.PASSWORD_HASH_COST);
@@ -94,11 +97,11 @@ async function rotateKeyOf(context: Context) {
 async function changePasswordWith(
   context: Context,
   input: { currentPassword: string; newPassword: string },
-): Promise<IssuedToken> {
-  const accountId = viewerOf(context).id;
-  const token = await changePassword(context.db, context.tokens, accountId, input, context.config.PASSWORD_HASH_COST);
-  context.streams.revoked(accountId);
-  return token;
+): Promise<IssuedToken & { account: Account }> {
+  const account = viewerOf(context);
+  const token = await changePassword(context.db, context.tokens, account.id, input, context.config.PASSWORD_HASH_COST);
+  context.streams.revoked(account.id);
+  return { ...token, account };
 }
 
 const DESCRIBE = {
@@ -173,9 +176,9 @@ const TokenTypeEnum = builder.enumType('TokenType', {
   values: { BEARER: { value: 'bearer', description: 'As `Authorization: Bearer <accessToken>`.' } },
 });
 
-/** `<Mutation>Payload { accessToken, tokenType, expiresIn }`: a new access token. */
+/** `<Mutation>Payload { accessToken, tokenType, expiresIn, account }`: a new access token, and whose it is. */
 const tokenPayload = (mutation: string) =>
-  builder.objectRef<IssuedToken>(`${typeStem(mutation)}Payload`).implement({
+  builder.objectRef<IssuedToken & { account: Account }>(`${typeStem(mutation)}Payload`).implement({
     description: `What \`${mutation}\` answers: a new access token; send it as \`Authorization: Bearer <accessToken>\`.`,
     fields: (t) => ({
       accessToken: t.exposeString('accessToken', {
@@ -187,6 +190,11 @@ const tokenPayload = (mutation: string) =>
         resolve: () => 'bearer' as const,
       }),
       expiresIn: t.exposeInt('expiresIn', { description: 'Seconds until the token expires.' }),
+      account: t.field({
+        type: AccountRef,
+        description: 'The account the token is for (what `viewer` answers with it).',
+        resolve: (issued) => issued.account,
+      }),
     }),
   });
 
