@@ -782,7 +782,12 @@ class RequestCheck {
 const NOT_JSON = Symbol('not JSON');
 
 /** What the description says in words, where a looser case must find its rule. */
-const wordsOf = (doc: Json, op: Json) => `${doc.info.description}\n${JSON.stringify(op)}`;
+/** What an operation says of itself: its own text and that of the component schemas it refers to (not the intro). */
+const wordsOf = (doc: Json, op: Json) => {
+  const text = JSON.stringify(op);
+  const refs = [...text.matchAll(/#\/components\/schemas\/([^"]+)/g)].map((match) => match[1] as string);
+  return [text, ...refs.map((name) => JSON.stringify(doc.components.schemas[name]))].join('\n');
+};
 
 let t: TestApp;
 let checker: RequestCheck;
@@ -808,8 +813,8 @@ beforeAll(async () => {
     body: { apiKey: 'cal-key', schedulingUrl: 'https://cal.example.com/a' },
   });
   expect(calendar.status, calendar.text).toBe(200);
-  const booked = await t.gql<{ bookMeeting: { meetingId: string } }>(
-    `mutation ($input: BookMeetingInput!) { bookMeeting(input: $input) { meetingId } }`,
+  const booked = await t.gql<{ meetingBook: { meeting: { meetingId: string } } }>(
+    `mutation ($input: MeetingBookInput!) { meetingBook(input: $input) { meeting { meetingId } } }`,
     {
       input: {
         campId: CAMP,
@@ -829,7 +834,7 @@ beforeAll(async () => {
     a: { token: a.token, apiKey: a.apiKey, email: a.email },
     integrations: (await t.account('requests-integrations@example.com')).token,
     webhooks: webhooks.token,
-    meetingId: booked.body.data!.bookMeeting.meetingId,
+    meetingId: booked.body.data!.meetingBook.meeting.meetingId,
     async newWebhook() {
       const created = await t.rest('POST', '/create_webhook', {
         token: webhooks.token,
