@@ -72,3 +72,9 @@ export const callLogListQuerySchema = callLogFilterSchema.extend({
   limit: intField(1, MAX_CALL_LOG_PAGE).default(100).describe('At most this many, newest first (100 when omitted)'),
   offset: intField(0, 10_000_000).default(0).describe('Skip this many first (0 when omitted)'),
 });
+
+/**
+ * A provider's call-status callback form, as its resolver checks it before the signature (and OpenAPI describes it):
+ * at most `fields` names of at most `nameLength` characters, values of at most `valueLength`.
+ */
+export const CALLBACK_FORM_LIMITS = { fields: 100, nameLength: 256, valueLength: 10_000 } as const;

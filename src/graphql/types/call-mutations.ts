@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { receiveCallStatus } from '../../domain/call-callbacks.js';
 import { recordCallOutcome } from '../../domain/call-outcomes.js';
+import { CALLBACK_FORM_LIMITS } from '../../domain/call-logs.schema.js';
 import { payloadType, replacedBy, rerooted } from '../payloads.js';
 import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
 import { CallLogRef } from './call-log.js';
@@ -10,9 +11,9 @@ import { CallLogRef } from './call-log.js';
  * The callback's form fields: a flat object of at most MAX_CALLBACK_FIELDS names, each value a string (a number or
  * boolean is read as its text). A nested object or list is a client mistake (BAD_USER_INPUT), never a crash.
  */
-const MAX_CALLBACK_FIELDS = 100;
+const { fields: MAX_CALLBACK_FIELDS, nameLength, valueLength } = CALLBACK_FORM_LIMITS;
 const callbackFormSchema = z
-  .record(z.string().max(256), z.union([z.string().max(10_000), z.number(), z.boolean()]))
+  .record(z.string().max(nameLength), z.union([z.string().max(valueLength), z.number(), z.boolean()]))
   .refine((form) => Object.keys(form).length <= MAX_CALLBACK_FIELDS, {
     message: `at most ${MAX_CALLBACK_FIELDS} fields`,
   });

@@ -1,6 +1,11 @@
 // Call logs by the legacy door, and the telephony provider's call-status callbacks (docs/decisions.md §7).
 import { z } from 'zod';
-import { callbackParamsSchema, type CallStatus, callLogListQuerySchema } from '../../domain/call-logs.schema.js';
+import {
+  CALLBACK_FORM_LIMITS,
+  callbackParamsSchema,
+  type CallStatus,
+  callLogListQuerySchema,
+} from '../../domain/call-logs.schema.js';
 import { campIdField } from '../../domain/campaigns.schema.js';
 import { callbackReceivedResponse, callLogResponse } from '../responses/call-logs.js';
 import { defineRoute } from '../route.js';
@@ -36,10 +41,12 @@ const respondList = ({ callLogList }: { callLogList: CallLogData[] }) =>
 /**
  * The callback's form as it reaches the resolver, for OpenAPI: the router takes only string values (form fields are;
  * a JSON body must be an object of strings), and receiveCallStatusCallback checks its `params` before anything else
- * (callbackFormSchema in src/graphql/types/call-mutations.ts: at most 100 fields, names of at most 256 characters,
- * values of at most 10 000). test/rest/openapi-requests.test.ts holds these limits to the server's answers.
+ * (callbackFormSchema in src/graphql/types/call-mutations.ts, with the domain's CALLBACK_FORM_LIMITS).
+ * test/rest/openapi-requests.test.ts holds these limits to the server's answers.
  */
-const callbackForm = z.record(z.string().max(256), z.string().max(10_000)).meta({ maxProperties: 100 });
+const callbackForm = z
+  .record(z.string().max(CALLBACK_FORM_LIMITS.nameLength), z.string().max(CALLBACK_FORM_LIMITS.valueLength))
+  .meta({ maxProperties: CALLBACK_FORM_LIMITS.fields });
 
 export const callLogRoutes = [
   defineRoute<undefined, ListQuery & { campId: string }, { callLogList: CallLogData[] }, typeof callLogsResponse>({
