@@ -1,9 +1,21 @@
 // Relay connection helpers: page-size cap and opaque keyset cursors.
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import type { Keyset, KeysetPage } from '../db/keyset.js';
+import { z } from 'zod';
 import { badInput } from '../domain/errors.js';
 
 export const MAX_PAGE_SIZE = 100;
+
+/**
+ * The options of a bounded list's `limit` argument (docs/graphql.md, "One vocabulary": the lists that are not
+ * connections): 1–max, `fallback` when omitted; `order` says which come first.
+ */
+export const limitArg = (max: number, fallback: number, what: string, order: string) => ({
+  required: true as const,
+  defaultValue: fallback,
+  validate: z.int().min(1).max(max),
+  description: `At most this many ${what} (1–${max}), ${order} first.`,
+});
 const DEFAULT_PAGE_SIZE = 20;
 
 interface ConnectionArgs {

@@ -6,37 +6,36 @@ import { badInput, DomainError } from '../domain/errors.js';
 import { builder } from './builder.js';
 import type { Context } from './context.js';
 
-/** `<Mutation>Payload { <field>: <Type>! }`: the changed object, as the mutation left it. */
-export function payloadType<T>(mutation: string, field: string, ref: OutputRef<T>, description: string) {
-  return builder.objectRef<T>(`${typeStem(mutation)}Payload`).implement({
-    description: `What \`${mutation}\` answers.`,
-    // The payload is the object itself. Pothos cannot check a generic T against the ref's shape (a conditional type);
-    // the mutations that build payloads are typed against T at their call sites.
-    fields: (t) => ({ [field]: t.field({ type: ref, description, resolve: (value) => value as never }) }),
-  });
+/** The node a mutation deleted: its type name, and the key its type encodes in its id (src/graphql/global-ids.ts). */
+export interface Deleted<V> {
+  typename: string;
+  nodeKey: (value: V, context: Context) => string;
 }
 
 /**
- * `<Mutation>Payload { <field>: <Type>!, deletedId: ID! }` for a mutation that deletes a node: the object as it was,
- * and its global id, which a normalised cache removes (Relay's `@deleteRecord`, urql Graphcache's `cache.invalidate`).
- * `nodeKey` is the key the node's type encodes in its id (src/graphql/global-ids.ts).
+ * `<Mutation>Payload { <field>: <Type>! }`: the changed object, as the mutation left it. A mutation that deletes a
+ * node passes `deleted`: its payload holds the object as it was and `deletedId: ID!`, the global id it had, which a
+ * normalised cache removes (Relay's `@deleteRecord`, urql Graphcache's `cache.invalidate`).
+ * V: what the mutation resolves to (a loadable node's ref also admits its key, a string; a mutation never answers one).
  */
-export function deletePayloadType<T, V extends T>(
+export function payloadType<T, V extends T = T>(
   mutation: string,
   field: string,
   ref: OutputRef<T>,
   description: string,
-  // V: what the mutation resolves to (a loadable node's ref also admits its key, a string; the mutation never answers one).
-  node: { typename: string; nodeKey: (value: V, context: Context) => string },
+  deleted?: Deleted<V>,
 ) {
   return builder.objectRef<V>(`${typeStem(mutation)}Payload`).implement({
     description: `What \`${mutation}\` answers.`,
+    // The payload is the object itself. Pothos cannot check a generic T against the ref's shape (a conditional type);
+    // the mutations that build payloads are typed against T at their call sites.
     fields: (t) => ({
-      // As in payloadType: the payload is the object itself.
       [field]: t.field({ type: ref, description, resolve: (value) => value as never }),
-      deletedId: t.id({
-        description: `The global id the deleted ${node.typename} had: remove it from a normalised cache.`,
-        resolve: (value, _args, context) => encodeGlobalID(node.typename, node.nodeKey(value, context)),
+      ...(deleted && {
+        deletedId: t.id({
+          description: `The global id the deleted ${deleted.typename} had: remove it from a normalised cache.`,
+          resolve: (value, _args, context) => encodeGlobalID(deleted.typename, deleted.nodeKey(value, context)),
+        }),
       }),
     }),
   });

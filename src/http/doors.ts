@@ -154,20 +154,15 @@ export function createDoors({
         // stacks; only the unexpected is logged at error, with its stack, where it happens.
         const errors = currentErrorCodes();
         const door = doorOf(url.pathname);
-        metrics.observeRequest(
-          door,
-          routeOf(door, url.pathname),
-          request.method,
-          response.status,
-          (performance.now() - started) / 1000,
-        );
-        if (errors) metrics.countErrors(door, errors);
         const routeLabel = routeOf(door, url.pathname);
+        const path = loggablePath(url);
+        metrics.observeRequest(door, routeLabel, request.method, response.status, (performance.now() - started) / 1000);
+        if (errors) metrics.countErrors(door, errors);
         span.updateName(`${request.method} ${routeLabel}`);
         span.setAttributes({
           'http.request.method': request.method,
           'http.route': routeLabel,
-          'url.path': loggablePath(url),
+          'url.path': path,
           'http.response.status_code': response.status,
         });
         if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
@@ -175,7 +170,7 @@ export function createDoors({
         logger.info(
           {
             method: request.method,
-            path: loggablePath(url),
+            path,
             status: response.status,
             ms: Math.round((performance.now() - started) * 10) / 10,
             ...(errors ? { errors } : {}),

@@ -28,19 +28,23 @@ export const AccountRef = builder.loadableNode('Account', {
   }),
 });
 
-const NewApiKey = builder.objectRef<{ account: Account; apiKey: string }>('NewApiKey').implement({
-  description: 'An API key is shown once, here; only its hash is stored.',
-  fields: (t) => ({
-    account: t.field({
-      type: AccountRef,
-      description: 'The account the key belongs to.',
-      resolve: (result) => result.account,
+/** `{ account, apiKey }`: an API key, shown once (NewApiKey of the deprecated mutations, and the new payloads). */
+const apiKeyType = (name: string, description: string) =>
+  builder.objectRef<{ account: Account; apiKey: string }>(name).implement({
+    description,
+    fields: (t) => ({
+      account: t.field({
+        type: AccountRef,
+        description: 'The account the key belongs to.',
+        resolve: (result) => result.account,
+      }),
+      apiKey: t.exposeString('apiKey', {
+        description: 'The API key (`ck_…`), shown only here; the provider callback URLs carry it (README).',
+      }),
     }),
-    apiKey: t.exposeString('apiKey', {
-      description: 'The API key (`ck_…`), shown only here; the provider callback URLs carry it (README).',
-    }),
-  }),
-});
+  });
+
+const NewApiKey = apiKeyType('NewApiKey', 'An API key is shown once, here; only its hash is stored.');
 
 interface IssuedToken {
   accessToken: string;
@@ -48,15 +52,19 @@ interface IssuedToken {
   expiresIn: number;
 }
 
+/** The fields every answer with an access token has. */
+const TOKEN = {
+  accessToken: 'The access token (a JWT) to send as the bearer token.',
+  expiresIn: 'Seconds until the token expires.',
+};
+
 /** What the deprecated `login` and `changePassword` answer (tokenType a String); their replacements answer payloads. */
 const AuthToken = builder.objectRef<IssuedToken>('AuthToken').implement({
   description: 'Send as `Authorization: Bearer <accessToken>`.',
   fields: (t) => ({
-    accessToken: t.exposeString('accessToken', {
-      description: 'The access token (a JWT) to send as the bearer token.',
-    }),
+    accessToken: t.exposeString('accessToken', { description: TOKEN.accessToken }),
     tokenType: t.exposeString('tokenType', { description: 'Always `bearer`.' }),
-    expiresIn: t.exposeInt('expiresIn', { description: 'Seconds until the token expires.' }),
+    expiresIn: t.exposeInt('expiresIn', { description: TOKEN.expiresIn }),
   }),
 });
 
@@ -181,15 +189,13 @@ const tokenPayload = (mutation: string) =>
   builder.objectRef<IssuedToken & { account: Account }>(`${typeStem(mutation)}Payload`).implement({
     description: `What \`${mutation}\` answers: a new access token; send it as \`Authorization: Bearer <accessToken>\`.`,
     fields: (t) => ({
-      accessToken: t.exposeString('accessToken', {
-        description: 'The access token (a JWT) to send as the bearer token.',
-      }),
+      accessToken: t.exposeString('accessToken', { description: TOKEN.accessToken }),
       tokenType: t.field({
         type: TokenTypeEnum,
         description: 'How to send it: BEARER.',
         resolve: () => 'bearer' as const,
       }),
-      expiresIn: t.exposeInt('expiresIn', { description: 'Seconds until the token expires.' }),
+      expiresIn: t.exposeInt('expiresIn', { description: TOKEN.expiresIn }),
       account: t.field({
         type: AccountRef,
         description: 'The account the token is for (what `viewer` answers with it).',
@@ -200,15 +206,10 @@ const tokenPayload = (mutation: string) =>
 
 /** `<Mutation>Payload { account, apiKey }`: an API key, shown once. */
 const keyPayload = (mutation: string) =>
-  builder.objectRef<{ account: Account; apiKey: string }>(`${typeStem(mutation)}Payload`).implement({
-    description: `What \`${mutation}\` answers: the account and its API key, shown here once.`,
-    fields: (t) => ({
-      account: t.field({ type: AccountRef, description: 'The account.', resolve: (result) => result.account }),
-      apiKey: t.exposeString('apiKey', {
-        description: 'The API key (`ck_…`), shown only here; the provider callback URLs carry it (README).',
-      }),
-    }),
-  });
+  apiKeyType(
+    `${typeStem(mutation)}Payload`,
+    `What \`${mutation}\` answers: the account and its API key, shown here once.`,
+  );
 
 const AccountSignUpInput = builder
   .inputType('AccountSignUpInput', {

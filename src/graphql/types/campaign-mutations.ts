@@ -20,7 +20,7 @@ import {
 } from './campaign-inputs.js';
 import type { Campaign } from '../../domain/campaigns.js';
 import type { Context } from '../context.js';
-import { deletePayloadType, payloadType, replacedBy, typeStem } from '../payloads.js';
+import { type Deleted, payloadType, replacedBy, typeStem } from '../payloads.js';
 import { scopedKey } from '../global-ids.js';
 
 builder.mutationFields((t) => {
@@ -76,7 +76,8 @@ builder.mutationFields((t) => {
 });
 
 // The campaign mutations of the convention (docs/graphql.md#mutations); the ones above are their deprecated aliases.
-const campaignPayload = (mutation: string, what: string) => payloadType(mutation, 'campaign', CampaignRef, what);
+const campaignPayload = (mutation: string, what: string, deleted?: Deleted<Campaign>) =>
+  payloadType(mutation, 'campaign', CampaignRef, what, deleted);
 
 /** `<mutation>(input: { campId })` for the mutations that only name a campaign. */
 function campIdInput(mutation: string, what: string) {
@@ -93,16 +94,11 @@ builder.mutationFields((t) => {
     mutation: string,
     verb: string,
     description: string,
+    payload: ReturnType<typeof campaignPayload>,
     run: (context: Context, accountId: string, campId: string) => Promise<Campaign>,
   ) =>
     t.field({
-      type:
-        verb === 'delete'
-          ? deletePayloadType(mutation, 'campaign', CampaignRef, 'The campaign, as it was.', {
-              typename: 'Campaign',
-              nodeKey: (campaign: Campaign, context) => scopedKey(viewerOf(context).id, campaign.campId),
-            })
-          : campaignPayload(mutation, 'The campaign, as it is now.'),
+      type: payload,
       description,
       args: {
         input: t.arg({ type: campIdInput(mutation, verb), required: true, description: `The campaign to ${verb}.` }),
@@ -110,8 +106,12 @@ builder.mutationFields((t) => {
       resolve: (_root, args, context) => run(context, viewerOf(context).id, args.input.campId),
     });
   const transition = (mutation: string, action: CampaignAction, description: string) =>
-    byCampId(mutation, action, description, (context, accountId, campId) =>
-      transitionCampaign(context.db, accountId, campId, action),
+    byCampId(
+      mutation,
+      action,
+      description,
+      campaignPayload(mutation, 'The campaign, as it is now.'),
+      (context, accountId, campId) => transitionCampaign(context.db, accountId, campId, action),
     );
   return {
     campaignCreate: t.field({
@@ -147,6 +147,10 @@ builder.mutationFields((t) => {
       'campaignDelete',
       'delete',
       'Deletes the campaign and everything that belongs to it.',
+      campaignPayload('campaignDelete', 'The campaign, as it was.', {
+        typename: 'Campaign',
+        nodeKey: (campaign, context) => scopedKey(viewerOf(context).id, campaign.campId),
+      }),
       (context, accountId, campId) => deleteCampaign(context.db, accountId, campId),
     ),
     campaignPause: transition('campaignPause', 'pause', 'ACTIVE → PAUSED: no new calls until it is resumed.'),

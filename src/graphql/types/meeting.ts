@@ -1,5 +1,6 @@
 // Meetings: bookMeeting, cancelMeeting, Query.meeting, Query.upcomingMeetings, Campaign.meetings.
 import { z } from 'zod';
+import { limitArg } from '../pagination.js';
 import { bookMeetingSchema } from '../../domain/meetings.schema.js';
 import {
   getMeetingsByIds,
@@ -119,12 +120,7 @@ builder.objectField(CampaignRef, 'meetings', (t) =>
     type: MeetingRef,
     description: "The campaign's meetings (any status), in time order: the first `limit`.",
     args: {
-      limit: t.arg.int({
-        required: true,
-        defaultValue: MAX_MEETINGS_OF_CAMPAIGN,
-        validate: z.int().min(1).max(MAX_MEETINGS_OF_CAMPAIGN),
-        description: `At most this many meetings (1–${MAX_MEETINGS_OF_CAMPAIGN}), the earliest first.`,
-      }),
+      limit: t.arg.int(limitArg(MAX_MEETINGS_OF_CAMPAIGN, MAX_MEETINGS_OF_CAMPAIGN, 'meetings', 'the earliest')),
     },
     // One loader per place in the query (`byPath`), so two aliases with different limits are not mixed.
     byPath: true,
@@ -152,12 +148,7 @@ builder.queryFields((t) => ({
     type: [MeetingRef],
     description: 'Scheduled meetings that have not ended, in time order.',
     args: {
-      limit: t.arg.int({
-        required: true,
-        defaultValue: 50,
-        validate: z.int().min(1).max(200),
-        description: 'At most this many meetings (1–200), the soonest first.',
-      }),
+      limit: t.arg.int(limitArg(200, 50, 'meetings', 'the soonest')),
     },
     resolve: (_root, args, context) => upcomingMeetings(context.db, viewerOf(context).id, args.limit),
   }),

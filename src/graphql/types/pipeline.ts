@@ -3,7 +3,7 @@ import { TEXT_PIPELINE_DEFAULTS, textPipelineSchema } from '../../domain/pipelin
 import { deleteTextPipeline, getTextPipelines, setTextPipeline, type TextPipeline } from '../../domain/pipelines.js';
 import { campIdField } from '../../domain/campaigns.schema.js';
 import { type Delivery, pagePipelineDeliveries } from '../../domain/deliveries.js';
-import { deletePayloadType, payloadType, replacedBy, rerooted } from '../payloads.js';
+import { payloadType, replacedBy, rerooted } from '../payloads.js';
 import { builder, viewerOf } from '../builder.js';
 import { scopedKey, scopedNode } from '../global-ids.js';
 import { keysetConnection } from '../pagination.js';
@@ -146,7 +146,7 @@ builder.mutationFields((t) => ({
       ),
   }),
   textPipelineDelete: t.field({
-    type: deletePayloadType('textPipelineDelete', 'textPipeline', TextPipelineRef, 'The text pipeline as it was.', {
+    type: payloadType('textPipelineDelete', 'textPipeline', TextPipelineRef, 'The text pipeline as it was.', {
       typename: 'TextPipeline',
       nodeKey: (pipeline: TextPipeline, context) => scopedKey(viewerOf(context).id, pipeline.campId),
     }),

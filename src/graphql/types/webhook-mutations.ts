@@ -8,7 +8,7 @@ import type { Webhook } from '../../domain/webhooks.js';
 import { createWebhookInputSchema, updateWebhookInputSchema, webhookIdField } from '../../domain/webhooks.schema.js';
 import { builder, viewerOf } from '../builder.js';
 import type { Context } from '../context.js';
-import { deletePayloadType, payloadType, rerooted } from '../payloads.js';
+import { payloadType, rerooted } from '../payloads.js';
 import { EventTypeEnum } from './event-type.js';
 import { WebhookDeliveryRef, WebhookRef } from './webhook.js';
 
@@ -88,7 +88,7 @@ builder.mutationFields((t) => ({
       ),
   }),
   webhookDelete: t.field({
-    type: deletePayloadType('webhookDelete', 'webhook', WebhookRef, 'The webhook as it was.', {
+    type: payloadType('webhookDelete', 'webhook', WebhookRef, 'The webhook as it was.', {
       typename: 'Webhook',
       nodeKey: (webhook: Webhook) => webhook.webhookId,
     }),

@@ -26,7 +26,7 @@ import {
 import { EventTypeEnum } from './event-type.js';
 import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
 import type { Context } from '../context.js';
-import { keysetConnection } from '../pagination.js';
+import { keysetConnection, limitArg } from '../pagination.js';
 import { replacedBy } from '../payloads.js';
 import { CampaignRef } from './campaign.js';
 
@@ -165,12 +165,9 @@ export const WebhookRef = builder.loadableNode('Webhook', {
       type: CampaignRef,
       description: 'The campaigns it is attached to, in the order they were attached: the first `limit`.',
       args: {
-        limit: t.arg.int({
-          required: true,
-          defaultValue: MAX_CAMPAIGNS_OF_WEBHOOK,
-          validate: z.int().min(1).max(MAX_CAMPAIGNS_OF_WEBHOOK),
-          description: `At most this many campaigns (1–${MAX_CAMPAIGNS_OF_WEBHOOK}), the first attached first.`,
-        }),
+        limit: t.arg.int(
+          limitArg(MAX_CAMPAIGNS_OF_WEBHOOK, MAX_CAMPAIGNS_OF_WEBHOOK, 'campaigns', 'the first attached'),
+        ),
       },
       // One loader per place in the query (`byPath`), so two aliases with different limits are not mixed.
       byPath: true,
