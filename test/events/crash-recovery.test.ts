@@ -1,12 +1,9 @@
 // Nothing is lost when the server dies between a change and its delivery: the event and its delivery row were
 // committed with the change, and after a restart the worker delivers it (with the same webhook-id).
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { DIALECT, startApp, type TestApp } from '../helpers/app.js';
+import { tempSqliteFile } from '../helpers/temp-database.js';
 import { campaignModelData } from '../helpers/campaigns.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
 import { kill, startServerProcess } from '../helpers/server-process.js';
@@ -14,13 +11,11 @@ import { kill, startServerProcess } from '../helpers/server-process.js';
 let admin: TestApp | undefined;
 let receiver: Receiver | undefined;
 let server: ChildProcess | undefined;
-const files: string[] = [];
 
 afterEach(async () => {
   server?.kill('SIGKILL');
   await admin?.close();
   await receiver?.close();
-  for (const file of files.splice(0)) rmSync(file, { force: true });
 });
 
 /** `npm start` on the given database, with the test apps' keys (test/helpers/app.ts), so tokens and sealed secrets
@@ -39,8 +34,7 @@ const startServer = (databaseUrl: string) =>
 async function sharedDatabase(): Promise<TestApp> {
   const env = { ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' };
   if (DIALECT === 'postgres') return startApp(env, [], { worker: false });
-  const file = join(tmpdir(), `gateway-crash-${randomBytes(4).toString('hex')}.db`);
-  files.push(file, `${file}-wal`, `${file}-shm`);
+  const file = tempSqliteFile('gateway-crash');
   return startApp({ ...env, DATABASE_URL: `sqlite:${file}` }, [], { worker: false });
 }
 

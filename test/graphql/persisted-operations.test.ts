@@ -18,6 +18,7 @@ import {
 } from '../../src/graphql/persisted-manifest.js';
 import { sha256 } from '../../src/graphql/persisted-operations.js';
 import { DIALECT, startApp, type TestApp } from '../helpers/app.js';
+import { tempSqliteFile } from '../helpers/temp-database.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -39,8 +40,7 @@ async function start(env: Record<string, string> = {}, databaseUrl?: string) {
 /** A database two instances can share: a fresh PostgreSQL database, or a SQLite file. */
 async function sharedDatabase(env: Record<string, string> = {}) {
   if (DIALECT === 'postgres') return start(env);
-  const file = join(tmpdir(), `gateway-apq-${randomBytes(4).toString('hex')}.db`);
-  files.push(file, `${file}-wal`, `${file}-shm`);
+  const file = tempSqliteFile('gateway-apq');
   return start({ ...env, DATABASE_URL: `sqlite:${file}` });
 }
 

@@ -1,22 +1,17 @@
 // The optional response cache (README "HTTP caching", RESPONSE_CACHE=true): a repeated query is answered without
 // the database; every write (a mutation of either door, a provider callback, any other write) is visible to the next
 // read, on every instance (the generation is shared through Redis); entries are per account and bounded.
-import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startApp, TEST_DATABASE_URL, type TestApp } from '../helpers/app.js';
+import { tempSqliteFile } from '../helpers/temp-database.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { connectTelephony, sendCallback } from '../helpers/telephony.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const apps: TestApp[] = [];
-const files: string[] = [];
 afterEach(async () => {
   for (const app of apps.splice(0).reverse()) await app.close();
-  for (const file of files.splice(0)) rmSync(file, { force: true });
 });
 
 async function start(env: Record<string, string> = {}, databaseUrl?: string) {
@@ -101,7 +96,9 @@ describe('RESPONSE_CACHE=true', () => {
   });
 
   it('a write on one instance is visible to the next read on the other (generation shared through Redis)', async () => {
-    const shared: Record<string, string> = TEST_DATABASE_URL ? {} : { DATABASE_URL: `sqlite:${tempDatabase()}` };
+    const shared: Record<string, string> = TEST_DATABASE_URL
+      ? {}
+      : { DATABASE_URL: `sqlite:${tempSqliteFile('response-cache')}` };
     const a = await start({ ...shared, REDIS_URL });
     const b = await start({ REDIS_URL }, a.databaseUrl);
     const { token } = await a.account();
@@ -132,9 +129,3 @@ describe('RESPONSE_CACHE=true', () => {
     ).toThrow(/RESPONSE_CACHE=.*needs REDIS_URL/);
   });
 });
-
-function tempDatabase(): string {
-  const file = join(tmpdir(), `response-cache-${randomBytes(6).toString('hex')}.db`);
-  files.push(file, `${file}-wal`, `${file}-shm`);
-  return file;
-}

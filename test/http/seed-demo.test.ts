@@ -1,21 +1,17 @@
 // `npm run seed:demo` fills a database with a demo account that the GraphiQL default query works against unchanged.
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, expect, it } from 'vitest';
 import { GRAPHIQL_DEFAULT_QUERY } from '../../src/graphql/graphiql.js';
 import { DIALECT, startApp, type TestApp } from '../helpers/app.js';
+import { tempSqliteFile } from '../helpers/temp-database.js';
 
 const ROOT = join(import.meta.dirname, '../..');
-const files: string[] = [];
 let t: TestApp | undefined;
 
 afterEach(async () => {
   await t?.close();
-  for (const file of files.splice(0)) rmSync(file, { force: true });
 });
 
 async function seedDemo(databaseUrl: string) {
@@ -37,8 +33,7 @@ async function seedDemo(databaseUrl: string) {
 }
 
 it('creates a demo account that the GraphiQL default query logs in to and lists', async () => {
-  const file = join(tmpdir(), `gateway-demo-${randomBytes(4).toString('hex')}.db`);
-  files.push(file, `${file}-wal`, `${file}-shm`);
+  const file = tempSqliteFile('gateway-demo');
   t = await startApp(DIALECT === 'sqlite' ? { DATABASE_URL: `sqlite:${file}` } : {}, [], { worker: false });
   const first = await seedDemo(t.databaseUrl);
   expect(first).toContain('demo@example.com');

@@ -2,9 +2,6 @@
 // token in connection_init, the connection closed when the token is revoked or expires and at shutdown, and limits
 // on connections per account and operations per connection.
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createClient, type Client } from 'graphql-ws';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,6 +9,7 @@ import WebSocket from 'ws';
 import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
 import { MAX_CONNECTIONS_PER_ACCOUNT, MAX_SUBSCRIPTIONS_PER_CONNECTION } from '../../src/http/websockets.js';
 import { startApp, TEST_DATABASE_URL, type TestApp } from '../helpers/app.js';
+import { tempSqliteFile } from '../helpers/temp-database.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
@@ -20,7 +18,6 @@ let t: TestApp;
 let url: string;
 const clients: Client[] = [];
 const running: Array<{ app: TestApp; http: HttpServer }> = [];
-const tempFiles: string[] = [];
 
 afterEach(async () => {
   for (const client of clients.splice(0)) await client.dispose();
@@ -29,7 +26,6 @@ afterEach(async () => {
     await new Promise<void>((resolve) => http.server.close(() => resolve()));
     await app.close();
   }
-  for (const file of tempFiles.splice(0)) rmSync(file, { force: true });
 });
 
 /** An instance listening on a free port; `databaseUrl` to share another instance's database. */
@@ -163,7 +159,9 @@ describe('subscriptions over WebSocket', () => {
   });
 
   it('with REDIS_URL, an event committed on instance A reaches a WebSocket subscriber on instance B', async () => {
-    const shared: Record<string, string> = TEST_DATABASE_URL ? {} : { DATABASE_URL: `sqlite:${tempDatabase()}` };
+    const shared: Record<string, string> = TEST_DATABASE_URL
+      ? {}
+      : { DATABASE_URL: `sqlite:${tempSqliteFile('websockets')}` };
     const a = await instance({ ...shared, REDIS_URL });
     const b = await instance({ REDIS_URL }, a.app.databaseUrl);
     const { token } = await a.app.account();
@@ -199,9 +197,3 @@ describe('subscriptions over WebSocket', () => {
     expect(received[0].data.campaignEvents.eventType).toBe('CAMPAIGN_STATUS_CHANGED');
   });
 });
-
-function tempDatabase(): string {
-  const file = join(tmpdir(), `websockets-${randomBytes(6).toString('hex')}.db`);
-  tempFiles.push(file, `${file}-wal`, `${file}-shm`);
-  return file;
-}
