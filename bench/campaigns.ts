@@ -189,6 +189,18 @@ async function measure(name: string, pid: number, options: autocannon.Options): 
   };
 }
 
+/** Each feature's bench target: its name and the settings that turn it off (or on). */
+const FEATURE_VARIANTS = (otlpSink: string): Array<[string, Record<string, string>]> => [
+  ['the same, persisted operations off', { PERSISTED_OPERATIONS: 'off' }],
+  ['the same, @defer/@stream off', { INCREMENTAL_DELIVERY: 'false' }],
+  ['the same, metrics off', { METRICS: 'false' }],
+  [
+    'the same, response cache on (repeated query)',
+    { RESPONSE_CACHE: 'true', ...(POSTGRES ? { REDIS_URL: 'redis://127.0.0.1:6379' } : {}) },
+  ],
+  ['the same, traces on (OTLP to a local sink)', { OTEL_EXPORTER_OTLP_ENDPOINT: otlpSink }],
+];
+
 /** An OTLP endpoint that takes every export and answers 200, so that traces cost what they cost to make and send. */
 async function startSink(): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
@@ -230,6 +242,12 @@ async function main(): Promise<void> {
   const rawEnv = { BENCH_DB: POSTGRES ? databaseUrl : join(dir, 'bench.db'), BENCH_ACCOUNT: accountId };
   const auth = { authorization: `Bearer ${token}` };
   const ours = { LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' };
+  const graphqlPost: autocannon.Options = {
+    url: '/graphql',
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: GRAPHQL_BODY,
+  };
   const sink = await startSink();
   try {
     const results = [
@@ -241,67 +259,12 @@ async function main(): Promise<void> {
         url: '/api/v3/get_campaigns',
         headers: auth,
       }),
-      await target(`GraphQL campaigns(first: ${CAMPAIGNS}), all fields`, 'dist/src/main.js', ours, {
-        url: '/graphql',
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: GRAPHQL_BODY,
-      }),
-      await target(
-        'the same, persisted operations off',
-        'dist/src/main.js',
-        { ...ours, PERSISTED_OPERATIONS: 'off' },
-        {
-          url: '/graphql',
-          method: 'POST',
-          headers: { ...auth, 'content-type': 'application/json' },
-          body: GRAPHQL_BODY,
-        },
-      ),
-      await target(
-        'the same, @defer/@stream off',
-        'dist/src/main.js',
-        { ...ours, INCREMENTAL_DELIVERY: 'false' },
-        {
-          url: '/graphql',
-          method: 'POST',
-          headers: { ...auth, 'content-type': 'application/json' },
-          body: GRAPHQL_BODY,
-        },
-      ),
-      await target(
-        'the same, metrics off',
-        'dist/src/main.js',
-        { ...ours, METRICS: 'false' },
-        {
-          url: '/graphql',
-          method: 'POST',
-          headers: { ...auth, 'content-type': 'application/json' },
-          body: GRAPHQL_BODY,
-        },
-      ),
-      await target(
-        'the same, response cache on (repeated query)',
-        'dist/src/main.js',
-        { ...ours, RESPONSE_CACHE: 'true', ...(POSTGRES ? { REDIS_URL: 'redis://127.0.0.1:6379' } : {}) },
-        {
-          url: '/graphql',
-          method: 'POST',
-          headers: { ...auth, 'content-type': 'application/json' },
-          body: GRAPHQL_BODY,
-        },
-      ),
-      await target(
-        'the same, traces on (OTLP to a local sink)',
-        'dist/src/main.js',
-        { ...ours, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url },
-        {
-          url: '/graphql',
-          method: 'POST',
-          headers: { ...auth, 'content-type': 'application/json' },
-          body: GRAPHQL_BODY,
-        },
-      ),
+      await target(`GraphQL campaigns(first: ${CAMPAIGNS}), all fields`, 'dist/src/main.js', ours, graphqlPost),
+    ];
+    // The same GraphQL request with one per-request feature of issue 15 off (on by default) or on (off by default).
+    for (const [name, env] of FEATURE_VARIANTS(sink.url))
+      results.push(await target(name, 'dist/src/main.js', { ...ours, ...env }, graphqlPost));
+    results.push(
       await target(
         'the same by its APQ hash (GET)',
         'dist/src/main.js',
@@ -316,7 +279,7 @@ async function main(): Promise<void> {
           },
         },
       ),
-    ];
+    );
     const base = results[0]?.rps ?? 1;
     console.log(
       `\n${POSTGRES ? 'PostgreSQL' : 'SQLite'}, ${CAMPAIGNS} campaigns, ${CONNECTIONS} keep-alive connections, ${WARMUP} s warm-up then ${DURATION} s on the ` +
