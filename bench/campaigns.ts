@@ -16,13 +16,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { createApp } from '../src/app.js';
+import { ABLATABLE_STEPS } from '../src/ablation.js';
 import { loadConfig } from '../src/config.js';
 import { administer, campaignData, hasTaskset, signUpAndLogin } from './support.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
 const DURATION = Number(process.env.DURATION ?? 10);
-const WARMUP = Number(process.env.WARMUP ?? 3);
+const WARMUP = Number(process.env.WARMUP ?? 6);
 const CAMPAIGNS = 50;
 
 const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
@@ -211,6 +212,35 @@ async function startSink(): Promise<{ server: Server; url: string }> {
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
+type TargetSpec = Parameters<typeof target>;
+
+const ROUNDS = Number(process.env.ROUNDS ?? 1);
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+/** Each target's figures as the median over the rounds (non-2xx summed, peak RSS the highest). */
+function medianOf(rounds: Result[][]): Result[] {
+  return (rounds[0] ?? []).map((first, index) => {
+    const all = rounds.map((round) => round[index] ?? first);
+    const mid = (key: 'rps' | 'p50' | 'p99' | 'cpuMicros' | 'postgresMicros' | 'bytes') =>
+      median(all.map((result) => result[key]));
+    return {
+      name: first.name,
+      rps: mid('rps'),
+      p50: mid('p50'),
+      p99: mid('p99'),
+      cpuMicros: mid('cpuMicros'),
+      postgresMicros: mid('postgresMicros'),
+      bytes: mid('bytes'),
+      peakMb: Math.max(...all.map((result) => result.peakMb)),
+      failures: all.reduce((sum, result) => sum + result.failures, 0),
+    };
+  });
+}
+
+/** `BENCH_ONLY=<regex>`: only the targets whose name matches (the raw baseline always runs). */
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : null;
+
 async function target(
   name: string,
   script: string,
@@ -218,7 +248,8 @@ async function target(
   options: autocannon.Options,
   /** A request sent once before measuring (an APQ registration). */
   prime?: { path: string; init: RequestInit },
-): Promise<Result> {
+): Promise<Result | null> {
+  if (ONLY && !name.startsWith('raw node:http') && !ONLY.test(name)) return null;
   const { child, base } = await startServer(script, extraEnv);
   try {
     if (prime) {
@@ -236,9 +267,13 @@ async function main(): Promise<void> {
   await administer(POSTGRES, `create database ${benchDatabase}`);
   if (hasTaskset) execFileSync('taskset', ['-cp', '1', String(process.pid)], { stdio: 'ignore' });
   // Our server runs as `npm start` runs it: compiled JavaScript (dist/), not through a TypeScript loader.
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  // The baselines are compiled alongside (tsconfig.bench.json), so that no target pays for a loader.
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.bench.json'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
   const { token, accountId } = await seed();
-  const raw = POSTGRES ? 'bench/raw-pg-server.ts' : 'bench/raw-server.ts';
+  const raw = POSTGRES ? 'dist/bench/raw-pg-server.js' : 'dist/bench/raw-server.js';
   const rawEnv = { BENCH_DB: POSTGRES ? databaseUrl : join(dir, 'bench.db'), BENCH_ACCOUNT: accountId };
   const auth = { authorization: `Bearer ${token}` };
   const ours = { LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' };
@@ -249,51 +284,88 @@ async function main(): Promise<void> {
     body: GRAPHQL_BODY,
   };
   const sink = await startSink();
-  try {
-    const results = [
-      await target(POSTGRES ? 'raw node:http + pg' : 'raw node:http + better-sqlite3', raw, rawEnv, {
-        url: '/campaigns',
-      }),
-      await target('raw, the 5 columns of a list entry', raw, rawEnv, { url: '/campaign-list' }),
-      await target('REST GET /api/v3/get_campaigns', 'dist/src/main.js', ours, {
-        url: '/api/v3/get_campaigns',
-        headers: auth,
-      }),
-      await target(`GraphQL campaigns(first: ${CAMPAIGNS}), all fields`, 'dist/src/main.js', ours, graphqlPost),
-    ];
+  const floorPost = { ...graphqlPost, headers: { 'content-type': 'application/json' } };
+  const floor = 'dist/bench/floor-server.js';
+  const specs: TargetSpec[] = [
+    [POSTGRES ? 'raw node:http + pg' : 'raw node:http + better-sqlite3', raw, rawEnv, { url: '/campaigns' }],
+    ['raw, the 5 columns of a list entry', raw, rawEnv, { url: '/campaign-list' }],
+    // The floor (issue 21): the stack alone, yoga + Pothos + graphql-jit, on the same document and rows.
+    ...(POSTGRES
+      ? []
+      : ([
+          ['floor: yoga + Pothos + graphql-jit over one prepared statement', floor, rawEnv, floorPost],
+          [
+            'floor: the same, the query built by Kysely on every call',
+            floor,
+            { ...rawEnv, FLOOR: 'kysely' },
+            floorPost,
+          ],
+        ] as TargetSpec[])),
+    ['REST GET /api/v3/get_campaigns', 'dist/src/main.js', ours, { url: '/api/v3/get_campaigns', headers: auth }],
+    [`GraphQL campaigns(first: ${CAMPAIGNS}), all fields`, 'dist/src/main.js', ours, graphqlPost],
     // The same GraphQL request with one per-request feature of issue 15 off (on by default) or on (off by default).
-    for (const [name, env] of FEATURE_VARIANTS(sink.url))
-      results.push(await target(name, 'dist/src/main.js', { ...ours, ...env }, graphqlPost));
-    results.push(
-      await target(
-        'the same by its APQ hash (GET)',
-        'dist/src/main.js',
-        ours,
-        { url: APQ_URL, headers: auth },
-        {
-          path: '/graphql',
-          init: {
-            method: 'POST',
-            headers: { ...auth, 'content-type': 'application/json' },
-            body: JSON.stringify({ query: GRAPHQL_QUERY, extensions: APQ_EXTENSIONS }),
-          },
+    ...FEATURE_VARIANTS(sink.url).map(([name, env]): TargetSpec => [
+      name,
+      'dist/src/main.js',
+      { ...ours, ...env },
+      graphqlPost,
+    ]),
+    // The ablation (issue 21): the same request with one per-request step of ours taken out (src/ablation.ts), then
+    // all of them; metrics and persisted operations are the feature rows above.
+    ['ablation: the access log line off (LOG_LEVEL=warn)', 'dist/src/main.js', { LOG_LEVEL: 'warn' }, graphqlPost],
+    ...ABLATABLE_STEPS.map((step): TargetSpec => [
+      `ablation: ${step} out`,
+      'dist/bench/ablation-server.js',
+      { ...ours, ABLATE: step },
+      graphqlPost,
+    ]),
+    [
+      'ablation: all of the above out, metrics and persisted operations off',
+      'dist/bench/ablation-server.js',
+      { LOG_LEVEL: 'warn', ABLATE: ABLATABLE_STEPS.join(','), METRICS: 'false', PERSISTED_OPERATIONS: 'off' },
+      graphqlPost,
+    ],
+    [
+      'the same by its APQ hash (GET)',
+      'dist/src/main.js',
+      ours,
+      { url: APQ_URL, headers: auth },
+      {
+        path: '/graphql',
+        init: {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ query: GRAPHQL_QUERY, extensions: APQ_EXTENSIONS }),
         },
-      ),
-    );
+      },
+    ],
+  ];
+  try {
+    // ROUNDS > 1: every target runs once per round, in turn, and each figure is the median of its rounds (this
+    // machine's speed drifts by tens of percent within minutes; interleaving keeps the ratios honest).
+    const rounds: Result[][] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const measured: Array<Result | null> = [];
+      for (const spec of specs) measured.push(await target(...spec));
+      rounds.push(measured.filter((result): result is Result => result !== null));
+    }
+    const measured = medianOf(rounds);
+    const results = measured;
     const base = results[0]?.rps ?? 1;
+    const baseCpu = results[0]?.cpuMicros ?? 1;
     console.log(
       `\n${POSTGRES ? 'PostgreSQL' : 'SQLite'}, ${CAMPAIGNS} campaigns, ${CONNECTIONS} keep-alive connections, ${WARMUP} s warm-up then ${DURATION} s on the ` +
         `same connections; server ${hasTaskset ? 'pinned to core 0, load on core 1' : 'not pinned (no taskset)'}\n`,
     );
     const pgColumn = POSTGRES ? ' PostgreSQL CPU µs/request |' : '';
     console.log(
-      `| target | requests/s | vs raw | p50 ms | p99 ms | CPU µs/request |${pgColumn} peak RSS MB | bytes/response | non-2xx |`,
+      `| target | requests/s | vs raw | p50 ms | p99 ms | CPU µs/request | CPU vs raw |${pgColumn} peak RSS MB | bytes/response | non-2xx |`,
     );
-    console.log(`|---|---|---|---|---|---|${POSTGRES ? '---|' : ''}---|---|---|`);
+    console.log(`|---|---|---|---|---|---|---|${POSTGRES ? '---|' : ''}---|---|---|`);
     for (const r of results) {
       console.log(
         `| ${r.name} | ${r.rps.toFixed(0)} | ${((100 * r.rps) / base).toFixed(0)} % | ${r.p50.toFixed(1)} | ` +
-          `${r.p99.toFixed(1)} | ${r.cpuMicros.toFixed(0)} | ${POSTGRES ? `${r.postgresMicros.toFixed(0)} | ` : ''}` +
+          `${r.p99.toFixed(1)} | ${r.cpuMicros.toFixed(0)} | ${((100 * baseCpu) / (r.cpuMicros || 1)).toFixed(0)} % | ${POSTGRES ? `${r.postgresMicros.toFixed(0)} | ` : ''}` +
           `${r.peakMb.toFixed(0)} | ${r.bytes.toFixed(0)} | ${r.failures} |`,
       );
     }

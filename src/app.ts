@@ -7,7 +7,8 @@ import { createDatabaseAvailability } from './db/availability.js';
 import { type DatabaseHandle, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { onEventsCommitted } from './domain/events.js';
-import { tokenVersionOf } from './domain/accounts.js';
+import { findAccountById, tokenVersionOf } from './domain/accounts.js';
+import { createAccountCache } from './domain/account-cache.js';
 import { loadVoiceCatalogue } from './domain/voices.js';
 import { createCampaignEventBus } from './events/pubsub.js';
 import { type DeliveryWorkerOptions, startDeliveryWorker } from './events/worker.js';
@@ -84,6 +85,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     secrets: createSecretBox(config.SECRETS_KEY),
     logger,
     availability,
+    accounts: createAccountCache((id) => findAccountById(database.db, id), database.accountChanges),
     streams: createLiveStreams({ currentTokenVersion: (accountId) => tokenVersionOf(database.db, accountId) }),
     events: createCampaignEventBus(redis),
     limits: createRateLimits(

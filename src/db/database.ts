@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { type Dialect as KyselyDialect, Kysely, type LogEvent, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import { type AccountChanges, postgresAccountChanges, sqliteAccountChanges } from './account-changes.js';
 import { notifyCommittedWrites } from './committed-writes.js';
 import type { Database } from './types.js';
 import { traceQuery } from '../tracing.js';
@@ -14,6 +15,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface DatabaseHandle {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** Whether an account may have changed (the account cache's invalidation, src/db/account-changes.ts). */
+  accountChanges: AccountChanges;
   close(): Promise<void>;
 }
 
@@ -120,8 +123,13 @@ function once(close: () => Promise<void>): () => Promise<void> {
 
 export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHandle {
   const { onQuery, onAnswer, timeoutMs = 3000, traceQueries = false, onCommittedWrite } = options;
+  // Every committed write is told to the account changes (set below) and to the caller (the response cache).
+  let changes: AccountChanges | null = null;
   const watched = (dialect: KyselyDialect) =>
-    onCommittedWrite ? notifyCommittedWrites(dialect, onCommittedWrite) : dialect;
+    notifyCommittedWrites(dialect, () => {
+      changes?.localWrite();
+      return onCommittedWrite?.();
+    });
   const system = url.startsWith('sqlite:') ? 'sqlite' : 'postgresql';
   const log =
     onQuery || onAnswer || traceQueries
@@ -146,7 +154,8 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
       dialect: watched(new SqliteDialect({ database: withStatementCache(sqlite) })),
       log,
     });
-    return { db, dialect: 'sqlite', close: once(() => db.destroy()) };
+    changes = sqliteAccountChanges(sqlite);
+    return { db, dialect: 'sqlite', accountChanges: changes, close: once(() => db.destroy()) };
   }
   // int8 (COUNT, SUM of integers) arrives as a string by default; our counts fit in a double.
   const pool = new pg.Pool({
@@ -165,7 +174,17 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
     client.on('error', () => undefined);
   });
   const db = new Kysely<Database>({ dialect: watched(new PostgresDialect({ pool })), log });
-  return { db, dialect: 'postgres', close: once(() => db.destroy()) };
+  const accountChanges = postgresAccountChanges(url, timeoutMs);
+  changes = accountChanges;
+  return {
+    db,
+    dialect: 'postgres',
+    accountChanges,
+    close: once(async () => {
+      await accountChanges.close();
+      await db.destroy();
+    }),
+  };
 }
 
 /** Whether the database answers a trivial query (for /readyz). */

@@ -31,3 +31,34 @@ export function keysetPage<QB extends SelectQueryBuilder<Database, keyof Databas
     .orderBy(sql`${sql.ref(idColumn)} ${direction}`)
     .limit(page.limit) as QB;
 }
+
+/** A page as the parameters of a reusable query (src/db/reusable-query.ts): bounds flattened, direction a boolean. */
+export interface KeysetParameters {
+  afterSort: string | null;
+  afterId: string | null;
+  beforeSort: string | null;
+  beforeId: string | null;
+  limit: number;
+  inverted: boolean;
+}
+
+export function keysetParameters(page: KeysetPage): KeysetParameters {
+  return {
+    afterSort: page.after?.[0] ?? null,
+    afterId: page.after?.[1] ?? null,
+    beforeSort: page.before?.[0] ?? null,
+    beforeId: page.before?.[1] ?? null,
+    limit: page.limit,
+    inverted: page.inverted,
+  };
+}
+
+/** The page the parameters describe (inside a reusable query's builder: it only tests them for absence). */
+export function keysetOf(p: KeysetParameters): KeysetPage {
+  return {
+    after: p.afterSort !== null && p.afterId !== null ? [p.afterSort, p.afterId] : undefined,
+    before: p.beforeSort !== null && p.beforeId !== null ? [p.beforeSort, p.beforeId] : undefined,
+    limit: p.limit,
+    inverted: p.inverted,
+  };
+}

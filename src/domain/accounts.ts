@@ -1,6 +1,7 @@
 // Accounts: sign-up, password login, bearer and API-key lookup, key rotation (docs/decisions.md §4).
 import type { Kysely, Selectable } from 'kysely';
 import { isUniqueViolation } from '../db/errors.js';
+import { reusableQuery } from '../db/reusable-query.js';
 import type { AccountsTable, Database } from '../db/types.js';
 import { apiKeyHint, hashApiKey, newApiKey, newId } from '../security/api-keys.js';
 import { costOf, DEFAULT_COST, dummyPasswordHash, hashPassword, verifyPassword } from '../security/passwords.js';
@@ -130,8 +131,12 @@ export async function login(
   return { accessToken: token, tokenType: 'bearer', expiresIn, account };
 }
 
+const accountById = reusableQuery((db, p: { id: string }) =>
+  db.selectFrom('accounts').selectAll().where('id', '=', p.id),
+);
+
 export async function findAccountById(db: Kysely<Database>, id: string): Promise<Account | null> {
-  const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  const [row] = await accountById(db, { id });
   return row ? toAccount(row) : null;
 }
 

@@ -1,6 +1,7 @@
 // Call logs: one per (account, CallSid), moved forward by call-status callbacks, listed newest first (docs/decisions.md §7).
 import type { Kysely, Selectable } from 'kysely';
-import { type KeysetPage, keysetPage } from '../db/keyset.js';
+import { type KeysetPage, type KeysetParameters, keysetOf, keysetPage, keysetParameters } from '../db/keyset.js';
+import { reusableQuery } from '../db/reusable-query.js';
 import type { CallLogsTable, Database } from '../db/types.js';
 import { type CallStatus, isTerminal, STATUS_RANK } from './call-logs.schema.js';
 import { requireCampaign } from './campaigns.js';
@@ -183,15 +184,44 @@ export interface CallLogFilter {
   until?: string | null | undefined;
 }
 
-async function filtered(db: Kysely<Database>, accountId: string, filter: CallLogFilter) {
-  if (filter.campId) await requireCampaign(db, accountId, filter.campId);
-  let query = db.selectFrom('call_logs').selectAll().where('account_id', '=', accountId);
-  if (filter.campId) query = query.where('camp_id', '=', filter.campId);
-  if (filter.status) query = query.where('status', '=', filter.status);
-  if (filter.since) query = query.where('started_at', '>=', filter.since);
-  if (filter.until) query = query.where('started_at', '<=', filter.until);
+/** A call-log filter as the parameters of a reusable query (src/db/reusable-query.ts). */
+interface FilterParameters {
+  accountId: string;
+  campId: string | null;
+  status: string | null;
+  since: string | null;
+  until: string | null;
+}
+
+const filterParameters = (accountId: string, filter: CallLogFilter): FilterParameters => ({
+  accountId,
+  campId: filter.campId || null,
+  status: filter.status || null,
+  since: filter.since || null,
+  until: filter.until || null,
+});
+
+function filtered(db: Kysely<Database>, p: FilterParameters) {
+  let query = db.selectFrom('call_logs').selectAll().where('account_id', '=', p.accountId);
+  if (p.campId !== null) query = query.where('camp_id', '=', p.campId);
+  if (p.status !== null) query = query.where('status', '=', p.status);
+  if (p.since !== null) query = query.where('started_at', '>=', p.since);
+  if (p.until !== null) query = query.where('started_at', '<=', p.until);
   return query;
 }
+
+/**
+ * An empty page of a campaign's logs: NOT_FOUND when the campaign does not exist. A page with rows needs no check
+ * (a call log's campaign exists: the foreign key cascades), so a read costs one query.
+ */
+async function checkedPage(db: Kysely<Database>, accountId: string, filter: CallLogFilter, rows: Row[]) {
+  if (rows.length === 0 && filter.campId) await requireCampaign(db, accountId, filter.campId);
+  return rows.map(toCallLog);
+}
+
+const callLogList = reusableQuery((db, p: FilterParameters & { limit: number; offset: number }) =>
+  filtered(db, p).orderBy('started_at', 'desc').orderBy('call_id', 'desc').limit(p.limit).offset(p.offset),
+);
 
 /** Newest first, offset paging (the legacy door). An unknown campaign is NOT_FOUND. */
 export async function listCallLogs(
@@ -199,24 +229,22 @@ export async function listCallLogs(
   accountId: string,
   filter: CallLogFilter & { limit: number; offset: number },
 ): Promise<CallLog[]> {
-  const rows = await (
-    await filtered(db, accountId, filter)
-  )
-    .orderBy('started_at', 'desc')
-    .orderBy('call_id', 'desc')
-    .limit(filter.limit)
-    .offset(filter.offset)
-    .execute();
-  return rows.map(toCallLog);
+  const { limit, offset } = filter;
+  const rows = await callLogList(db, { ...filterParameters(accountId, filter), limit, offset });
+  return checkedPage(db, accountId, filter, rows);
 }
 
-/** A keyset page (newest first by startedAt, then callId) for Relay connections. */
+const callLogPage = reusableQuery((db, p: FilterParameters & KeysetParameters) =>
+  keysetPage(filtered(db, p), ['started_at', 'call_id'], keysetOf(p)),
+);
+
+/** A keyset page (newest first by startedAt, then callId) for Relay connections. An unknown campaign is NOT_FOUND. */
 export async function pageCallLogs(
   db: Kysely<Database>,
   accountId: string,
   filter: CallLogFilter,
   page: KeysetPage,
 ): Promise<CallLog[]> {
-  const rows = await keysetPage(await filtered(db, accountId, filter), ['started_at', 'call_id'], page).execute();
-  return rows.map(toCallLog);
+  const rows = await callLogPage(db, { ...filterParameters(accountId, filter), ...keysetParameters(page) });
+  return checkedPage(db, accountId, filter, rows);
 }

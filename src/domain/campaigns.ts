@@ -1,7 +1,8 @@
 // Campaigns: create, upsert (full replacement), partial update, delete, status transitions, listing (docs/decisions.md §5).
 import { type Kysely, PostgresIntrospector, type Selectable, sql, type Transaction } from 'kysely';
 import { isUniqueViolation } from '../db/errors.js';
-import { type KeysetPage, keysetPage } from '../db/keyset.js';
+import { type KeysetPage, type KeysetParameters, keysetOf, keysetPage, keysetParameters } from '../db/keyset.js';
+import { reusableQuery } from '../db/reusable-query.js';
 import type { CampaignsTable, Database } from '../db/types.js';
 import { newId } from '../security/api-keys.js';
 import {
@@ -67,13 +68,12 @@ const toCampaign = ((): ((row: Row) => Campaign) => {
 
 const completedConflict = () => conflict('Campaign is completed and can no longer be changed');
 
+const campaignById = reusableQuery((db, p: { accountId: string; campId: string }) =>
+  db.selectFrom('campaigns').selectAll().where('account_id', '=', p.accountId).where('camp_id', '=', p.campId),
+);
+
 export async function getCampaign(db: Kysely<Database>, accountId: string, campId: string): Promise<Campaign | null> {
-  const row = await db
-    .selectFrom('campaigns')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('camp_id', '=', campId)
-    .executeTakeFirst();
+  const [row] = await campaignById(db, { accountId, campId });
   return row ? toCampaign(row) : null;
 }
 
@@ -289,16 +289,24 @@ export interface CampaignFilter {
   search?: string | null | undefined;
 }
 
-function filtered(db: Kysely<Database>, accountId: string, filter: CampaignFilter) {
-  return filteredRows(db, accountId, filter).selectAll();
+/** A campaign filter as query parameters: the search as its LIKE pattern (src/db/reusable-query.ts). */
+interface FilterParameters {
+  accountId: string;
+  status: string | null;
+  pattern: string | null;
+}
+
+function filterParameters(accountId: string, filter: CampaignFilter): FilterParameters {
+  const pattern = filter.search ? `%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  return { accountId, status: filter.status ?? null, pattern };
 }
 
 /** The account's campaigns matching the filter, nothing selected yet. */
-function filteredRows(db: Kysely<Database>, accountId: string, filter: CampaignFilter) {
-  let query = db.selectFrom('campaigns').where('account_id', '=', accountId);
-  if (filter.status) query = query.where('status', '=', filter.status);
-  if (filter.search) {
-    const pattern = `%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+function filteredRows(db: Kysely<Database>, p: FilterParameters) {
+  let query = db.selectFrom('campaigns').where('account_id', '=', p.accountId);
+  if (p.status !== null) query = query.where('status', '=', p.status);
+  if (p.pattern !== null) {
+    const pattern = p.pattern;
     query = query.where((eb) =>
       eb.or([
         sql<boolean>`lower(title) like ${pattern} escape '\\'`,
@@ -310,22 +318,38 @@ function filteredRows(db: Kysely<Database>, accountId: string, filter: CampaignF
   return query;
 }
 
+type OffsetParameters = FilterParameters & { limit: number; offset: number };
+
+const campaignList = reusableQuery((db, p: OffsetParameters) =>
+  filteredRows(db, p)
+    .selectAll()
+    .orderBy('created_at', 'desc')
+    .orderBy('camp_id', 'desc')
+    .limit(p.limit)
+    .offset(p.offset),
+);
+
 export async function listCampaigns(
   db: Kysely<Database>,
   accountId: string,
   filter: CampaignFilter & { limit: number; offset: number },
 ): Promise<Campaign[]> {
-  const rows = await filtered(db, accountId, filter)
-    .orderBy('created_at', 'desc')
-    .orderBy('camp_id', 'desc')
-    .limit(filter.limit)
-    .offset(filter.offset)
-    .execute();
+  const { limit, offset } = filter;
+  const rows = await campaignList(db, { ...filterParameters(accountId, filter), limit, offset });
   return rows.map(toCampaign);
 }
 
 /** A campaign as a list entry shows it (the legacy `get_campaigns`): five columns, not the 25 of a campaign. */
 export type CampaignSummary = Pick<Campaign, 'campId' | 'title' | 'status' | 'description' | 'createdAt'>;
+
+const campaignSummaryList = reusableQuery((db, p: OffsetParameters) =>
+  filteredRows(db, p)
+    .select(['camp_id', 'title', 'status', 'description', 'created_at'])
+    .orderBy('created_at', 'desc')
+    .orderBy('camp_id', 'desc')
+    .limit(p.limit)
+    .offset(p.offset),
+);
 
 /** listCampaigns, reading only what a CampaignSummary holds. */
 export async function listCampaignSummaries(
@@ -333,13 +357,8 @@ export async function listCampaignSummaries(
   accountId: string,
   filter: CampaignFilter & { limit: number; offset: number },
 ): Promise<CampaignSummary[]> {
-  const rows = await filteredRows(db, accountId, filter)
-    .select(['camp_id', 'title', 'status', 'description', 'created_at'])
-    .orderBy('created_at', 'desc')
-    .orderBy('camp_id', 'desc')
-    .limit(filter.limit)
-    .offset(filter.offset)
-    .execute();
+  const { limit, offset } = filter;
+  const rows = await campaignSummaryList(db, { ...filterParameters(accountId, filter), limit, offset });
   return rows.map((row) => ({
     campId: row.camp_id,
     title: row.title,
@@ -349,6 +368,10 @@ export async function listCampaignSummaries(
   }));
 }
 
+const campaignPage = reusableQuery((db, p: FilterParameters & KeysetParameters) =>
+  keysetPage(filteredRows(db, p).selectAll(), ['created_at', 'camp_id'], keysetOf(p)),
+);
+
 /** A keyset page (newest first by createdAt, then campId) for Relay connections. */
 export async function pageCampaigns(
   db: Kysely<Database>,
@@ -356,6 +379,6 @@ export async function pageCampaigns(
   filter: CampaignFilter,
   page: KeysetPage,
 ): Promise<Campaign[]> {
-  const rows = await keysetPage(filtered(db, accountId, filter), ['created_at', 'camp_id'], page).execute();
+  const rows = await campaignPage(db, { ...filterParameters(accountId, filter), ...keysetParameters(page) });
   return rows.map(toCampaign);
 }

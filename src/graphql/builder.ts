@@ -8,6 +8,7 @@ import ValidationPlugin from '@pothos/plugin-validation';
 import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
 import { GraphQLError, GraphQLScalarType, type GraphQLSchema, isObjectType } from 'graphql';
 import type { z } from 'zod';
+import { ablated } from '../ablation.js';
 import { badInput, unauthenticated } from '../domain/errors.js';
 import { issuesFromZod } from '../validation/issues.js';
 import { jsonShapeProblem } from '../validation/json-limits.js';
@@ -62,6 +63,10 @@ export const builder = new SchemaBuilder<{
     unauthorizedError: (_parent, context) => unauthenticated(AUTH_FAILURE_MESSAGES[context.authFailure ?? 'missing']),
   },
   relay: {
+    // bench/ablation-server.ts only: global ids left as typename:key, to measure what encoding them costs.
+    ...(ablated.has('cursors')
+      ? { encodeGlobalID: (typename: string, id: string | number | bigint) => `${typename}:${id}` }
+      : {}),
     clientMutationId: 'omit',
     cursorType: 'String',
     edgesFieldOptions: {

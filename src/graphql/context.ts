@@ -5,11 +5,12 @@ import type { DatabaseAvailability } from '../db/availability.js';
 import type { Database } from '../db/types.js';
 import type { LiveStreams } from './live-streams.js';
 import type { CampaignEventBus } from '../events/pubsub.js';
-import { type Account, findAccountById } from '../domain/accounts.js';
+import type { AccountCache } from '../domain/account-cache.js';
+import type { Account } from '../domain/accounts.js';
 import type { Logger } from '../logger.js';
 import type { RateLimits } from '../security/rate-limits.js';
 import type { SecretBox } from '../security/secrets.js';
-import type { TokenIssuer } from '../security/tokens.js';
+import type { TokenIssuer, VerifiedToken } from '../security/tokens.js';
 
 export interface Services {
   db: Kysely<Database>;
@@ -24,6 +25,8 @@ export interface Services {
   streams: LiveStreams;
   /** Whether the database answers (503s while it does not). */
   availability: DatabaseAvailability;
+  /** Accounts by id, read once per change (src/domain/account-cache.ts). */
+  accounts: AccountCache;
 }
 
 /** Why a request has no viewer: no usable Authorization header, or a token that does not check out. */
@@ -45,18 +48,48 @@ export function bearerToken(authorization: string | null): string | undefined {
   return authorization ? BEARER.exec(authorization)?.[1] : undefined;
 }
 
-/** Reads `Authorization: Bearer <jwt>` the way FastAPI's OAuth2PasswordBearer does. */
-export async function authenticateRequest(
-  services: Services,
-  authorization: string | null,
-): Promise<{ viewer: Account | null; authFailure: AuthFailure | null; tokenExpiresAt?: number }> {
+export interface Authentication {
+  viewer: Account | null;
+  authFailure: AuthFailure | null;
+  tokenExpiresAt?: number;
+}
+
+/**
+ * Who is calling, worked out once per request (docs/decisions.md §14): the token is verified once, its claims serve
+ * the rate limiter, and the account is read (or found in the account cache) once, by whichever door asks first.
+ */
+export interface RequestAuth {
+  /** The bearer token's claims when its signature and expiry check out; the account is not read yet. */
+  readonly claims: VerifiedToken | null;
+  /** The caller, with the account as the database has it now (a revoked token is `invalid`). */
+  authentication(): Promise<Authentication>;
+}
+
+export function requestAuth(services: Services, authorization: string | null): RequestAuth {
   const token = bearerToken(authorization);
+  const claims = token ? services.tokens.verify(token) : null;
+  let answer: Promise<Authentication> | undefined;
+  return {
+    claims,
+    authentication: () => (answer ??= authenticate(services, token, claims)),
+  };
+}
+
+async function authenticate(
+  services: Services,
+  token: string | undefined,
+  claims: VerifiedToken | null,
+): Promise<Authentication> {
   if (!token) return { viewer: null, authFailure: 'missing' };
-  const claims = services.tokens.verify(token);
-  const viewer = claims ? await findAccountById(services.db, claims.accountId) : null;
+  const viewer = claims ? await services.accounts.find(claims.accountId) : null;
   // A token of an older version was issued before the API key was rotated or the password changed: revoked.
   if (!claims || !viewer || viewer.tokenVersion !== claims.version) return { viewer: null, authFailure: 'invalid' };
   return { viewer, authFailure: null, tokenExpiresAt: claims.expiresAt };
+}
+
+/** Reads `Authorization: Bearer <jwt>` the way FastAPI's OAuth2PasswordBearer does. */
+export function authenticateRequest(services: Services, authorization: string | null): Promise<Authentication> {
+  return requestAuth(services, authorization).authentication();
 }
 
 export const AUTH_FAILURE_MESSAGES: Record<AuthFailure, string> = {

@@ -2,6 +2,7 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import type { Keyset, KeysetPage } from '../db/keyset.js';
 import { z } from 'zod';
+import { ablated } from '../ablation.js';
 import { badInput } from '../domain/errors.js';
 
 export const MAX_PAGE_SIZE = 100;
@@ -67,6 +68,7 @@ export function keysetConnection<T>(
 }
 
 function encodeCursor(values: readonly string[]): string {
+  if (ablated.has('cursors')) return values[1] ?? '';
   return Buffer.from(JSON.stringify(values)).toString('base64url');
 }
 

@@ -2,7 +2,7 @@
 // /api/v3, and GraphQL at /graphql. Every request gets a request id (on its log lines and echoed back), the
 // per-account rate limit and the 1 MiB body limit before it reaches a door, and one access-log line.
 import { DATABASE_RETRY_AFTER_SECONDS } from '../db/availability.js';
-import type { Services } from '../graphql/context.js';
+import { requestAuth, type Services } from '../graphql/context.js';
 import type { Yoga } from '../graphql/yoga.js';
 import type { DocsHandler } from '../rest/docs.js';
 import { detailResponse } from '../rest/fastapi-errors.js';
@@ -16,6 +16,7 @@ import {
   type TextMapGetter,
   trace,
 } from '@opentelemetry/api';
+import { ablated } from '../ablation.js';
 import { tracer } from '../tracing.js';
 import { limitBody } from './body-limit.js';
 import { withETag } from './etag.js';
@@ -92,15 +93,17 @@ export function createDoors({
       return health(url.pathname);
     }
     const isRest = url.pathname === REST_PREFIX || url.pathname.startsWith(`${REST_PREFIX}/`);
-    const tenant = tenantOf(services, received, clientAddress);
-    const limited = await rateLimitResponse(services, tenant, isRest);
+    const limiting = !ablated.has('rate-limit');
+    const auth = requestAuth(services, received.headers.get('authorization'));
+    const tenant = tenantOf(auth, clientAddress);
+    const limited = limiting ? await rateLimitResponse(services, tenant, isRest) : null;
     if (limited) return limited;
     // Scraped by Prometheus, rate limited as any request (a scrape counts the outbox backlog).
     if (url.pathname === METRICS_PATH && received.method === 'GET') return metrics.serve(received);
-    const request = await limitBody(received, isRest);
+    const request = ablated.has('body-limit') ? received : await limitBody(received, isRest);
     if (request instanceof Response) return request;
     const bytes = Number(request.headers.get('content-length') ?? 0);
-    const overBudget = await bodyBudgetResponse(services, tenant, bytes, isRest);
+    const overBudget = limiting ? await bodyBudgetResponse(services, tenant, bytes, isRest) : null;
     if (overBudget) {
       // Read (not parsed: that is the expensive part) so the client sees the 429 instead of a cut connection.
       await request.arrayBuffer();
@@ -115,7 +118,7 @@ export function createDoors({
         }
       }
       try {
-        return await rest(request, url, clientAddress);
+        return await rest(request, url, clientAddress, auth);
       } catch (error) {
         if (services.availability.failed(error)) return databaseUnavailable(true);
         logger.error({ err: error, method: request.method }, 'unexpected error in a REST call');
@@ -124,12 +127,32 @@ export function createDoors({
     }
     if (url.pathname !== '/graphql') return detailResponse(404, 'Not Found');
     try {
-      return withETag(request, await withErrorBody(await yoga.fetch(request, { clientAddress })));
+      if (ablated.has('door-wrappers')) return await yoga.fetch(request, { clientAddress, auth });
+      return withETag(request, await withErrorBody(await yoga.fetch(request, { clientAddress, auth })));
     } catch (error) {
       if (services.availability.failed(error)) return databaseUnavailable(false);
       throw error;
     }
   };
+
+  const served = ablated.has('request-context')
+    ? (request: Request, socketAddress?: string) => unobserved(request, socketAddress)
+    : null;
+  /** The request without its request id, AsyncLocalStorage state and span (bench/ablation-server.ts only). */
+  const unobserved = async (request: Request, socketAddress?: string) => {
+    const started = performance.now();
+    const url = new URL(request.url);
+    const clientAddress = clientAddressOf(request, socketAddress, services.config.TRUST_PROXY);
+    const response = await route(request, url, clientAddress);
+    const door = doorOf(url.pathname);
+    metrics.observeRequest(door, routeOf(door, url.pathname), request.method, response.status, 0);
+    logger.info(
+      { method: request.method, path: loggablePath(url), status: response.status, ms: performance.now() - started },
+      'request',
+    );
+    return response;
+  };
+  if (served) return served;
 
   return (request, socketAddress) => {
     const requestId = requestIdFor(request);
@@ -149,7 +172,7 @@ export function createDoors({
           span.end();
           throw error;
         }
-        response.headers.set('x-request-id', requestId);
+        if (!ablated.has('door-wrappers')) response.headers.set('x-request-id', requestId);
         // The one line per request. Client mistakes (4xx, GraphQL error codes) are told here, at info, without
         // stacks; only the unexpected is logged at error, with its stack, where it happens.
         const errors = currentErrorCodes();

@@ -3,7 +3,7 @@
 // GraphQL). Two budgets: requests per minute, and large request bodies per minute (a 1 MiB body costs the shared
 // event loop about 10 ms to parse, so a tenant sending them back to back would take the CPU from everyone else).
 // 429 with Retry-After, shaped for the door that was called.
-import { bearerToken, type Services } from '../graphql/context.js';
+import type { RequestAuth, Services } from '../graphql/context.js';
 import { refuse } from './refusal.js';
 
 export interface Tenant {
@@ -12,9 +12,9 @@ export interface Tenant {
   authenticated: boolean;
 }
 
-export function tenantOf(services: Services, request: Request, clientAddress: string): Tenant {
-  const token = bearerToken(request.headers.get('authorization'));
-  const accountId = token ? services.tokens.verify(token)?.accountId : null;
+/** The tenant a request counts against: its token's account (verified once per request), else its address. */
+export function tenantOf(auth: RequestAuth, clientAddress: string): Tenant {
+  const accountId = auth.claims?.accountId;
   return accountId
     ? { key: `account:${accountId}`, authenticated: true }
     : { key: `address:${clientAddress}`, authenticated: false };

@@ -5,7 +5,7 @@
 import { type DocumentNode, type ExecutionResult, type GraphQLError, parse, validate } from 'graphql';
 import type { ErrorCode, InputIssue } from '../domain/errors.js';
 import type { Services } from '../graphql/context.js';
-import { AUTH_FAILURE_MESSAGES, authenticateRequest } from '../graphql/context.js';
+import { AUTH_FAILURE_MESSAGES, type RequestAuth, requestAuth } from '../graphql/context.js';
 import type { Yoga } from '../graphql/yoga.js';
 import { internalSchema } from '../graphql/schema.js';
 import { issuesFromZod } from '../validation/issues.js';
@@ -148,12 +148,17 @@ function errorResponse(
 }
 
 /** `url` is the request's URL, when the caller has parsed it already; `clientAddress` where it comes from. */
-export type RestHandler = (request: Request, url?: URL, clientAddress?: string) => Promise<Response>;
+export type RestHandler = (
+  request: Request,
+  url?: URL,
+  clientAddress?: string,
+  auth?: RequestAuth,
+) => Promise<Response>;
 
 export function createRestRouter(yoga: Yoga, services: Services, routes: readonly RestRoute[]): RestHandler {
   const prepared = prepare(routes);
 
-  return async (request, url = new URL(request.url), clientAddress = UNKNOWN_CLIENT) => {
+  return async (request, url = new URL(request.url), clientAddress = UNKNOWN_CLIENT, given?: RequestAuth) => {
     const segments = url.pathname.slice(REST_PREFIX.length).split('/').filter(Boolean);
     const candidates = prepared.flatMap((p) => {
       const params = match(p, segments);
@@ -170,7 +175,7 @@ export function createRestRouter(yoga: Yoga, services: Services, routes: readonl
 
     // As FastAPI resolves the security dependency first, a missing or bad token wins over a bad body.
     const auth = route.auth
-      ? await authenticateRequest(services, request.headers.get('authorization'))
+      ? await (given ?? requestAuth(services, request.headers.get('authorization'))).authentication()
       : { viewer: null, authFailure: null };
     if (route.auth && auth.authFailure) return detailResponse(401, AUTH_FAILURE_MESSAGES[auth.authFailure]);
 

@@ -1,0 +1,50 @@
+// The accounts of recent requests, kept so that an authenticated read request costs no account query
+// (docs/decisions.md §14). An entry is trusted only while the database's account-change version is the one it was
+// read at (src/db/account-changes.ts): any write of this process, any commit of another connection on SQLite, any
+// account change notified on PostgreSQL, and the cache starts over. A rotated API key, a changed password or a CLI
+// change is therefore seen by the very next request. Bounded: past MAX_ENTRIES the oldest entry goes.
+import type { AccountChanges } from '../db/account-changes.js';
+import type { Account } from './accounts.js';
+
+export const MAX_CACHED_ACCOUNTS = 10_000;
+
+export interface AccountCache {
+  /** The account with this id, as the database has it now (null when there is none). */
+  find(id: string): Promise<Account | null>;
+  /** How many accounts are kept (tests). */
+  readonly size: number;
+}
+
+export function createAccountCache(
+  /** Reads an account from the database (findAccountById). */
+  read: (id: string) => Promise<Account | null>,
+  changes: Pick<AccountChanges, 'version' | 'settle'>,
+  maxEntries = MAX_CACHED_ACCOUNTS,
+): AccountCache {
+  let entries = new Map<string, Account>();
+  /** The version every kept entry was read at. */
+  let keptAt: string | null = null;
+  return {
+    get size() {
+      return entries.size;
+    },
+    async find(id) {
+      await changes.settle?.();
+      const before = changes.version();
+      if (before === null || before !== keptAt) {
+        entries = new Map();
+        keptAt = before;
+      } else {
+        const known = entries.get(id);
+        if (known) return known;
+      }
+      const account = await read(id);
+      // Kept only if nothing changed while it was read (else the next request reads it again).
+      if (account && before !== null && changes.version() === before && keptAt === before) {
+        if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
+        entries.set(id, account);
+      }
+      return account;
+    },
+  };
+}
