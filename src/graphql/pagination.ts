@@ -1,5 +1,5 @@
 // Relay connection helpers: page-size cap and opaque keyset cursors.
-import { resolveCursorConnection } from '@pothos/plugin-relay';
+import { parseCursorConnectionArgs } from '@pothos/core';
 import type { Keyset, KeysetPage } from '../db/keyset.js';
 import { z } from 'zod';
 import { ablated } from '../ablation.js';
@@ -60,11 +60,43 @@ export function keysetConnection<T>(
     const parts = decodeCursor(cursor, 2, name);
     return parts ? [parts[0] ?? '', parts[1] ?? ''] : undefined;
   };
-  return resolveCursorConnection<Promise<T[]>>(
-    { args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE, toCursor: (node) => encodeCursor(keyOf(node)) },
-    ({ before, after, limit, inverted }) =>
-      load({ after: toKey(after, 'after'), before: toKey(before, 'before'), limit, inverted }),
-  );
+  const { before, after, limit, inverted, expectedSize, hasPreviousPage, hasNextPage } = parseCursorConnectionArgs({
+    args,
+    defaultSize: DEFAULT_PAGE_SIZE,
+    maxSize: MAX_PAGE_SIZE,
+  });
+  return load({ after: toKey(after, 'after'), before: toKey(before, 'before'), limit, inverted }).then((nodes) => {
+    const page = nodes.slice(0, expectedSize);
+    if (inverted) page.reverse();
+    // As Pothos's resolveCursorConnection answers, but each cursor is encoded only if the query asks for it.
+    const edges = page.map((node) => new Edge(node, keyOf));
+    const fallback = args.after ?? args.before ?? '';
+    return {
+      edges,
+      pageInfo: {
+        get startCursor() {
+          return edges[0]?.cursor ?? fallback;
+        },
+        get endCursor() {
+          return edges.at(-1)?.cursor ?? fallback;
+        },
+        hasPreviousPage: hasPreviousPage(nodes.length),
+        hasNextPage: hasNextPage(nodes.length),
+      },
+    };
+  });
+}
+
+/** An edge whose cursor is made when read (most queries of a list ask for nodes only). */
+class Edge<T> {
+  #cursor: string | undefined;
+  constructor(
+    readonly node: T,
+    private readonly keyOf: (node: T) => Keyset,
+  ) {}
+  get cursor(): string {
+    return (this.#cursor ??= encodeCursor(this.keyOf(this.node)));
+  }
 }
 
 function encodeCursor(values: readonly string[]): string {
