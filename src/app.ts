@@ -6,7 +6,7 @@ import type { Config } from './config.js';
 import { createDatabaseAvailability } from './db/availability.js';
 import { type DatabaseHandle, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
-import { onEventsCommitted } from './domain/events.js';
+import { eventsSince, onEventsCommitted } from './domain/events.js';
 import { findAccountById, tokenVersionOf } from './domain/accounts.js';
 import { createAccountCache } from './domain/account-cache.js';
 import { loadVoiceCatalogue } from './domain/voices.js';
@@ -67,16 +67,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     onCommittedWrite: config.RESPONSE_CACHE ? () => generation?.bump() : undefined,
     traceQueries: traced,
     onQuery: options.onQuery,
-    onAnswer: (sql) => availability.answered(sql),
+    onAnswer: (sql, startedAt) => availability.answered(sql, startedAt),
     timeoutMs: config.DATABASE_TIMEOUT_SECONDS * 1000,
   });
   await migrateToLatest(database.db, database.dialect);
   await loadVoiceCatalogue(database.db);
   const redis = config.REDIS_URL
-    ? {
-        publish: await connectRedis(config.REDIS_URL, logger),
-        subscribe: await connectRedis(config.REDIS_URL, logger),
-      }
+    ? await connectRedis(config.REDIS_URL, logger, { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS })
     : null;
   const services: Services = {
     db: database.db,
@@ -87,7 +84,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     availability,
     accounts: createAccountCache((id) => findAccountById(database.db, id), database.accountChanges),
     streams: createLiveStreams({ currentTokenVersion: (accountId) => tokenVersionOf(database.db, accountId) }),
-    events: createCampaignEventBus(redis),
+    events: createCampaignEventBus(
+      redis,
+      (accountId, campId, since) => eventsSince(database.db, accountId, campId, since),
+      logger,
+    ),
     limits: createRateLimits(
       {
         requestsPerMinute: config.RATE_LIMIT_PER_MINUTE,
@@ -96,10 +97,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         loginMaxFailures: config.LOGIN_MAX_FAILURES,
         loginWindowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS,
       },
-      redis?.publish ?? null,
+      redis,
     ),
   };
-  if (config.RESPONSE_CACHE) generation = createGeneration(redis?.publish ?? null);
+  if (config.RESPONSE_CACHE) generation = createGeneration(redis);
+  await services.events.start();
   const metrics = createMetrics(config, {
     pendingDeliveries: () => countPendingDeliveries(database.db),
     openStreams: () => services.streams.open,
@@ -145,7 +147,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const doors = createDoors({
     services,
-    health: (pathname) => health(pathname, database, app.draining),
+    tracing: traced,
+    health: (pathname) => health(pathname, database, app.draining, redis && !redis.available ? ['redis'] : []),
     docs,
     rest,
     yoga,
@@ -166,9 +169,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await websockets.closeAll();
       stopListening();
       await worker?.stop();
-      await Promise.all(
-        [redis?.publish, redis?.subscribe].map((client) => client?.quit().catch(() => client.disconnect())),
-      );
+      await redis?.close();
       await database.close();
     },
   };

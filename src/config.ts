@@ -40,6 +40,8 @@ const envSchema = z
       .string()
       .regex(/^rediss?:\/\/.+/, 'must be redis://... or rediss://...')
       .optional(),
+    /** The longest a request waits for a Redis command before going on without it (docs/decisions.md §15). */
+    REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(5).max(5000).default(100),
     /** Requests per minute per account, on both doors (docs/decisions.md §11). */
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1200),
     /** Requests without a valid bearer token (sign-up, login, provider webhooks, …) per client address per minute. */

@@ -1,30 +1,94 @@
-// Redis connections (REDIS_URL): pub/sub for live events and shared rate-limit counters across instances.
+// Redis (REDIS_URL): live events across instances, shared rate-limit counters, the response cache's generation. Redis is
+// optional at run time (docs/decisions.md §15): while it is away nothing waits on it — commands fail at once instead of
+// queueing (and a command to a Redis that hangs gives up after REDIS_COMMAND_TIMEOUT_MS), each feature falls back
+// (per-instance rate limits, live events of this instance only, no response cache) and the log says so once; when it
+// is back, the log says so once and the features catch up (src/events/pubsub.ts replays what subscribers missed).
 import { Redis } from 'ioredis';
 import type { Logger } from './logger.js';
 
 export class RedisUnavailableError extends Error {}
 
+export interface RedisLink {
+  /** Commands: publishing, rate-limit counters, the response cache's generation. Never queues while Redis is away. */
+  command: Redis;
+  /** Given over to SUBSCRIBE (ioredis subscribes again after a reconnection). */
+  subscriber: Redis;
+  /** Both connections are ready: a command may be sent. */
+  readonly available: boolean;
+  /** Told of each change of `available` (after the log line). */
+  onChange(listener: (available: boolean) => void): () => void;
+  close(): Promise<void>;
+}
+
+export interface RedisOptions {
+  /** The longest a command may wait for Redis's answer (REDIS_COMMAND_TIMEOUT_MS). */
+  commandTimeoutMs: number;
+}
+
+/** Reconnection back-off: 100 ms, doubling, at most 2 s. */
+const retryStrategy = (times: number) => Math.min(100 * 2 ** Math.min(times, 5), 2000);
+
+function client(url: string, logger: Logger, options: RedisOptions, queue: boolean): Redis {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    // A command sent while Redis is away fails at once (the subscriber keeps its queue: ioredis re-subscribes).
+    enableOfflineQueue: queue,
+    maxRetriesPerRequest: queue ? null : 0,
+    commandTimeout: queue ? undefined : options.commandTimeoutMs,
+    connectTimeout: 2000,
+    retryStrategy,
+  });
+  // Connection errors repeat on every reconnection attempt: the state change is logged once, below.
+  redis.on('error', (error: Error) => logger.debug({ reason: error.message }, 'redis connection error'));
+  return redis;
+}
+
 /**
- * A connection that is ready before it is returned: a subscription sent while ioredis is still handshaking would be
- * lost for good (ioredis re-subscribes only connections that were ready). Start-up fails when Redis does not answer.
- * Afterwards, commands wait while Redis is away (ioredis reconnects); errors are logged, never thrown at the process.
+ * Both connections, ready before they are returned (a subscription sent while ioredis is still handshaking would be
+ * lost for good). Start-up fails when Redis does not answer; afterwards an outage only degrades.
  */
-export async function connectRedis(url: string, logger: Logger): Promise<Redis> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true });
-  client.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
+export async function connectRedis(url: string, logger: Logger, options: RedisOptions): Promise<RedisLink> {
+  const command = client(url, logger, options, false);
+  const subscriber = client(url, logger, options, true);
   try {
-    await client.connect();
+    await Promise.all([command.connect(), subscriber.connect()]);
   } catch (error) {
-    client.disconnect();
+    command.disconnect();
+    subscriber.disconnect();
     const reason = error instanceof Error ? error.message : String(error);
     throw new RedisUnavailableError(`REDIS_URL is set, but Redis does not answer (${reason})`);
   }
-  // Live events are published without waiting for Redis; a publish that fails is logged, not left unhandled.
-  const publish = client.publish.bind(client) as (channel: string, message: string) => Promise<number>;
-  (client as unknown as { publish: typeof publish }).publish = (channel, message) =>
-    publish(channel, message).catch((error: unknown) => {
-      logger.warn({ err: error }, 'could not publish a live event to Redis');
-      return 0;
-    });
-  return client;
+  const listeners = new Set<(available: boolean) => void>();
+  let available = true;
+  let closing = false;
+  const update = () => {
+    const now = command.status === 'ready' && subscriber.status === 'ready';
+    if (now === available || closing) return;
+    available = now;
+    if (now) logger.info('Redis available again: shared rate limits and live events across instances resume');
+    else
+      logger.warn(
+        'Redis unavailable: rate limits are counted per instance, live events reach the subscribers of this ' +
+          'instance only (the others catch up when Redis is back), the response cache is bypassed',
+      );
+    for (const listener of listeners) listener(now);
+  };
+  for (const redis of [command, subscriber]) {
+    for (const event of ['ready', 'close', 'end', 'reconnecting'] as const) redis.on(event, update);
+  }
+  return {
+    command,
+    subscriber,
+    get available() {
+      return available && command.status === 'ready';
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async close() {
+      closing = true;
+      await Promise.all([command, subscriber].map((redis) => redis.quit().catch(() => redis.disconnect())));
+    },
+  };
 }

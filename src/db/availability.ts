@@ -14,14 +14,17 @@ export interface DatabaseAvailability {
   /** If `error` says the database is unreachable: records it (logging the change) and returns true. */
   failed(error: unknown): boolean;
   /**
-   * A query succeeded: if the database was down, it is back (logged once). While SQLite's file is locked by another
-   * process reads (and BEGIN) still succeed, so then only a write tells that it is back.
+   * A query succeeded: if the database was down, it is back (logged once). Only a query sent after the outage was
+   * noticed counts (one still in flight from before says nothing: counting it made the log flap). While SQLite's file
+   * is locked by another process reads (and BEGIN) still succeed, so then only a write tells that it is back.
+   * `startedAt` is on performance.now()'s clock.
    */
-  answered(sql: string): void;
+  answered(sql: string, startedAt?: number): void;
 }
 
 export function createDatabaseAvailability(logger: Logger): DatabaseAvailability {
   let down = false;
+  let downSince = 0;
   let writesOnly = false;
   return {
     get down() {
@@ -31,14 +34,15 @@ export function createDatabaseAvailability(logger: Logger): DatabaseAvailability
       if (!isDatabaseUnavailable(error)) return false;
       if (!down) {
         down = true;
+        downSince = performance.now();
         const { code, message } = error as Error & { code?: string };
         writesOnly = /^SQLITE_(BUSY|LOCKED)/.test(String(code));
         logger.warn({ code, reason: message }, 'database unreachable: answering 503 until it is back');
       }
       return true;
     },
-    answered(sql) {
-      if (!down || (writesOnly && !WRITE.test(sql))) return;
+    answered(sql, startedAt = performance.now()) {
+      if (!down || startedAt < downSince || (writesOnly && !WRITE.test(sql))) return;
       down = false;
       logger.info('database reachable again');
     },

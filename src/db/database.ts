@@ -24,7 +24,7 @@ export interface OpenOptions {
   /** Called after every query; tests count queries with it. */
   onQuery?: (sql: string) => void;
   /** Called after every query that succeeded (the database availability tracker listens). */
-  onAnswer?: (sql: string) => void;
+  onAnswer?: (sql: string, startedAt: number) => void;
   /** PostgreSQL's connect and pool-wait timeout, SQLite's busy timeout (default 3 s). */
   timeoutMs?: number;
   /** A span per SQL query within traced work (README "Traces"); only when tracing is on (Kysely's log hook costs). */
@@ -135,7 +135,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
     onQuery || onAnswer || traceQueries
       ? (event: LogEvent) => {
           onQuery?.(event.query.sql);
-          if (event.level === 'query') onAnswer?.(event.query.sql);
+          if (event.level === 'query') onAnswer?.(event.query.sql, performance.now() - event.queryDurationMillis);
           if (traceQueries) traceQuery(system, event.query.sql, event.queryDurationMillis, event.level === 'error');
         }
       : undefined;

@@ -155,3 +155,33 @@ async function recordEvents(
   );
   return events;
 }
+
+/** At most this many events are read back for a stream that missed events (an outage of Redis). */
+export const MAX_MISSED_EVENTS = 1000;
+
+/** The campaign's events created at or after `since` (ISO 8601), oldest first (the outbox is their record). */
+export async function eventsSince(
+  db: Kysely<Database>,
+  accountId: string,
+  campId: string,
+  since: string,
+): Promise<CampaignEvent[]> {
+  const rows = await db
+    .selectFrom('events')
+    .select(['event_id', 'type', 'camp_id', 'payload', 'created_at'])
+    .where('account_id', '=', accountId)
+    .where('camp_id', '=', campId)
+    .where('created_at', '>=', since)
+    .orderBy('created_at')
+    .orderBy('event_id')
+    .limit(MAX_MISSED_EVENTS)
+    .execute();
+  return rows.map((row) => ({
+    id: row.event_id,
+    type: row.type as EventType,
+    accountId,
+    campId: row.camp_id,
+    createdAt: row.created_at,
+    data: (JSON.parse(row.payload) as { data: unknown }).data,
+  }));
+}

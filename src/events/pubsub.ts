@@ -1,9 +1,13 @@
-// Live campaign events for GraphQL subscriptions (docs/decisions.md §9): in-process by default; with REDIS_URL, through
-// Redis pub/sub, so an event committed on one instance reaches subscribers connected to any other.
-import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
-import { createPubSub, type PubSub } from 'graphql-yoga';
-import type { Redis } from 'ioredis';
+// Live campaign events for GraphQL subscriptions (docs/decisions.md §9, §15). An event committed here reaches this
+// instance's subscribers at once, in process; with REDIS_URL it is also published on one Redis channel, from which
+// every other instance hands it to its own subscribers. Opening a stream never waits on Redis. While Redis is away the
+// other instances' events cannot arrive: when it is back every open stream reads what it missed from the outbox (the
+// events table), in order, skipping what it already had — so no event committed during an outage is lost silently.
+import { randomUUID } from 'node:crypto';
+import { createPubSub, type PubSub, Repeater } from 'graphql-yoga';
 import type { CampaignEvent } from '../domain/events.js';
+import type { Logger } from '../logger.js';
+import type { RedisLink } from '../redis.js';
 
 type Channels = { 'campaign-events': [topic: string, event: CampaignEvent] };
 
@@ -11,19 +15,101 @@ export interface CampaignEventBus {
   publish(event: CampaignEvent): void;
   /** Events of one campaign of one account (campaign ids are unique per account only). */
   subscribe(accountId: string, campId: string): AsyncIterable<CampaignEvent>;
+  /** Starts listening on Redis (resolved once subscribed); nothing to do without it. */
+  start(): Promise<void>;
 }
+
+/** The events of a campaign created at or after `since` (ISO 8601), oldest first, at most a bounded number. */
+export type ReadMissedEvents = (accountId: string, campId: string, since: string) => Promise<CampaignEvent[]>;
+
+export const EVENTS_CHANNEL = 'campaign-gateway:campaign-events';
+/** Events are read back from this long before an outage began (clocks of instances differ a little). */
+const REPLAY_MARGIN_MS = 10_000;
+/** The ids a stream remembers having delivered, so that a replay does not repeat them. */
+const REMEMBERED_IDS = 1000;
 
 const topicOf = (accountId: string, campId: string) => JSON.stringify([accountId, campId]);
 
-/** With Redis connections (one for commands, one given over to subscribing), events go through Redis pub/sub. */
-export function createCampaignEventBus(redis: { publish: Redis; subscribe: Redis } | null): CampaignEventBus {
-  const pubsub: PubSub<Channels> = redis
-    ? createPubSub<Channels>({
-        eventTarget: createRedisEventTarget({ publishClient: redis.publish, subscribeClient: redis.subscribe }),
-      })
-    : createPubSub<Channels>();
+interface Wire {
+  origin: string;
+  event: CampaignEvent;
+}
+
+export function createCampaignEventBus(
+  redis: RedisLink | null,
+  readMissed: ReadMissedEvents,
+  logger: Logger,
+): CampaignEventBus {
+  const local: PubSub<Channels> = createPubSub<Channels>();
+  const instance = randomUUID();
+  /** Each open stream's catch-up, called when Redis is back with the moment the outage began. */
+  const catchUps = new Set<(since: string) => void>();
+  let outageSince: number | null = null;
+
+  if (redis) {
+    redis.subscriber.on('message', (channel: string, message: string) => {
+      if (channel !== EVENTS_CHANNEL) return;
+      try {
+        const { origin, event } = JSON.parse(message) as Wire;
+        if (origin !== instance) local.publish('campaign-events', topicOf(event.accountId, event.campId), event);
+      } catch {
+        logger.debug('a malformed live event on Redis was ignored');
+      }
+    });
+    redis.onChange((available) => {
+      if (!available) {
+        outageSince ??= Date.now();
+        return;
+      }
+      const since = new Date((outageSince ?? Date.now()) - REPLAY_MARGIN_MS).toISOString();
+      outageSince = null;
+      for (const catchUp of catchUps) catchUp(since);
+    });
+  }
+
   return {
-    publish: (event) => pubsub.publish('campaign-events', topicOf(event.accountId, event.campId), event),
-    subscribe: (accountId, campId) => pubsub.subscribe('campaign-events', topicOf(accountId, campId)),
+    async start() {
+      await redis?.subscriber.subscribe(EVENTS_CHANNEL);
+    },
+    publish(event) {
+      local.publish('campaign-events', topicOf(event.accountId, event.campId), event);
+      if (!redis?.available) return;
+      redis.command
+        .publish(EVENTS_CHANNEL, JSON.stringify({ origin: instance, event } satisfies Wire))
+        .catch((error: unknown) =>
+          logger.debug({ reason: error instanceof Error ? error.message : String(error) }, 'live event not published'),
+        );
+    },
+    subscribe(accountId, campId) {
+      return new Repeater<CampaignEvent>(async (push, stop) => {
+        const delivered = new Set<string>();
+        // Events from before the stream opened were never its to deliver.
+        const openedAt = new Date().toISOString();
+        const deliver = (event: CampaignEvent) => {
+          if (delivered.has(event.id)) return;
+          delivered.add(event.id);
+          if (delivered.size > REMEMBERED_IDS) delivered.delete(delivered.values().next().value as string);
+          void push(event);
+        };
+        const catchUp = (since: string) => {
+          readMissed(accountId, campId, since > openedAt ? since : openedAt).then(
+            (events) => events.forEach(deliver),
+            (error: unknown) => logger.warn({ reason: String(error) }, 'could not read the events a stream missed'),
+          );
+        };
+        catchUps.add(catchUp);
+        const events = local.subscribe('campaign-events', topicOf(accountId, campId))[Symbol.asyncIterator]();
+        void stop.then(() => {
+          catchUps.delete(catchUp);
+          void events.return?.();
+        });
+        for (;;) {
+          const next = await Promise.race([events.next(), stop.then(() => null)]);
+          if (!next || next.done) break;
+          deliver(next.value);
+        }
+        catchUps.delete(catchUp);
+      });
+    },
   };
 }

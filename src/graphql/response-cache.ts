@@ -10,20 +10,25 @@ import { createHash } from 'node:crypto';
 import { getDocumentString } from '@envelop/core';
 import { type ExecutionResult, getOperationAST, OperationTypeNode, print } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { Redis } from 'ioredis';
+import type { RedisLink } from '../redis.js';
 import type { Context } from './context.js';
 
 const MAX_RESULT_BYTES = 256 * 1024;
 const GENERATION_KEY = 'campaign-gateway:response-cache:generation';
 
 export interface Generation {
-  current(): Promise<string>;
+  /** The current generation; null while it cannot be known (Redis away): nothing is then served or kept. */
+  current(): Promise<string | null>;
   /** A write has become visible (awaited by the write, so the next read anywhere sees the new generation). */
   bump(): Promise<void>;
 }
 
-/** The generation in Redis (shared by every instance), or in process (one instance: SQLite). */
-export function createGeneration(redis: Redis | null): Generation {
+/**
+ * The generation in Redis (shared by every instance), or in process (one instance: SQLite). While Redis is away the
+ * cache is bypassed and writes cannot bump; when it is back the generation is bumped once, so that nothing kept
+ * before the outage is served after it (docs/decisions.md §15).
+ */
+export function createGeneration(redis: RedisLink | null): Generation {
   if (!redis) {
     let value = 0;
     return {
@@ -33,11 +38,24 @@ export function createGeneration(redis: Redis | null): Generation {
       },
     };
   }
+  const bump = async () => {
+    if (!redis.available) return;
+    await redis.command.incr(GENERATION_KEY).catch(() => undefined);
+  };
+  let outage = false;
+  redis.onChange((available) => {
+    if (!available) outage = true;
+    else void bump().then(() => (outage = false));
+  });
   return {
-    current: async () => (await redis.get(GENERATION_KEY)) ?? '0',
-    bump: async () => {
-      await redis.incr(GENERATION_KEY);
+    current: async () => {
+      if (outage || !redis.available) return null;
+      return redis.command.get(GENERATION_KEY).then(
+        (value) => value ?? '0',
+        () => null,
+      );
     },
+    bump,
   };
 }
 
@@ -80,6 +98,7 @@ export function responseCache({ generation, maxEntries, ttlSeconds }: ResponseCa
       if (getOperationAST(args.document, args.operationName)?.operation !== OperationTypeNode.QUERY) return undefined;
       const key = keyOf(viewer.id, viewer.tokenVersion, args);
       const before = await generation.current();
+      if (before === null) return undefined;
       const cached = entries.get(key);
       if (cached) {
         if (cached.generation === before && Date.now() - cached.storedAt < ttlSeconds * 1000) {

@@ -7,10 +7,19 @@ const json = (status: number, body: unknown) => jsonResponse(status, body, { 'ca
 
 export const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
 
-export async function health(pathname: string, database: DatabaseHandle, draining: boolean): Promise<Response> {
+/**
+ * `degraded` names the optional parts that are away (`redis`): the instance still serves, without them (README
+ * "When Redis is down").
+ */
+export async function health(
+  pathname: string,
+  database: DatabaseHandle,
+  draining: boolean,
+  degraded: string[] = [],
+): Promise<Response> {
   if (pathname === '/healthz') return json(200, { status: 'ok' });
   if (draining) return json(503, { status: 'draining' });
-  return (await databaseReachable(database.db))
-    ? json(200, { status: 'ready' })
-    : json(503, { status: 'unavailable', detail: 'The database does not answer' });
+  if (!(await databaseReachable(database.db)))
+    return json(503, { status: 'unavailable', detail: 'The database does not answer' });
+  return json(200, degraded.length > 0 ? { status: 'ready', degraded } : { status: 'ready' });
 }

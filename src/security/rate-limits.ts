@@ -1,8 +1,9 @@
 // Per-account request rate, per-client-address rate of unauthenticated requests, and login throttling per e-mail and
 // client address (README "Limits"), by rate-limiter-flexible: counted in
-// memory, or in Redis when REDIS_URL is set so that every instance shares the counts. Should Redis fail, an in-memory
-// limiter stands in (per instance) rather than refusing or waving everything through.
-import type { Redis } from 'ioredis';
+// memory, or in Redis when REDIS_URL is set so that every instance shares the counts. While Redis is away (or a
+// command to it fails) an in-memory limiter stands in, per instance, rather than refusing, waving everything through
+// or making the request wait (docs/decisions.md §15).
+import type { RedisLink } from '../redis.js';
 import { RateLimiterMemory, type RateLimiterAbstract, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 export interface RateLimitSettings {
@@ -50,20 +51,26 @@ async function consume(limiter: RateLimiterAbstract, key: string, points = 1): P
   }
 }
 
-function limiter(redis: Redis | null, keyPrefix: string, points: number, duration: number): RateLimiterAbstract {
+/** The limiter to ask now: Redis's while it is there (the memory one insures a command that fails), else memory's. */
+function limiter(
+  redis: RedisLink | null,
+  keyPrefix: string,
+  points: number,
+  duration: number,
+): () => RateLimiterAbstract {
   const memory = new RateLimiterMemory({ keyPrefix, points, duration });
-  return redis
-    ? new RateLimiterRedis({
-        storeClient: redis,
-        keyPrefix: `gateway:${keyPrefix}`,
-        points,
-        duration,
-        insuranceLimiter: memory,
-      })
-    : memory;
+  if (!redis) return () => memory;
+  const shared = new RateLimiterRedis({
+    storeClient: redis.command,
+    keyPrefix: `gateway:${keyPrefix}`,
+    points,
+    duration,
+    insuranceLimiter: memory,
+  });
+  return () => (redis.available ? shared : memory);
 }
 
-export function createRateLimits(settings: RateLimitSettings, redis: Redis | null): RateLimits {
+export function createRateLimits(settings: RateLimitSettings, redis: RedisLink | null): RateLimits {
   const requests = limiter(redis, 'requests', settings.requestsPerMinute, 60);
   const anonymous = limiter(redis, 'anonymous', settings.anonymousPerMinute, 60);
   const bodies = limiter(redis, 'large-bodies', (settings.largeBodyMiBPerMinute * 1024 * 1024) / BODY_UNIT, 60);
@@ -71,13 +78,15 @@ export function createRateLimits(settings: RateLimitSettings, redis: Redis | nul
   const key = (email: string, address: string) => JSON.stringify([email.trim().toLowerCase(), address]);
 
   return {
-    request: (accountId) => consume(requests, accountId),
-    anonymousRequest: (address) => consume(anonymous, address),
+    request: (accountId) => consume(requests(), accountId),
+    anonymousRequest: (address) => consume(anonymous(), address),
     bodyBytes: (tenant, bytes) =>
-      bytes > LARGE_BODY_BYTES ? consume(bodies, tenant, Math.ceil(bytes / BODY_UNIT)) : Promise.resolve(null),
-    loginAttempt: (email, address) => consume(logins, key(email, address)),
+      bytes > LARGE_BODY_BYTES ? consume(bodies(), tenant, Math.ceil(bytes / BODY_UNIT)) : Promise.resolve(null),
+    loginAttempt: (email, address) => consume(logins(), key(email, address)),
     async loginSucceeded(email, address) {
-      await logins.delete(key(email, address));
+      await logins()
+        .delete(key(email, address))
+        .catch(() => false);
     },
   };
 }

@@ -1,0 +1,175 @@
+// Redis away, nobody waits (docs/decisions.md §15): a Redis of the test's own (a redis-server process on a free port)
+// is killed under an app; reads and writes keep their latency, a stream can still be opened, the events committed
+// meanwhile reach the subscribers once Redis is back (on PostgreSQL across two instances), /readyz names what is
+// degraded, and the log has one line per change of state, without stacks.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, test } from 'vitest';
+import { DIALECT, startApp, type TestApp } from '../helpers/app.js';
+import { createLegacyCampaign } from '../helpers/campaigns.js';
+import { eventually } from '../helpers/eventually.js';
+import { logCapture } from '../helpers/log-lines.js';
+import { closeAll, subscribe } from './sse.js';
+
+const hasRedisServer = (() => {
+  try {
+    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A redis-server of this test's own, which it can kill (SIGKILL) and start again on the same port. */
+class OwnRedis {
+  private process: ChildProcess | null = null;
+  constructor(readonly port: number) {}
+  get url() {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+  async start(): Promise<void> {
+    const child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    this.process = child;
+    await new Promise<void>((resolve, reject) => {
+      let output = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('Ready to accept connections')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${output}`)));
+    });
+  }
+  async kill(): Promise<void> {
+    const child = this.process;
+    this.process = null;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+const apps: TestApp[] = [];
+let redis: OwnRedis | null = null;
+afterEach(async () => {
+  await closeAll();
+  for (const app of apps.splice(0).reverse()) await app.close();
+  await redis?.kill();
+  redis = null;
+});
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+async function timedReads(app: TestApp, token: string, count: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    const [rest, graphql] = await Promise.all([
+      app.rest('GET', '/get_campaigns', { token }),
+      app.gql('{ campaigns(first: 5) { edges { node { campId } } } }', {}, token),
+    ]);
+    times.push(performance.now() - started);
+    expect(rest.status).toBe(200);
+    expect(graphql.body.errors).toBeUndefined();
+  }
+  return times;
+}
+
+const UPDATE =
+  'mutation ($c: String!, $t: String!) { campaignUpdate(input: { campId: $c, title: $t }) { campaign { title } } }';
+
+describe.runIf(hasRedisServer)('Redis away', () => {
+  test('requests keep their latency, a stream opens, events arrive, /readyz and the log tell it once', async () => {
+    redis = new OwnRedis(await freePort());
+    await redis.start();
+    const logs = logCapture();
+    const app = await startApp({ REDIS_URL: redis.url, LOG_LEVEL: 'info' }, [], { logStream: logs.stream });
+    apps.push(app);
+    const user = await app.account();
+    await createLegacyCampaign(app, user.token, 'spring');
+    const stream = await subscribe(app.app, 'spring', user.token);
+
+    const before = median(await timedReads(app, user.token, 15));
+    await redis.kill();
+    // From the first moment on: no request waits for Redis.
+    const during = median(await timedReads(app, user.token, 15));
+    expect(during, `median ${during} ms with Redis away, ${before} ms before`).toBeLessThan(before + 10);
+    const started = performance.now();
+    const written = await app.gql(UPDATE, { c: 'spring', t: 'during the outage' }, user.token);
+    expect(written.body.errors).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(500);
+    // The event of this instance reaches its subscriber at once.
+    expect((await stream.next(2000)).payload.data.campaignEvents.type).toBe('campaign.updated');
+
+    // A stream can be opened while Redis is away, and is answered at once.
+    const opening = performance.now();
+    const late = await subscribe(app.app, 'spring', user.token);
+    expect(late.status).toBe(200);
+    expect(performance.now() - opening).toBeLessThan(1000);
+
+    await eventually(async () => {
+      const ready = await app.request('GET', '/readyz');
+      expect(ready.status).toBe(200);
+      expect(ready.body).toEqual({ status: 'ready', degraded: ['redis'] });
+    });
+
+    await redis.start();
+    await eventually(
+      async () => expect((await app.request('GET', '/readyz')).body).toEqual({ status: 'ready' }),
+      10_000,
+    );
+    // Nothing twice: the event this stream had is not replayed to it.
+    await stream.expectNothing(300);
+    const after = await app.gql(UPDATE, { c: 'spring', t: 'after' }, user.token);
+    expect(after.body.errors).toBeUndefined();
+    expect((await stream.next(2000)).payload.data.campaignEvents.data.title).toBe('after');
+
+    const states = logs.lines.filter((line) => /^Redis (unavailable|available again)/.test(line.msg));
+    expect(states.map((line) => [line.level, line.msg.split(':')[0]])).toEqual([
+      [40, 'Redis unavailable'],
+      [30, 'Redis available again'],
+    ]);
+    expect(logs.lines.filter((line) => line.level >= 40 && line.msg !== states[0]?.msg)).toEqual([]);
+    expect(logs.lines.some((line) => line.err?.stack)).toBe(false);
+  }, 40_000);
+
+  test.runIf(DIALECT === 'postgres')(
+    "another instance's events committed while Redis was away reach this instance's subscribers once it is back",
+    async () => {
+      redis = new OwnRedis(await freePort());
+      await redis.start();
+      const first = await startApp({ REDIS_URL: redis.url }, [], { worker: false });
+      apps.push(first);
+      const second = await startApp({ REDIS_URL: redis.url }, [], { databaseUrl: first.databaseUrl, worker: false });
+      apps.push(second);
+      const user = await first.account();
+      await createLegacyCampaign(first, user.token, 'spring');
+      const stream = await subscribe(second.app, 'spring', user.token);
+
+      await redis.kill();
+      for (const title of ['one', 'two', 'three']) {
+        const reply = await first.gql(UPDATE, { c: 'spring', t: title }, user.token);
+        expect(reply.body.errors).toBeUndefined();
+      }
+      await stream.expectNothing(300);
+      await redis.start();
+      const titles: string[] = [];
+      for (let i = 0; i < 3; i++) titles.push((await stream.next(10_000)).payload.data.campaignEvents.data.title);
+      expect(titles).toEqual(['one', 'two', 'three']);
+      await stream.expectNothing(300);
+    },
+    40_000,
+  );
+});
