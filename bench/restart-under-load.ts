@@ -1,0 +1,310 @@
+// `npm run bench:restarts` (issue 22): two gateway instances on a PostgreSQL cluster and a Redis of this script's own
+// (started on free ports in a temporary directory, removed at the end), 10 writers and one live subscriber. Phases:
+// quiet, Redis killed (SIGKILL) for OUTAGE seconds and started again, quiet, PostgreSQL stopped for OUTAGE seconds and
+// started again, quiet. Prints per phase the requests, their statuses and latency (p50, p90), the time to the first
+// success after each service is back, and at the end acknowledged writes against the rows stored and the live events
+// the subscriber received against the events committed. Loopback only; bounded in time (about 6 × OUTAGE + 20 s).
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { chmodSync, chownSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { campaignData } from './support.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const OUTAGE_S = Number(process.env.OUTAGE ?? 5);
+const QUIET_S = Number(process.env.QUIET ?? 4);
+const WRITERS = Number(process.env.WRITERS ?? 10);
+const dir = mkdtempSync(join(tmpdir(), 'gateway-restarts-'));
+chmodSync(dir, 0o755);
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** PostgreSQL's binaries (Debian's layout), run as the postgres user when this runs as root (initdb refuses root). */
+const PG_BIN = (() => {
+  const base = '/usr/lib/postgresql';
+  const version = readdirSync(base).sort().at(-1);
+  if (!version) throw new Error('no PostgreSQL under /usr/lib/postgresql');
+  return join(base, version, 'bin');
+})();
+const asPostgres = (command: string, args: string[]) => {
+  const tool = join(PG_BIN, command);
+  return process.getuid?.() === 0
+    ? execFileSync('runuser', ['-u', 'postgres', '--', tool, ...args])
+    : execFileSync(tool, args);
+};
+
+class Cluster {
+  readonly data = join(dir, 'pg');
+  constructor(readonly port: number) {}
+  init() {
+    execFileSync('mkdir', ['-p', this.data]);
+    if (process.getuid?.() === 0) {
+      const uid = Number(execFileSync('id', ['-u', 'postgres']).toString());
+      const gid = Number(execFileSync('id', ['-g', 'postgres']).toString());
+      chownSync(this.data, uid, gid);
+    }
+    asPostgres('initdb', ['-D', this.data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
+  }
+  start() {
+    asPostgres('pg_ctl', [
+      '-D',
+      this.data,
+      '-w',
+      '-l',
+      join(this.data, 'log'),
+      '-o',
+      `-p ${this.port} -k ${this.data} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      'start',
+    ]);
+  }
+  stop() {
+    asPostgres('pg_ctl', ['-D', this.data, '-w', '-m', 'fast', 'stop']);
+  }
+  get url() {
+    return `postgres://postgres@127.0.0.1:${this.port}/postgres`;
+  }
+}
+
+class OwnRedis {
+  private child: ChildProcess | null = null;
+  constructor(readonly port: number) {}
+  async start() {
+    const child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
+    this.child = child;
+    await new Promise<void>((resolve) => {
+      let out = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('Ready to accept connections')) resolve();
+      });
+    });
+  }
+  async kill() {
+    const child = this.child;
+    this.child = null;
+    if (!child) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+async function startInstance(
+  name: string,
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; base: string }> {
+  const log = join(dir, `${name}.log`);
+  const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
+    env: { ...process.env, ...env, PORT: '0' },
+    stdio: ['ignore', openSync(log, 'w'), openSync(log, 'a')],
+  });
+  for (let i = 0; i < 300; i++) {
+    const found = /listening on (http:\/\/\S+)/.exec(readFileSync(log, 'utf8'));
+    if (found?.[1]) return { child, base: found[1] };
+    await sleep(50);
+  }
+  throw new Error(`${name} did not start: ${readFileSync(log, 'utf8')}`);
+}
+
+interface Outcome {
+  at: number;
+  ms: number;
+  status: number;
+  campId: string;
+}
+
+async function main() {
+  const cluster = new Cluster(await freePort());
+  const redis = new OwnRedis(await freePort());
+  cluster.init();
+  cluster.start();
+  await redis.start();
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  const env = {
+    DATABASE_URL: cluster.url,
+    REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+    JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
+    SECRETS_KEY: Buffer.alloc(32, 9).toString('base64'),
+    PASSWORD_HASH_COST: '10',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    DATABASE_TIMEOUT_SECONDS: '1',
+    LOG_LEVEL: 'info',
+  };
+  const instances = [await startInstance('a', env), await startInstance('b', env)];
+  const json = { 'content-type': 'application/json' };
+  const [a, b] = instances.map((instance) => instance.base) as [string, string];
+  await fetch(`${a}/api/v3/signup`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ email: 'r@example.com', password: 'restart password 1' }),
+  });
+  const login = await fetch(`${a}/api/v3/login`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ username: 'r@example.com', password: 'restart password 1' }),
+  });
+  const { access_token: token } = (await login.json()) as { access_token: string };
+  const auth = { ...json, authorization: `Bearer ${token}` };
+  await fetch(`${a}/api/v3/update_campaign`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ campId: 'watched', campaignModelData: campaignData() }),
+  });
+
+  // One live subscriber on instance B, counting the events of the watched campaign.
+  const seen = new Set<string>();
+  const abort = new AbortController();
+  void (async () => {
+    const response = await fetch(`${b}/graphql`, {
+      method: 'POST',
+      headers: { ...auth, accept: 'text/event-stream' },
+      body: JSON.stringify({ query: 'subscription { campaignEvents(campId: "watched") { id } }' }),
+      signal: abort.signal,
+    });
+    const decoder = new TextDecoder();
+    const reader = response.body?.getReader();
+    let text = '';
+    for (let read = await reader?.read(); read && !read.done; read = await reader?.read()) {
+      text += decoder.decode(read.value, { stream: true });
+      const lines = text.split('\n');
+      text = lines.pop() ?? '';
+      for (const line of lines) for (const id of line.matchAll(/"id":"(evt_[^"]+)"/g)) seen.add(id[1] ?? '');
+    }
+  })().catch(() => undefined);
+
+  const started = Date.now();
+  const startedAt = started;
+  const outcomes: Outcome[] = [];
+  let stop = false;
+  let sequence = 0;
+  const writers = Array.from({ length: WRITERS }, async (_, writer) => {
+    while (!stop) {
+      const campId = `w${writer}-${(sequence += 1)}`;
+      const target = writer % 2 === 0 ? a : b;
+      const t0 = Date.now();
+      // Every other write changes the watched campaign (an event for the subscriber); the rest create campaigns.
+      const body =
+        sequence % 2 === 0
+          ? { campId: 'watched', campaignModelData: { ...campaignData(), title: campId } }
+          : { campId, campaignModelData: campaignData() };
+      let status = 0;
+      try {
+        const response = await fetch(`${target}/api/v3/update_campaign`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(10_000),
+        });
+        status = response.status;
+        await response.arrayBuffer();
+      } catch {
+        status = 0;
+      }
+      outcomes.push({ at: t0 - started, ms: Date.now() - t0, status, campId: body.campId });
+      if (status !== 200) await sleep(50);
+    }
+  });
+
+  const phases: Array<[string, number, number]> = [];
+  const phase = async (name: string, work: () => Promise<void>) => {
+    const from = Date.now() - started;
+    await work();
+    phases.push([name, from, Date.now() - started]);
+  };
+  let redisBack = 0;
+  let postgresBack = 0;
+  await phase('quiet', () => sleep(QUIET_S * 1000));
+  await phase('Redis killed', async () => {
+    await redis.kill();
+    await sleep(OUTAGE_S * 1000);
+  });
+  await phase('Redis back', async () => {
+    await redis.start();
+    redisBack = Date.now() - started;
+    await sleep(QUIET_S * 1000);
+  });
+  await phase('PostgreSQL stopped', async () => {
+    cluster.stop();
+    await sleep(OUTAGE_S * 1000);
+  });
+  await phase('PostgreSQL back', async () => {
+    cluster.start();
+    postgresBack = Date.now() - started;
+    await sleep(QUIET_S * 1000);
+  });
+  stop = true;
+  await Promise.all(writers);
+  await sleep(1000);
+  abort.abort();
+
+  const percentile = (values: number[], p: number) =>
+    [...values].sort((x, y) => x - y)[Math.floor(p * values.length)] ?? 0;
+  console.log(`\n${WRITERS} writers over two instances; outages of ${OUTAGE_S} s\n`);
+  console.log('| phase | requests | statuses | p50 ms | p90 ms | max ms |');
+  console.log('|---|---|---|---|---|---|');
+  for (const [name, from, to] of phases) {
+    const inPhase = outcomes.filter((o) => o.at >= from && o.at < to);
+    const statuses = new Map<number, number>();
+    for (const o of inPhase) statuses.set(o.status, (statuses.get(o.status) ?? 0) + 1);
+    const ms = inPhase.map((o) => o.ms);
+    console.log(
+      `| ${name} | ${inPhase.length} | ${[...statuses].map(([s, n]) => `${s || 'no answer'}: ${n}`).join(', ')} | ` +
+        `${percentile(ms, 0.5)} | ${percentile(ms, 0.9)} | ${Math.max(0, ...ms)} |`,
+    );
+  }
+  const firstOkAfter = (t: number) => {
+    const ok = outcomes
+      .filter((o) => o.status === 200 && o.at + o.ms >= t)
+      .sort((x, y) => x.at + x.ms - (y.at + y.ms))[0];
+    return ok ? `${ok.at + ok.ms - t} ms` : 'none';
+  };
+  console.log(
+    `\nfirst success after Redis was back: ${firstOkAfter(redisBack)}; after PostgreSQL was back: ${firstOkAfter(postgresBack)}`,
+  );
+
+  const client = new pg.Client({ connectionString: cluster.url });
+  await client.connect();
+  const acknowledged = outcomes.filter((o) => o.status === 200 && o.campId !== 'watched').map((o) => o.campId);
+  const stored = await client.query<{ n: string }>('select count(*) as n from campaigns where camp_id = any($1)', [
+    acknowledged,
+  ]);
+  const events = await client.query<{ n: string }>(
+    "select count(*) as n from events where camp_id = 'watched' and created_at >= $1",
+    [new Date(startedAt).toISOString()],
+  );
+  await client.end();
+  console.log(
+    `acknowledged new campaigns: ${acknowledged.length}; stored: ${stored.rows[0]?.n}; lost: ${acknowledged.length - Number(stored.rows[0]?.n)}`,
+  );
+  console.log(
+    `events of the watched campaign committed: ${events.rows[0]?.n}; received live on instance B: ${seen.size}`,
+  );
+
+  for (const { child } of instances) child.kill('SIGTERM');
+  await Promise.all(instances.map(({ child }) => new Promise((resolve) => child.once('exit', resolve))));
+  await redis.kill();
+  cluster.stop();
+}
+
+main()
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  })
+  .finally(() => rmSync(dir, { recursive: true, force: true }));
