@@ -3,7 +3,7 @@
 // queueing (and a command to a Redis that hangs gives up after REDIS_COMMAND_TIMEOUT_MS), each feature falls back
 // (per-instance rate limits, live events of this instance only, no response cache) and the log says so once; when it
 // is back, the log says so once and the features catch up (src/events/pubsub.ts replays what subscribers missed).
-import { Redis } from 'ioredis';
+import { type Command, Redis } from 'ioredis';
 import type { Logger } from './logger.js';
 
 export class RedisUnavailableError extends Error {}
@@ -61,8 +61,11 @@ export async function connectRedis(url: string, logger: Logger, options: RedisOp
   const listeners = new Set<(available: boolean) => void>();
   let available = true;
   let closing = false;
+  /** Set when a command timed out on a connection that looks open (a Redis that hangs): cleared by a PING. */
+  let hung = false;
+  let probe: NodeJS.Timeout | null = null;
   const update = () => {
-    const now = command.status === 'ready' && subscriber.status === 'ready';
+    const now = !hung && command.status === 'ready' && subscriber.status === 'ready';
     if (now === available || closing) return;
     available = now;
     if (now) logger.info('Redis available again: shared rate limits and live events across instances resume');
@@ -76,6 +79,29 @@ export async function connectRedis(url: string, logger: Logger, options: RedisOp
   for (const redis of [command, subscriber]) {
     for (const event of ['ready', 'close', 'end', 'reconnecting'] as const) redis.on(event, update);
   }
+  // A command that timed out means Redis hangs: no command is sent until a PING answers again (every 500 ms), so that
+  // one request, not every request, waits REDIS_COMMAND_TIMEOUT_MS.
+  const send = command.sendCommand.bind(command) as (cmd: Command, ...rest: unknown[]) => unknown;
+  (command as unknown as { sendCommand: typeof send }).sendCommand = (cmd, ...rest) => {
+    const sent = send(cmd, ...rest);
+    cmd.promise.catch((error: unknown) => {
+      if (!(error instanceof Error) || error.message !== 'Command timed out' || hung || closing) return;
+      hung = true;
+      update();
+      probe = setInterval(() => {
+        command.ping().then(
+          () => {
+            if (probe) clearInterval(probe);
+            probe = null;
+            hung = false;
+            update();
+          },
+          () => undefined,
+        );
+      }, 500).unref();
+    });
+    return sent;
+  };
   return {
     command,
     subscriber,
@@ -88,6 +114,7 @@ export async function connectRedis(url: string, logger: Logger, options: RedisOp
     },
     async close() {
       closing = true;
+      if (probe) clearInterval(probe);
       await Promise.all([command, subscriber].map((redis) => redis.quit().catch(() => redis.disconnect())));
     },
   };

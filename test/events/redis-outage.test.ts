@@ -2,64 +2,13 @@
 // is killed under an app; reads and writes keep their latency, a stream can still be opened, the events committed
 // meanwhile reach the subscribers once Redis is back (on PostgreSQL across two instances), /readyz names what is
 // degraded, and the log has one line per change of state, without stacks.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { DIALECT, startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { eventually } from '../helpers/eventually.js';
 import { logCapture } from '../helpers/log-lines.js';
+import { hasRedisServer, OwnRedis } from '../helpers/own-redis.js';
 import { closeAll, subscribe } from './sse.js';
-
-const hasRedisServer = (() => {
-  try {
-    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** A redis-server of this test's own, which it can kill (SIGKILL) and start again on the same port. */
-class OwnRedis {
-  private process: ChildProcess | null = null;
-  constructor(readonly port: number) {}
-  get url() {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-  async start(): Promise<void> {
-    const child = spawn(
-      'redis-server',
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    this.process = child;
-    await new Promise<void>((resolve, reject) => {
-      let output = '';
-      child.stdout?.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('Ready to accept connections')) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${output}`)));
-    });
-  }
-  async kill(): Promise<void> {
-    const child = this.process;
-    this.process = null;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-  }
-}
 
 const apps: TestApp[] = [];
 let redis: OwnRedis | null = null;
@@ -92,8 +41,7 @@ const UPDATE =
 
 describe.runIf(hasRedisServer)('Redis away', () => {
   test('requests keep their latency, a stream opens, events arrive, /readyz and the log tell it once', async () => {
-    redis = new OwnRedis(await freePort());
-    await redis.start();
+    redis = await OwnRedis.start();
     const logs = logCapture();
     const app = await startApp({ REDIS_URL: redis.url, LOG_LEVEL: 'info' }, [], { logStream: logs.stream });
     apps.push(app);
@@ -145,11 +93,33 @@ describe.runIf(hasRedisServer)('Redis away', () => {
     expect(logs.lines.some((line) => line.err?.stack)).toBe(false);
   }, 40_000);
 
+  test('a Redis that hangs (SIGSTOP) costs one command timeout, not one per request', async () => {
+    redis = await OwnRedis.start();
+    const logs = logCapture();
+    const app = await startApp({ REDIS_URL: redis.url, LOG_LEVEL: 'info' }, [], { logStream: logs.stream });
+    apps.push(app);
+    const user = await app.account();
+    await createLegacyCampaign(app, user.token, 'spring');
+    const before = median(await timedReads(app, user.token, 15));
+    redis.pause();
+    try {
+      const times = await timedReads(app, user.token, 15);
+      // The first request waits for the command timeout (100 ms); the next ones do not ask Redis.
+      expect(median(times), `${times.join(', ')} ms with Redis hanging, ${before} ms before`).toBeLessThan(before + 10);
+      const written = await app.gql(UPDATE, { c: 'spring', t: 'while it hangs' }, user.token);
+      expect(written.body.errors).toBeUndefined();
+    } finally {
+      redis.resume();
+    }
+    await eventually(async () => expect((await app.request('GET', '/readyz')).body).toEqual({ status: 'ready' }));
+    const states = logs.lines.filter((line) => /^Redis (unavailable|available again)/.test(line.msg));
+    expect(states.map((line) => line.msg.split(':')[0])).toEqual(['Redis unavailable', 'Redis available again']);
+  }, 30_000);
+
   test.runIf(DIALECT === 'postgres')(
     "another instance's events committed while Redis was away reach this instance's subscribers once it is back",
     async () => {
-      redis = new OwnRedis(await freePort());
-      await redis.start();
+      redis = await OwnRedis.start();
       const first = await startApp({ REDIS_URL: redis.url }, [], { worker: false });
       apps.push(first);
       const second = await startApp({ REDIS_URL: redis.url }, [], { databaseUrl: first.databaseUrl, worker: false });

@@ -9,6 +9,7 @@ import { createHttpServer, type HttpServer, listen } from '../../src/http/server
 import { MAX_CONNECTIONS_PER_ACCOUNT, MAX_SUBSCRIPTIONS_PER_CONNECTION } from '../../src/http/websockets.js';
 import { startApp, TEST_DATABASE_URL, type TestApp } from '../helpers/app.js';
 import { tempSqliteFile } from '../helpers/temp-database.js';
+import { hasRedisServer, OwnRedis } from '../helpers/own-redis.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
@@ -189,4 +190,47 @@ describe('subscriptions over WebSocket', () => {
     );
     expect(received[0].data.campaignEvents.eventType).toBe('CAMPAIGN_UPDATED');
   });
+});
+
+describe.runIf(hasRedisServer && TEST_DATABASE_URL)('WebSocket subscribers and a Redis outage', () => {
+  let redis: OwnRedis | null = null;
+  afterEach(async () => {
+    await redis?.kill();
+    redis = null;
+  });
+
+  it("receive another instance's events committed while Redis was away once it is back", async () => {
+    redis = await OwnRedis.start();
+    const a = await instance({ REDIS_URL: redis.url });
+    const b = await instance({ REDIS_URL: redis.url }, a.app.databaseUrl);
+    const { token } = await a.app.account();
+    await createLegacyCampaign(a.app, token, 'spring');
+    const { client } = connect(token, b.url);
+    const { received } = subscribe(client, 'subscription { campaignEvents(campId: "spring") { data } }');
+    const update = async (title: string) => {
+      const reply = await a.app.gql(
+        `mutation { campaignUpdate(input: { campId: "spring", title: "${title}" }) { campaign { id } } }`,
+        {},
+        token,
+      );
+      expect(reply.body.errors, reply.text).toBeUndefined();
+    };
+    // The subscription on B is in place once an event reaches it.
+    await until(
+      () => received.length > 0,
+      'the first event on B',
+      5000,
+      async () => {
+        if (received.length === 0) await update('warm-up');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      },
+    );
+    await redis.kill();
+    for (const title of ['one', 'two', 'three']) await update(title);
+    await redis.start();
+    const titles = () =>
+      received.map((value) => value.data.campaignEvents.data.title as string).filter((title) => title !== 'warm-up');
+    await until(() => titles().length >= 3, 'the events of the outage on B', 10_000);
+    expect(titles()).toEqual(['one', 'two', 'three']);
+  }, 30_000);
 });
