@@ -39,18 +39,25 @@ async function timedReads(app: TestApp, token: string, count: number): Promise<n
 const UPDATE =
   'mutation ($c: String!, $t: String!) { campaignUpdate(input: { campId: $c, title: $t }) { campaign { title } } }';
 
+/** An app (logging at info) on a Redis of the test's own, with an account and its campaign `spring`. */
+async function appOnOwnRedis() {
+  const own = await OwnRedis.start();
+  redis = own;
+  const logs = logCapture();
+  const app = await startApp({ REDIS_URL: own.url, LOG_LEVEL: 'info' }, [], { logStream: logs.stream });
+  apps.push(app);
+  const user = await app.account();
+  await createLegacyCampaign(app, user.token, 'spring');
+  return { own, logs, app, user };
+}
+
 describe.runIf(hasRedisServer)('Redis away', () => {
   test('requests keep their latency, a stream opens, events arrive, /readyz and the log tell it once', async () => {
-    redis = await OwnRedis.start();
-    const logs = logCapture();
-    const app = await startApp({ REDIS_URL: redis.url, LOG_LEVEL: 'info' }, [], { logStream: logs.stream });
-    apps.push(app);
-    const user = await app.account();
-    await createLegacyCampaign(app, user.token, 'spring');
+    const { own, logs, app, user } = await appOnOwnRedis();
     const stream = await subscribe(app.app, 'spring', user.token);
 
     const before = median(await timedReads(app, user.token, 15));
-    await redis.kill();
+    await own.kill();
     // From the first moment on: no request waits for Redis.
     const during = median(await timedReads(app, user.token, 15));
     expect(during, `median ${during} ms with Redis away, ${before} ms before`).toBeLessThan(before + 10);
@@ -73,7 +80,7 @@ describe.runIf(hasRedisServer)('Redis away', () => {
       expect(ready.body).toEqual({ status: 'ready', degraded: ['redis'] });
     });
 
-    await redis.start();
+    await own.start();
     await eventually(
       async () => expect((await app.request('GET', '/readyz')).body).toEqual({ status: 'ready' }),
       10_000,
@@ -94,14 +101,9 @@ describe.runIf(hasRedisServer)('Redis away', () => {
   }, 40_000);
 
   test('a Redis that hangs (SIGSTOP) costs one command timeout, not one per request', async () => {
-    redis = await OwnRedis.start();
-    const logs = logCapture();
-    const app = await startApp({ REDIS_URL: redis.url, LOG_LEVEL: 'info' }, [], { logStream: logs.stream });
-    apps.push(app);
-    const user = await app.account();
-    await createLegacyCampaign(app, user.token, 'spring');
+    const { own, logs, app, user } = await appOnOwnRedis();
     const before = median(await timedReads(app, user.token, 15));
-    redis.pause();
+    own.pause();
     try {
       const times = await timedReads(app, user.token, 15);
       // The first request waits for the command timeout (100 ms); the next ones do not ask Redis.
@@ -109,7 +111,7 @@ describe.runIf(hasRedisServer)('Redis away', () => {
       const written = await app.gql(UPDATE, { c: 'spring', t: 'while it hangs' }, user.token);
       expect(written.body.errors).toBeUndefined();
     } finally {
-      redis.resume();
+      own.resume();
     }
     await eventually(async () => expect((await app.request('GET', '/readyz')).body).toEqual({ status: 'ready' }));
     const states = logs.lines.filter((line) => /^Redis (unavailable|available again)/.test(line.msg));
