@@ -12,7 +12,6 @@ import * as m0009 from './0009_webhooks.js';
 import * as m0010 from './0010_token_version.js';
 import * as m0011 from './0011_persisted_queries.js';
 import * as m0012 from './0012_voice_provider.js';
-import * as m0013 from './0013_account_changes.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -27,5 +26,4 @@ export const migrations: Record<string, Migration> = {
   '0010_token_version': m0010,
   '0011_persisted_queries': m0011,
   '0012_voice_provider': m0012,
-  '0013_account_changes': m0013,
 };

@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { type Dialect as KyselyDialect, Kysely, type LogEvent, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import { type AccountChanges, postgresAccountChanges, sqliteAccountChanges } from './account-changes.js';
+import { type AccountChanges, sqliteAccountChanges, unknownAccountChanges } from './account-changes.js';
 import { notifyCommittedWrites } from './committed-writes.js';
 import type { Database } from './types.js';
 import { traceQuery } from '../tracing.js';
@@ -174,17 +174,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
     client.on('error', () => undefined);
   });
   const db = new Kysely<Database>({ dialect: watched(new PostgresDialect({ pool })), log });
-  const accountChanges = postgresAccountChanges(url, timeoutMs);
-  changes = accountChanges;
-  return {
-    db,
-    dialect: 'postgres',
-    accountChanges,
-    close: once(async () => {
-      await accountChanges.close();
-      await db.destroy();
-    }),
-  };
+  return { db, dialect: 'postgres', accountChanges: unknownAccountChanges(), close: once(() => db.destroy()) };
 }
 
 /** Whether the database answers a trivial query (for /readyz). */

@@ -1,7 +1,7 @@
 // The accounts of recent requests, kept so that an authenticated read request costs no account query
 // (docs/decisions.md §14). An entry is trusted only while the database's account-change version is the one it was
-// read at (src/db/account-changes.ts): any write of this process, any commit of another connection on SQLite, any
-// account change notified on PostgreSQL, and the cache starts over. A rotated API key, a changed password or a CLI
+// read at (src/db/account-changes.ts): any write of this process or commit of another connection (SQLite), and the
+// cache starts over. On PostgreSQL the version is never known, so nothing is kept. A rotated API key, a changed password or a CLI
 // change is therefore seen by the very next request. Bounded: past MAX_ENTRIES the oldest entry goes.
 import type { AccountChanges } from '../db/account-changes.js';
 import type { Account } from './accounts.js';
@@ -18,7 +18,7 @@ export interface AccountCache {
 export function createAccountCache(
   /** Reads an account from the database (findAccountById). */
   read: (id: string) => Promise<Account | null>,
-  changes: Pick<AccountChanges, 'version' | 'settle'>,
+  changes: Pick<AccountChanges, 'version'>,
   maxEntries = MAX_CACHED_ACCOUNTS,
 ): AccountCache {
   let entries = new Map<string, Account>();
@@ -29,7 +29,6 @@ export function createAccountCache(
       return entries.size;
     },
     async find(id) {
-      await changes.settle?.();
       const before = changes.version();
       if (before === null || before !== keptAt) {
         entries = new Map();
