@@ -6,10 +6,10 @@
 // the subscriber received against the events committed. Loopback only; bounded in time (about 6 × OUTAGE + 20 s).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, chownSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort, OwnRedis } from '../test/helpers/own-redis.js';
 import { campaignData } from './support.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -18,14 +18,6 @@ const QUIET_S = Number(process.env.QUIET ?? 4);
 const WRITERS = Number(process.env.WRITERS ?? 10);
 const dir = mkdtempSync(join(tmpdir(), 'gateway-restarts-'));
 chmodSync(dir, 0o755);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -75,36 +67,6 @@ class Cluster {
   }
 }
 
-class OwnRedis {
-  private child: ChildProcess | null = null;
-  constructor(readonly port: number) {}
-  async start() {
-    const child = spawn(
-      'redis-server',
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      {
-        stdio: ['ignore', 'pipe', 'ignore'],
-      },
-    );
-    this.child = child;
-    await new Promise<void>((resolve) => {
-      let out = '';
-      child.stdout?.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('Ready to accept connections')) resolve();
-      });
-    });
-  }
-  async kill() {
-    const child = this.child;
-    this.child = null;
-    if (!child) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-  }
-}
-
 async function startInstance(
   name: string,
   env: Record<string, string>,
@@ -131,10 +93,9 @@ interface Outcome {
 
 async function main() {
   const cluster = new Cluster(await freePort());
-  const redis = new OwnRedis(await freePort());
   cluster.init();
   cluster.start();
-  await redis.start();
+  const redis = await OwnRedis.start();
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
   const env = {
     DATABASE_URL: cluster.url,

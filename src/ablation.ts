@@ -8,7 +8,7 @@ export const ABLATABLE_STEPS = [
   'rate-limit',
   /** The 1 MiB body limit is not checked. */
   'body-limit',
-  /** No request id, no AsyncLocalStorage state and no trace span per request. */
+  /** No AsyncLocalStorage request state (the request id of log lines, error codes and route of the access line). */
   'request-context',
   /** No graphql-armor limits (depth, aliases, tokens, cost) and no request-shape limits. */
   'armor',

@@ -11,7 +11,6 @@ export interface AccountChanges {
   version(): string | null;
   /** Called by the database module after each committed write of this process. */
   localWrite(): void;
-  close(): Promise<void>;
 }
 
 export function sqliteAccountChanges(sqlite: SQLite.Database): AccountChanges {
@@ -20,7 +19,6 @@ export function sqliteAccountChanges(sqlite: SQLite.Database): AccountChanges {
   return {
     version: () => `${writes}:${String(dataVersion.get())}`,
     localWrite: () => void (writes += 1),
-    close: async () => undefined,
   };
 }
 
@@ -30,5 +28,5 @@ export function sqliteAccountChanges(sqlite: SQLite.Database): AccountChanges {
  * showed a revoked token served once). The version is never known there, so every request reads its account.
  */
 export function unknownAccountChanges(): AccountChanges {
-  return { version: () => null, localWrite: () => undefined, close: async () => undefined };
+  return { version: () => null, localWrite: () => undefined };
 }

@@ -30,7 +30,13 @@ export function createAccountCache(
     },
     async find(id) {
       const before = changes.version();
-      if (before === null || before !== keptAt) {
+      if (before === null) {
+        // Nothing kept before may be trusted again, even should the same version come back.
+        if (entries.size > 0) entries = new Map();
+        keptAt = null;
+        return read(id);
+      }
+      if (before !== keptAt) {
         entries = new Map();
         keptAt = before;
       } else {
@@ -39,7 +45,7 @@ export function createAccountCache(
       }
       const account = await read(id);
       // Kept only if nothing changed while it was read (else the next request reads it again).
-      if (account && before !== null && changes.version() === before && keptAt === before) {
+      if (account && changes.version() === before && keptAt === before) {
         if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
         entries.set(id, account);
       }

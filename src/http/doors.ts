@@ -139,25 +139,6 @@ export function createDoors({
     }
   };
 
-  const served = ablated.has('request-context')
-    ? (request: Request, socketAddress?: string) => unobserved(request, socketAddress)
-    : null;
-  /** The request without its request id, AsyncLocalStorage state and span (bench/ablation-server.ts only). */
-  const unobserved = async (request: Request, socketAddress?: string) => {
-    const started = performance.now();
-    const url = new URL(request.url);
-    const clientAddress = clientAddressOf(request, socketAddress, services.config.TRUST_PROXY);
-    const response = await route(request, url, clientAddress);
-    const door = doorOf(url.pathname);
-    metrics.observeRequest(door, routeOf(door, url.pathname), request.method, response.status, 0);
-    logger.info(
-      { method: request.method, path: loggablePath(url), status: response.status, ms: performance.now() - started },
-      'request',
-    );
-    return response;
-  };
-  if (served) return served;
-
   return (request, socketAddress) => {
     const requestId = requestIdFor(request);
     const clientAddress = clientAddressOf(request, socketAddress, services.config.TRUST_PROXY);
@@ -166,7 +147,9 @@ export function createDoors({
     const parent = tracing ? propagation.extract(ROOT_CONTEXT, request.headers, HEADERS) : null;
     const span = parent ? tracer.startSpan(request.method, { kind: SpanKind.SERVER }, parent) : NO_SPAN;
     const inSpan = <T>(work: () => T): T => (parent ? context.with(trace.setSpan(parent, span), work) : work());
-    return runWithRequestId(requestId, () =>
+    const observed = (work: () => Promise<Response>) =>
+      ablated.has('request-context') ? work() : runWithRequestId(requestId, work);
+    return observed(() =>
       inSpan(async () => {
         const started = performance.now();
         const url = new URL(request.url);

@@ -12,7 +12,8 @@ export const hasRedisServer = (() => {
   }
 })();
 
-async function freePort(): Promise<number> {
+/** A TCP port free on the loopback now. */
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
