@@ -12,6 +12,7 @@ import * as m0009 from './0009_webhooks.js';
 import * as m0010 from './0010_token_version.js';
 import * as m0011 from './0011_persisted_queries.js';
 import * as m0012 from './0012_voice_provider.js';
+import * as m0013 from './0013_access_tokens.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010_token_version': m0010,
   '0011_persisted_queries': m0011,
   '0012_voice_provider': m0012,
+  '0013_access_tokens': m0013,
 };

@@ -9,6 +9,14 @@ import { type Config, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { signUp } from './domain/accounts.js';
+import {
+  accessTokenCreateSchema,
+  createAccessToken,
+  listAccessTokens,
+  revokeAccessToken,
+} from './domain/access-tokens.js';
+import { DomainError } from './domain/errors.js';
+import { createTokenIssuer } from './security/tokens.js';
 import { signUpSchema } from './domain/accounts.schema.js';
 import { loadVoiceCatalogue } from './domain/voices.js';
 import { seedDemo } from './demo.js';
@@ -31,7 +39,8 @@ class UsageError extends Error {
 interface Command {
   summary: string;
   usage: string;
-  options?: Record<string, { type: 'string'; description: string }>;
+  options?: Record<string, { type: 'string' | 'boolean'; description: string }>;
+  /** String options as given; a boolean option (a flag) as "true" when it is present. */
   run(options: Record<string, string | undefined>): Promise<void>;
 }
 
@@ -138,6 +147,103 @@ const commands: Record<string, Command> = {
   },
 };
 
+/** The account with this e-mail, for the token commands: a one-line failure when there is none. */
+async function accountIdByEmail(db: ReturnType<typeof openDatabase>['db'], email: string): Promise<string> {
+  const row = await db
+    .selectFrom('accounts')
+    .select('id')
+    .where('email', '=', email.trim().toLowerCase())
+    .executeTakeFirst();
+  if (!row) throw new CliFailure(`no account with the e-mail ${email}`);
+  return row.id;
+}
+
+/** A failure the operator can fix, said in one line (exit 1). */
+class CliFailure extends Error {}
+
+const needs = (command: string, options: Record<string, string | undefined>, names: string[]) => {
+  for (const name of names) {
+    if (options[name] === undefined) throw new UsageError(`${command} needs --${name}`, command);
+  }
+};
+
+Object.assign(commands, {
+  'token:create': {
+    summary: 'create a named access token for an account (agents, scripts; README "Credentials") and print it once',
+    usage: 'token:create --email E --name N [--read-only] [--expires-in-days D]',
+    options: {
+      email: { type: 'string', description: 'the account' },
+      name: { type: 'string', description: 'what the token is for (1 to 100 characters)' },
+      'read-only': { type: 'boolean', description: 'queries only: mutations are refused' },
+      'expires-in-days': { type: 'string', description: 'days until it stops working (default: never)' },
+    },
+    run: async (options) => {
+      needs('token:create', options, ['email', 'name']);
+      const days = options['expires-in-days'];
+      if (days !== undefined && !/^\d{1,4}$/.test(days)) {
+        throw new UsageError('--expires-in-days: a whole number of days, 1 to 3650', 'token:create');
+      }
+      const readOnly = options['read-only'];
+      const input = accessTokenCreateSchema.safeParse({
+        name: options.name,
+        readOnly: readOnly === 'true',
+        expiresAt: days === undefined ? null : new Date(Date.now() + Number(days) * 86_400_000),
+      });
+      if (!input.success) {
+        const problems = input.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`);
+        throw new UsageError(problems.join('; ').replace('--expiresAt', '--expires-in-days'), 'token:create');
+      }
+      await withDatabase(async (db, config) => {
+        const accountId = await accountIdByEmail(db, options.email ?? '');
+        const tokens = createTokenIssuer(config.JWT_SECRET, config.TOKEN_TTL_SECONDS);
+        const { accessToken, token } = await createAccessToken(db, tokens, accountId, input.data);
+        const expiry = accessToken.expiresAt ? `expires ${accessToken.expiresAt}` : 'does not expire';
+        console.log(
+          `created ${accessToken.tokenId} "${accessToken.name}" (${accessToken.readOnly ? 'read-only' : 'read-write'}, ${expiry})\n` +
+            `token (shown once): ${token}`,
+        );
+      });
+    },
+  },
+  'token:list': {
+    summary: "list an account's named access tokens (never the tokens themselves)",
+    usage: 'token:list --email E',
+    options: { email: { type: 'string', description: 'the account' } },
+    run: async (options) => {
+      needs('token:list', options, ['email']);
+      await withDatabase(async (db) => {
+        const tokens = await listAccessTokens(db, await accountIdByEmail(db, options.email ?? ''));
+        if (tokens.length === 0) console.log('no access tokens');
+        for (const token of tokens) {
+          const mode = token.readOnly ? 'read-only ' : 'read-write';
+          console.log(`${token.tokenId}  ${token.hint}  ${mode}  expires ${token.expiresAt ?? 'never'}  ${token.name}`);
+        }
+      });
+    },
+  },
+  'token:revoke': {
+    summary: 'revoke a named access token: the next request with it is refused on every instance',
+    usage: 'token:revoke --email E --id tok_…',
+    options: {
+      email: { type: 'string', description: 'the account' },
+      id: { type: 'string', description: 'the tokenId (token:list shows it)' },
+    },
+    run: async (options) => {
+      needs('token:revoke', options, ['email', 'id']);
+      await withDatabase(async (db) => {
+        const accountId = await accountIdByEmail(db, options.email ?? '');
+        try {
+          const revoked = await revokeAccessToken(db, accountId, options.id ?? '');
+          console.log(`revoked ${revoked.tokenId} "${revoked.name}"`);
+        } catch (error) {
+          if (error instanceof DomainError) throw new CliFailure(error.message);
+          throw error;
+        }
+      });
+    },
+  },
+} satisfies Record<string, Command>);
+
 const HELP = new Set(['--help', '-h', 'help']);
 
 function overview(): string {
@@ -179,9 +285,10 @@ async function dispatch(argv: string[]): Promise<void> {
   }
   let values: Record<string, string | undefined>;
   try {
-    ({ values } = parseArgs({ args, options: command.options ?? {}, strict: true, allowPositionals: false }) as {
-      values: Record<string, string | undefined>;
-    });
+    const parsed = parseArgs({ args, options: command.options ?? {}, strict: true, allowPositionals: false });
+    values = Object.fromEntries(
+      Object.entries(parsed.values).map(([key, value]) => [key, value === undefined ? undefined : String(value)]),
+    );
   } catch (error) {
     throw new UsageError(`${name}: ${error instanceof Error ? error.message : String(error)}`, name);
   }
@@ -199,6 +306,10 @@ export async function runCli(argv: string[]): Promise<number> {
       const command = error.command === undefined ? undefined : commands[error.command];
       console.error(`${error.message}\n\n${command ? commandHelp(error.command ?? '', command) : overview()}`);
       return 2;
+    }
+    if (error instanceof CliFailure) {
+      console.error(error.message);
+      return 1;
     }
     console.error(describeStartupFailure(error, settings) ?? error);
     return 1;

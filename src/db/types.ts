@@ -15,6 +15,19 @@ export interface AccountsTable {
   token_version: Generated<number>;
 }
 
+export interface AccessTokensTable {
+  token_id: string;
+  account_id: string;
+  name: string;
+  /** SHA-256 of the token, hex: the token itself is never stored. */
+  token_hash: string;
+  token_hint: string;
+  /** 0/1: a read-only token cannot run mutations. */
+  read_only: number;
+  created_at: string;
+  expires_at: string | null;
+}
+
 export interface VoicesTable {
   voice_id: string;
   name: string;
@@ -163,6 +176,7 @@ export interface WebhookDeliveriesTable {
 
 export interface Database {
   accounts: AccountsTable;
+  access_tokens: AccessTokensTable;
   voices: VoicesTable;
   campaigns: CampaignsTable;
   text_pipelines: TextPipelinesTable;

@@ -8,20 +8,21 @@ import type { Account } from './accounts.js';
 
 export const MAX_CACHED_ACCOUNTS = 10_000;
 
-export interface AccountCache {
+/** Also keeps named access tokens with their accounts, by token id (the same rules: src/domain/access-tokens.ts). */
+export interface AccountCache<T = Account> {
   /** The account with this id, as the database has it now (null when there is none). */
-  find(id: string): Promise<Account | null>;
+  find(id: string): Promise<T | null>;
   /** How many accounts are kept (tests). */
   readonly size: number;
 }
 
-export function createAccountCache(
+export function createAccountCache<T = Account>(
   /** Reads an account from the database (findAccountById). */
-  read: (id: string) => Promise<Account | null>,
+  read: (id: string) => Promise<T | null>,
   changes: Pick<AccountChanges, 'version'>,
   maxEntries = MAX_CACHED_ACCOUNTS,
-): AccountCache {
-  let entries = new Map<string, Account>();
+): AccountCache<T> {
+  let entries = new Map<string, T>();
   /** The version every kept entry was read at. */
   let keptAt: string | null = null;
   return {

@@ -6,6 +6,7 @@ import type { Database } from '../db/types.js';
 import type { LiveStreams } from './live-streams.js';
 import type { CampaignEventBus } from '../events/pubsub.js';
 import type { AccountCache } from '../domain/account-cache.js';
+import { type AccessTokenCredential, accessTokenMatches } from '../domain/access-tokens.js';
 import type { Account } from '../domain/accounts.js';
 import type { Logger } from '../logger.js';
 import type { RateLimits } from '../security/rate-limits.js';
@@ -27,6 +28,8 @@ export interface Services {
   availability: DatabaseAvailability;
   /** Accounts by id, read once per change (src/domain/account-cache.ts). */
   accounts: AccountCache;
+  /** Named access tokens with their accounts, by token id, under the same rules. */
+  accessTokens: AccountCache<AccessTokenCredential>;
 }
 
 /** Why a request has no viewer: no usable Authorization header, or a token that does not check out. */
@@ -39,6 +42,8 @@ export interface Context extends Services {
   clientAddress: string;
   /** When the caller's access token expires (ms since the epoch); live streams end then. */
   tokenExpiresAt?: number;
+  /** The caller's named access token is read-only: mutations are refused (src/graphql/read-only-tokens.ts). */
+  readOnly?: boolean;
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -52,6 +57,7 @@ export interface Authentication {
   viewer: Account | null;
   authFailure: AuthFailure | null;
   tokenExpiresAt?: number;
+  readOnly?: boolean;
 }
 
 /**
@@ -81,13 +87,25 @@ async function authenticate(
   claims: VerifiedToken | null,
 ): Promise<Authentication> {
   if (!token) return { viewer: null, authFailure: 'missing' };
+  if (claims?.accessTokenId) {
+    const credential = await services.accessTokens.find(claims.accessTokenId);
+    if (!credential || credential.account.id !== claims.accountId || !accessTokenMatches(credential, token)) {
+      return { viewer: null, authFailure: 'invalid' };
+    }
+    return {
+      viewer: credential.account,
+      authFailure: null,
+      readOnly: credential.readOnly,
+      ...(credential.expiresAt ? { tokenExpiresAt: Date.parse(credential.expiresAt) } : {}),
+    };
+  }
   const viewer = claims ? await services.accounts.find(claims.accountId) : null;
   // A token of an older version was issued before the API key was rotated or the password changed: revoked.
   if (!claims || !viewer || viewer.tokenVersion !== claims.version) return { viewer: null, authFailure: 'invalid' };
   return { viewer, authFailure: null, tokenExpiresAt: claims.expiresAt };
 }
 
-/** Reads `Authorization: Bearer <jwt>` the way FastAPI's OAuth2PasswordBearer does. */
+/** Reads `Authorization: Bearer <token>` (a login's JWT or a named access token) the way FastAPI's OAuth2PasswordBearer does. */
 export function authenticateRequest(services: Services, authorization: string | null): Promise<Authentication> {
   return requestAuth(services, authorization).authentication();
 }

@@ -2,6 +2,7 @@
 import { lexicographicSortSchema, printSchema } from 'graphql';
 import { builder } from './builder.js';
 import './types/account.js';
+import './types/access-token.js';
 import './types/voice.js';
 import './types/campaign.js';
 import './types/campaign-mutations.js';

@@ -20,6 +20,7 @@ import { limitIncrementalDirectives, usesIncrementalDelivery } from './increment
 import { persistedOperationPlugins } from './persisted-operations.js';
 import { requestShapeLimits } from './request-limits.js';
 import { variableErrors } from './variable-errors.js';
+import { readOnlyTokens } from './read-only-tokens.js';
 import { schema } from './schema.js';
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, Context>;
@@ -199,6 +200,7 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
       ...(ablated.has('armor') ? [] : [...armor(), deepNestingIsAParseError, requestShapeLimits()]),
       errorCodesToAccessLog,
       variableErrors(),
+      readOnlyTokens,
       // Compiled execution (graphql-jit) for queries, cached per parsed document: yoga's parser cache and the REST
       // door's prepared documents hand it the same DocumentNode each time. Mutations and subscriptions keep
       // graphql-js's executor: graphql-jit coerces input-object variables differently (it does not apply input
@@ -219,7 +221,11 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
     context: async (initial) => {
       const clientAddress = typeof initial.clientAddress === 'string' ? initial.clientAddress : UNKNOWN_CLIENT;
       return 'viewer' in initial
-        ? { ...services, clientAddress, ...(initial as unknown as Pick<Context, 'viewer' | 'authFailure'>) }
+        ? {
+            ...services,
+            clientAddress,
+            ...(initial as unknown as Pick<Context, 'viewer' | 'authFailure' | 'readOnly'>),
+          }
         : {
             ...services,
             clientAddress,

@@ -40,6 +40,8 @@ export interface WebSocketDoor {
 interface ConnectionState {
   viewer: Account;
   tokenExpiresAt: number | undefined;
+  /** Opened with a read-only access token: mutations are refused. */
+  readOnly: boolean;
   clientAddress: string;
   /** Ends the watch on the token's lifetime (when the socket closes first). */
   stopWatching(): void;
@@ -103,6 +105,7 @@ export function createWebSocketDoor(yoga: Yoga, services: Services): WebSocketDo
         states.set(socket, {
           viewer: auth.viewer,
           tokenExpiresAt: auth.tokenExpiresAt,
+          readOnly: auth.readOnly === true,
           clientAddress,
           stopWatching: watchLifetime(socket, auth.viewer, auth.tokenExpiresAt),
         });
@@ -134,6 +137,7 @@ export function createWebSocketDoor(yoga: Yoga, services: Services): WebSocketDo
           viewer: state.viewer,
           authFailure: null,
           tokenExpiresAt: state.tokenExpiresAt,
+          readOnly: state.readOnly,
           clientAddress: state.clientAddress,
         });
         let document;

@@ -44,6 +44,10 @@ export const RESPONSES = {
     'The bearer token is missing, malformed, expired or revoked, or its account is gone',
     'WWW-Authenticate',
   ),
+  ReadOnlyToken: detail(
+    'The bearer token is a read-only access token and this operation writes: ' +
+      '{"detail": "This access token is read-only: it cannot run mutations"}',
+  ),
   NotFound: detail(
     'What the request names does not exist (another account’s record is indistinguishable from a missing one); ' +
       'also the answer to any path not described here: {"detail": "Not Found"}',

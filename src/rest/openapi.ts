@@ -78,6 +78,9 @@ function success(route: RestRoute, schemas: SchemaCollector): JsonSchema {
 /** Whether anything of the request is validated: a route without inputs can never answer 422. */
 const hasInput = (route: RestRoute) => Boolean(route.body ?? route.query) || route.path.includes('{');
 
+/** Whether the route runs a mutation: a read-only access token gets 403 there (src/graphql/read-only-tokens.ts). */
+const isWrite = (route: RestRoute) => /^\s*mutation\b/.test(route.document);
+
 function responses(route: RestRoute, schemas: SchemaCollector): JsonSchema {
   // The statuses a route declares itself, with what they mean there; every 401 carries WWW-Authenticate.
   const own = Object.fromEntries(
@@ -89,6 +92,7 @@ function responses(route: RestRoute, schemas: SchemaCollector): JsonSchema {
   return {
     200: success(route, schemas),
     ...(route.auth ? { 401: responseRef('Unauthorized') } : {}),
+    ...(route.auth && isWrite(route) ? { 403: responseRef('ReadOnlyToken') } : {}),
     404: responseRef('NotFound'),
     413: responseRef('PayloadTooLarge'),
     ...(hasInput(route) ? { 422: responseRef('ValidationFailed') } : {}),

@@ -118,11 +118,12 @@ const DESCRIBE = {
     'Too many failures for one e-mail (LOGIN_MAX_FAILURES within LOGIN_FAILURE_WINDOW_SECONDS) lock it out: ' +
     'RATE_LIMITED, with extensions.retryAfter in seconds.',
   rotateApiKey:
-    'Issues a new API key; the old one, every access token issued before and the live streams opened with them ' +
-    'stop working at once (log in again for a new token).',
+    'Issues a new API key; the old one, every login token issued before and the live streams opened with them ' +
+    'stop working at once (log in again for a new token). Named access tokens keep working.',
   changePassword:
-    'Changes the password (the current one must be given: UNAUTHENTICATED otherwise). Every access token issued ' +
-    'before, and the live streams opened with them, stop working at once; the answer is a new token.',
+    'Changes the password (the current one must be given: UNAUTHENTICATED otherwise). Every login token issued ' +
+    'before, and the live streams opened with them, stop working at once; the answer is a new token. Named access ' +
+    'tokens keep working.',
   email: 'A valid e-mail address, at most 254 characters; stored lower-cased, unique.',
   loginEmail: 'The e-mail the account signed up with (any case).',
   password: '8–128 characters.',

@@ -876,6 +876,16 @@ export interface components {
         'application/json': components['schemas']['Detail'];
       };
     };
+    /** @description The bearer token is a read-only access token and this operation writes: {"detail": "This access token is read-only: it cannot run mutations"} */
+    ReadOnlyToken: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Detail'];
+      };
+    };
     /** @description What the request names does not exist (another account’s record is indistinguishable from a missing one); also the answer to any path not described here: {"detail": "Not Found"} */
     NotFound: {
       headers: {
@@ -1196,6 +1206,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
       /** @description The campaign is completed: it can no longer change (or another request created it at the same moment) */
       409: {
@@ -1377,6 +1388,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
@@ -1415,6 +1427,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
@@ -1460,6 +1473,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
@@ -1525,6 +1539,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
@@ -1583,6 +1598,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['TooManyRequests'];
@@ -1620,6 +1636,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
@@ -1651,6 +1668,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['TooManyRequests'];
@@ -1689,6 +1707,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
@@ -1747,6 +1766,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['TooManyRequests'];
@@ -1786,6 +1806,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
@@ -1844,6 +1865,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['TooManyRequests'];
@@ -1881,6 +1903,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
@@ -1939,6 +1962,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['TooManyRequests'];
@@ -2337,6 +2361,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
       /** @description The account has 50 webhooks already, the most it may have */
       409: {
@@ -2407,6 +2432,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
@@ -2443,6 +2469,7 @@ export interface operations {
         };
       };
       401: components['responses']['Unauthorized'];
+      403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
