@@ -23,6 +23,7 @@ import { connectRedis } from './redis.js';
 import { createRateLimits } from './security/rate-limits.js';
 import { createDocs } from './rest/docs.js';
 import { createRestRouter } from './rest/router.js';
+import { createMcpDoor } from './mcp/door.js';
 import { createMetrics } from './http/metrics.js';
 import { graphqlSpans, tracingWanted } from './tracing.js';
 import { createGeneration, type Generation, responseCache } from './graphql/response-cache.js';
@@ -124,6 +125,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...(options.plugins ?? []),
   ]);
   const rest = createRestRouter(yoga, services, routes);
+  const mcp = createMcpDoor(yoga, services);
   const websockets = createWebSocketDoor(yoga, services);
   const docs = createDocs(routes);
   const worker =
@@ -154,6 +156,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     docs,
     rest,
     yoga,
+    mcp,
     metrics,
   });
   const app: App = {

@@ -77,6 +77,8 @@ const envSchema = z
     RESPONSE_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
     /** @defer and @stream on queries (README "Incremental delivery"). */
     INCREMENTAL_DELIVERY: booleanFlag.default(true),
+    /** The MCP door's `graphql` tool, which runs any document under /graphql's limits (docs/mcp.md): off by default. */
+    MCP_GRAPHQL_TOOL: booleanFlag.default(false),
     /** At most this many automatic persisted queries are stored; the oldest go first. */
     APQ_MAX_QUERIES: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

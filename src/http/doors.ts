@@ -7,6 +7,7 @@ import type { Yoga } from '../graphql/yoga.js';
 import type { DocsHandler } from '../rest/docs.js';
 import { detailResponse } from '../rest/fastapi-errors.js';
 import { type RestHandler, REST_PREFIX } from '../rest/router.js';
+import { MCP_PATH, type McpDoor } from '../mcp/door.js';
 import {
   context,
   INVALID_SPAN_CONTEXT,
@@ -43,6 +44,8 @@ export interface Doors {
   docs: DocsHandler;
   rest: RestHandler;
   yoga: Yoga;
+  /** The MCP door at /mcp (src/mcp/door.ts). */
+  mcp: McpDoor;
   metrics: Metrics;
 }
 
@@ -50,6 +53,7 @@ export interface Doors {
 function doorOf(pathname: string): string {
   if (pathname === REST_PREFIX || pathname.startsWith(`${REST_PREFIX}/`)) return 'rest';
   if (pathname === '/graphql') return 'graphql';
+  if (pathname === MCP_PATH) return 'mcp';
   if (HEALTH_PATHS.has(pathname)) return 'health';
   if (pathname === METRICS_PATH) return 'metrics';
   return 'other';
@@ -88,6 +92,7 @@ export function createDoors({
   docs,
   rest,
   yoga,
+  mcp,
   metrics,
 }: Doors): (request: Request, socketAddress?: string) => Promise<Response> {
   const { logger } = services;
@@ -127,6 +132,14 @@ export function createDoors({
         if (services.availability.failed(error)) return databaseUnavailable(true);
         logger.error({ err: error, method: request.method }, 'unexpected error in a REST call');
         return detailResponse(500, 'Internal Server Error');
+      }
+    }
+    if (url.pathname === MCP_PATH) {
+      try {
+        return await mcp(request, clientAddress, auth);
+      } catch (error) {
+        if (services.availability.failed(error)) return databaseUnavailable(false);
+        throw error;
       }
     }
     if (url.pathname !== '/graphql') return detailResponse(404, 'Not Found');

@@ -66,7 +66,7 @@ export function createMetrics(config: Pick<Config, 'METRICS' | 'METRICS_TOKEN'>,
 
   const http = new Histogram({
     name: 'gateway_http_request_duration_seconds',
-    help: 'HTTP requests by door (graphql, rest, health, other), route, method and status',
+    help: 'HTTP requests by door (graphql, rest, mcp, health, other), route, method and status',
     labelNames: ['door', 'route', 'method', 'status'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],

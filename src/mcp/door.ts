@@ -1,0 +1,183 @@
+// The MCP door (docs/mcp.md): the Model Context Protocol over Streamable HTTP at /mcp, stateless (every POST is
+// answered on its own, by any instance: no session, no sticky routing), with the same bearer tokens as the other
+// doors. Its tools are the named operations of src/mcp/operations.ts, run through yoga's enveloped pipeline on the
+// public graph, as the REST door runs its own: one set of validation, tenancy, limits, error masking and traces.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import {
+  type CallToolResult,
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ExecutionResult, GraphQLError } from 'graphql';
+import type { Authentication, RequestAuth, Services } from '../graphql/context.js';
+import { AUTH_FAILURE_MESSAGES } from '../graphql/context.js';
+import { printSortedSchema, schema } from '../graphql/schema.js';
+import type { Yoga } from '../graphql/yoga.js';
+import { noteErrorCode } from '../http/request-context.js';
+import { jsonShapeProblem, jsonTextTooDeepAt, MAX_LIST_LENGTH } from '../validation/json-limits.js';
+import { MCP_OPERATIONS } from './operations.js';
+import { buildTools, type McpTool } from './tools.js';
+import { GRAPHQL_TOOL, graphqlToolResult } from './graphql-tool.js';
+
+export const MCP_PATH = '/mcp';
+export const SCHEMA_RESOURCE = 'campaign-gateway://schema.graphql';
+const SERVER_INFO = { name: 'campaign-gateway', version: '0.1.0' };
+const INSTRUCTIONS =
+  'Run AI calling campaigns: campaigns, voices, text pipelines, integrations, call logs, meetings and webhooks of ' +
+  'the account your token belongs to. Lists are pages: pass pageInfo.endCursor as `after` for the next one. The ' +
+  'resource ' +
+  SCHEMA_RESOURCE +
+  ' holds the GraphQL schema the tools run on.';
+
+export type McpDoor = (request: Request, clientAddress: string, auth: RequestAuth) => Promise<Response>;
+
+/** A JSON-RPC error answer outside of any request (bad credentials, an unreadable body, a method not served). */
+function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
+
+/** A tool's answer to a GraphQL result: `data` as structured content (and as text), or every error as a tool error. */
+export function toolResult(result: ExecutionResult): CallToolResult {
+  const errors = result.errors ?? [];
+  for (const error of errors) noteErrorCode(codeOf(error));
+  if (errors.length > 0) {
+    const described = errors.map((error) => ({
+      message: error.message,
+      code: codeOf(error),
+      ...(error.path ? { path: error.path } : {}),
+      ...(error.extensions?.issues ? { issues: error.extensions.issues } : {}),
+    }));
+    return { isError: true, content: [{ type: 'text', text: JSON.stringify({ errors: described }) }] };
+  }
+  const data = JSON.parse(JSON.stringify(result.data ?? {})) as Record<string, unknown>;
+  return { structuredContent: data, content: [{ type: 'text', text: JSON.stringify(data) }] };
+}
+
+const codeOf = (error: GraphQLError) =>
+  typeof error.extensions?.code === 'string' ? error.extensions.code : 'INTERNAL_SERVER_ERROR';
+
+/** A tool error for arguments refused before anything runs. */
+const badArguments = (message: string): CallToolResult =>
+  toolResult({ errors: [{ message, extensions: { code: 'BAD_USER_INPUT' } } as unknown as GraphQLError] });
+
+export function createMcpDoor(yoga: Yoga, services: Services): McpDoor {
+  const tools = buildTools(schema, MCP_OPERATIONS);
+  const withGraphqlTool = services.config.MCP_GRAPHQL_TOOL;
+  const listed = [...tools.values(), ...(withGraphqlTool ? [GRAPHQL_TOOL] : [])].map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    outputSchema: tool.outputSchema,
+    annotations: tool.annotations,
+  }));
+  const sdl = printSortedSchema();
+
+  const run = async (tool: McpTool, args: Record<string, unknown>, request: Request, caller: Caller) => {
+    const { contextFactory, execute } = yoga.getEnveloped({
+      request,
+      clientAddress: caller.clientAddress,
+      ...caller.auth,
+    });
+    const contextValue = await contextFactory();
+    return (await execute({
+      schema,
+      document: tool.document,
+      operationName: tool.operationName,
+      contextValue,
+      variableValues: args,
+    })) as ExecutionResult;
+  };
+
+  const serverFor = (request: Request, caller: Caller): Server => {
+    const server = new Server(SERVER_INFO, {
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+    });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed as never }));
+    server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
+      const args = params.arguments ?? {};
+      const problem = jsonShapeProblem(args, { maxListLength: MAX_LIST_LENGTH });
+      if (problem) return badArguments(`The arguments are refused: ${problem}.`);
+      if (withGraphqlTool && params.name === GRAPHQL_TOOL.name) {
+        return graphqlToolResult(yoga, args, request, caller);
+      }
+      const tool = tools.get(params.name);
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+      return toolResult(await run(tool, args, request, caller));
+    });
+    server.setRequestHandler(ListResourcesRequestSchema, () => ({
+      resources: [
+        {
+          uri: SCHEMA_RESOURCE,
+          name: 'GraphQL schema',
+          description: 'The public GraphQL schema (SDL) the tools run on; its descriptions say what each field means.',
+          mimeType: 'application/graphql',
+        },
+      ],
+    }));
+    server.setRequestHandler(ReadResourceRequestSchema, ({ params }) => {
+      if (params.uri !== SCHEMA_RESOURCE)
+        throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${params.uri}`);
+      return { contents: [{ uri: SCHEMA_RESOURCE, mimeType: 'application/graphql', text: sdl }] };
+    });
+    return server;
+  };
+
+  return async (request, clientAddress, auth) => {
+    const authentication = await auth.authentication();
+    if (!authentication.viewer) {
+      const failure = authentication.authFailure ?? 'missing';
+      const challenge =
+        failure === 'invalid'
+          ? 'Bearer realm="campaign-gateway", error="invalid_token", error_description="The token is not valid"'
+          : 'Bearer realm="campaign-gateway"';
+      noteErrorCode('UNAUTHENTICATED');
+      return jsonRpcError(401, -32001, AUTH_FAILURE_MESSAGES[failure], { 'www-authenticate': challenge });
+    }
+    // Stateless: nothing to resume (GET) or end (DELETE).
+    if (request.method !== 'POST') {
+      return jsonRpcError(
+        405,
+        ErrorCode.ConnectionClosed,
+        'Method Not Allowed: this MCP server is stateless; POST only',
+        {
+          allow: 'POST',
+        },
+      );
+    }
+    const text = await request.text();
+    if (jsonTextTooDeepAt(text) >= 0) return jsonRpcError(400, ErrorCode.ParseError, 'Parse error: nested too deeply');
+    let parsedBody: unknown;
+    try {
+      parsedBody = JSON.parse(text);
+    } catch {
+      return jsonRpcError(400, ErrorCode.ParseError, 'Parse error: the body is not JSON');
+    }
+    const caller: Caller = { clientAddress, auth: authentication };
+    const server = serverFor(request, caller);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    try {
+      await server.connect(transport);
+      return await transport.handleRequest(request, { parsedBody });
+    } finally {
+      void server.close();
+    }
+  };
+}
+
+export interface Caller {
+  clientAddress: string;
+  auth: Authentication;
+}

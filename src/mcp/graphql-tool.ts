@@ -1,0 +1,98 @@
+// The MCP door's `graphql` tool (docs/mcp.md), offered only with MCP_GRAPHQL_TOOL=true: any query or mutation on the
+// public graph, parsed and validated by yoga's enveloped pipeline, so the token, depth, alias and cost limits of
+// /graphql (docs/decisions.md §11) apply as they do there. Subscriptions are not offered (a tool call answers once).
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type DocumentNode, type ExecutionResult, GraphQLError, getOperationAST, OperationTypeNode } from 'graphql';
+import { schema as publicSchema } from '../graphql/schema.js';
+import type { Yoga } from '../graphql/yoga.js';
+import type { Caller } from './door.js';
+import { toolResult } from './door.js';
+
+/** Longer documents are refused before parsing (the token limit would refuse them anyway). */
+const MAX_DOCUMENT_LENGTH = 100_000;
+
+export const GRAPHQL_TOOL = {
+  name: 'graphql',
+  title: 'GraphQL',
+  description:
+    'Runs one GraphQL query or mutation on the public schema (read the schema resource first), under the limits of ' +
+    '/graphql: depth, aliases, tokens and cost. Prefer the other tools; this one is for what they do not cover.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      query: { type: 'string', minLength: 1, maxLength: MAX_DOCUMENT_LENGTH, description: 'The GraphQL document.' },
+      variables: { type: ['object', 'null'], description: 'Its variables.' },
+      operationName: { type: ['string', 'null'], maxLength: 200, description: 'Which operation, if it holds several.' },
+    },
+    required: ['query'],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: 'object',
+    description: 'The operation’s `data`, as /graphql answers it.',
+    additionalProperties: true,
+  },
+  annotations: {
+    title: 'GraphQL',
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+};
+
+const refused = (message: string, code = 'BAD_USER_INPUT'): CallToolResult =>
+  toolResult({ errors: [new GraphQLError(message, { extensions: { code } })] });
+
+export async function graphqlToolResult(
+  yoga: Yoga,
+  args: Record<string, unknown>,
+  request: Request,
+  caller: Caller,
+): Promise<CallToolResult> {
+  const { query, variables, operationName } = args;
+  if (typeof query !== 'string' || query.length === 0 || query.length > MAX_DOCUMENT_LENGTH) {
+    return refused(`query: a GraphQL document of 1 to ${MAX_DOCUMENT_LENGTH} characters is required`);
+  }
+  if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) {
+    return refused('variables: an object is expected');
+  }
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') {
+    return refused('operationName: a string is expected');
+  }
+  const { parse, validate, contextFactory, execute, schema } = yoga.getEnveloped({
+    request,
+    clientAddress: caller.clientAddress,
+    ...caller.auth,
+  });
+  let document: DocumentNode;
+  try {
+    document = parse(query);
+  } catch (error) {
+    if (error instanceof GraphQLError) return toolResult({ errors: [error] });
+    throw error;
+  }
+  // graphql-armor's limits throw their refusal (propagateOnRejection), graphql-js returns its own.
+  let errors: readonly GraphQLError[];
+  try {
+    errors = validate(schema ?? publicSchema, document);
+  } catch (error) {
+    if (error instanceof GraphQLError) return toolResult({ errors: [error] });
+    throw error;
+  }
+  if (errors.length > 0) return toolResult({ errors });
+  const kind = getOperationAST(document, operationName ?? undefined)?.operation;
+  if (kind === OperationTypeNode.SUBSCRIPTION) {
+    return refused('Subscriptions are not offered through MCP: use /graphql (SSE or WebSocket)', 'BAD_REQUEST');
+  }
+  const contextValue = await contextFactory();
+  return toolResult(
+    (await execute({
+      schema: schema ?? publicSchema,
+      document,
+      operationName: operationName ?? undefined,
+      contextValue,
+      variableValues: (variables ?? {}) as Record<string, unknown>,
+    })) as ExecutionResult,
+  );
+}

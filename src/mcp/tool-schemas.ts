@@ -1,0 +1,306 @@
+// The JSON Schemas of an MCP tool, derived from its GraphQL operation and the schema (docs/mcp.md): `inputSchema` from
+// the operation's variables (types, required fields, enums, defaults, and the bounds, patterns and formats of the zod
+// schemas the server validates input objects and arguments with: @pothos/plugin-validation keeps them in the
+// schema's extensions), `outputSchema` from the selection set (the shape of `data`).
+import {
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLInputType,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
+  isInterfaceType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isScalarType,
+  Kind,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  TypeInfo,
+  typeFromAST,
+  valueFromAST,
+  visit,
+  visitWithTypeInfo,
+} from 'graphql';
+import { z } from 'zod';
+import { MAX_PAGE_SIZE } from '../graphql/pagination.js';
+import { inputOverride, type JsonSchema } from '../rest/openapi-inputs.js';
+
+const VALIDATION = '@pothos/plugin-validation';
+
+/** The zod schemas @pothos/plugin-validation attached to an input type, an input field or an argument. */
+function validationSchemas(extensions: unknown): z.ZodType[] {
+  const found = (extensions as Record<string, { schemas?: unknown[] } | undefined> | null | undefined)?.[VALIDATION];
+  return (found?.schemas ?? []).filter((schema): schema is z.ZodType => schema instanceof z.ZodType);
+}
+
+/** What a client may send for `schema` (zod's JSON Schema of its input side, as the OpenAPI description has it). */
+function zodInputJson(schema: z.ZodType): JsonSchema {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+    override: inputOverride,
+  }) as JsonSchema;
+  return json;
+}
+
+const SCALARS: Record<string, JsonSchema> = {
+  String: { type: 'string' },
+  ID: { type: 'string' },
+  Boolean: { type: 'boolean' },
+  Int: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
+  Float: { type: 'number' },
+  DateTime: { type: 'string', format: 'date-time' },
+  JSON: {},
+  JSONObject: { type: 'object' },
+};
+
+/** Keywords a zod schema adds to the GraphQL type's own (bounds, patterns, formats). */
+const CONSTRAINTS = [
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minItems',
+  'maxItems',
+  'enum',
+  'const',
+  'default',
+];
+
+/** `rule` without its `null` alternative, and whether it had one (or allows anything: no rule on the value's type). */
+function splitNull(rule: JsonSchema): { rule: JsonSchema; allowsNull: boolean } {
+  const branches = rule.anyOf as JsonSchema[] | undefined;
+  if (branches) {
+    const others = branches.filter((branch) => branch.type !== 'null');
+    if (others.length === branches.length) return { rule, allowsNull: false };
+    const [only] = others;
+    const rest: JsonSchema = others.length === 1 && only ? { ...only } : { ...rule, anyOf: others };
+    if (rule.description && !rest.description) rest.description = rule.description;
+    return { rule: rest, allowsNull: true };
+  }
+  const types = [rule.type].flat();
+  const allowsNull =
+    types.includes('null') || (rule.type === undefined && rule.enum === undefined && rule.const === undefined);
+  return { rule, allowsNull };
+}
+
+/**
+ * `base` (from the GraphQL type, never null) narrowed by `rule` (from the zod schema the server applies after
+ * coercion): a simple rule's keywords are merged in; a rule with alternatives is kept whole, as an `allOf`.
+ */
+function narrowed(base: JsonSchema, rule: JsonSchema | undefined): JsonSchema {
+  if (!rule) return base;
+  const simple = simplestFor(base, rule);
+  if (!simple) return { ...base, allOf: [rule] };
+  const merged: JsonSchema = { ...base };
+  for (const key of CONSTRAINTS) if (simple[key] !== undefined) merged[key] = simple[key];
+  const description = simple.description ?? rule.description;
+  if (description && !merged.description) merged.description = description;
+  return merged;
+}
+
+/**
+ * The one part of `rule` that applies to values of the GraphQL type: the rule itself when it has no alternatives, or
+ * its only alternative of that type (the lenient preprocessors of src/validation/fields.ts also take numeric strings
+ * and boolean words, which GraphQL's own coercion has refused before the rule runs). Undefined: keep it whole.
+ */
+function simplestFor(base: JsonSchema, rule: JsonSchema): JsonSchema | undefined {
+  if (rule.oneOf || rule.allOf) return undefined;
+  if (!rule.anyOf) return rule;
+  const type = base.type;
+  const fitting = (rule.anyOf as JsonSchema[]).filter(
+    (branch) => branch.type === type || (branch.type === 'integer' && type === 'number'),
+  );
+  const [only] = fitting;
+  return fitting.length === 1 && only ? { ...only, description: only.description ?? rule.description } : undefined;
+}
+
+const nullable = (json: JsonSchema): JsonSchema => {
+  if (typeof json.type === 'string') return { ...json, type: [json.type, 'null'] };
+  if (json.enum) return { ...json, enum: [...(json.enum as unknown[]), null] };
+  if (json.type === undefined && Object.keys(json).every((key) => key === 'description')) return json;
+  return { anyOf: [json, { type: 'null' }] };
+};
+
+/**
+ * JSON Schema of a GraphQL input type; `rule` is the zod JSON Schema of the value, when the server has one. A
+ * nullable type takes null only when its rule does too (zod's `.optional()` refuses a null GraphQL lets through).
+ */
+export function inputTypeJson(type: GraphQLInputType, rule?: JsonSchema, depth = 0): JsonSchema {
+  if (depth > 12) throw new Error('mcp: input types nested more than 12 deep');
+  const split = rule ? splitNull(rule) : { rule: undefined, allowsNull: true };
+  const inner = isNonNullType(type) ? type.ofType : type;
+  const json = narrowed(nonNullInputJson(inner, split.rule, depth), split.rule);
+  return !isNonNullType(type) && split.allowsNull ? nullable(json) : json;
+}
+
+function nonNullInputJson(type: GraphQLInputType, rule: JsonSchema | undefined, depth: number): JsonSchema {
+  if (isListType(type)) {
+    const items = rule?.items as JsonSchema | undefined;
+    return { type: 'array', items: inputTypeJson(type.ofType, items, depth + 1) };
+  }
+  if (isEnumType(type)) {
+    return { type: 'string', enum: type.getValues().map((value) => value.name) };
+  }
+  if (isScalarType(type)) return { ...(SCALARS[type.name] ?? {}) };
+  if (isInputObjectType(type)) {
+    // The type's own zod schema (an object, or a pipe/intersection of objects) describes its fields.
+    const typeRules = validationSchemas(type.extensions).map(zodInputJson);
+    const properties: Record<string, JsonSchema> = {};
+    const required: string[] = [];
+    for (const field of Object.values(type.getFields())) {
+      const fieldRule = [
+        ...validationSchemas(field.extensions).map(zodInputJson),
+        ...typeRules.flatMap((json) => propertyRules(json, field.name)),
+      ][0];
+      const json = inputTypeJson(field.type, fieldRule, depth + 1);
+      if (field.description) json.description = field.description;
+      if (field.defaultValue !== undefined) json.default = field.defaultValue;
+      properties[field.name] = json;
+      if (isNonNullType(field.type) && field.defaultValue === undefined) required.push(field.name);
+    }
+    return {
+      type: 'object',
+      ...(type.description ? { description: type.description } : {}),
+      properties,
+      ...(required.length ? { required } : {}),
+      additionalProperties: false,
+    };
+  }
+  return {};
+}
+
+/** The rules for property `name` in a zod object's JSON Schema (also inside allOf, as intersections give). */
+function propertyRules(json: JsonSchema, name: string): JsonSchema[] {
+  const own = (json.properties as Record<string, JsonSchema> | undefined)?.[name];
+  const nested = ((json.allOf ?? []) as JsonSchema[]).flatMap((part) => propertyRules(part, name));
+  return [...(own ? [own] : []), ...nested];
+}
+
+/** Connections page at most MAX_PAGE_SIZE items (src/graphql/pagination.ts): `first`/`last` say so. */
+const PAGE_ARGUMENTS = new Set(['first', 'last']);
+
+/** The JSON Schema of an operation's variables: what a tool's arguments must be. */
+export function variablesSchema(schema: GraphQLSchema, operation: OperationDefinitionNode): JsonSchema {
+  const usage = variableUsage(schema, operation);
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const definition of operation.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    const type = typeFromAST(schema, definition.type) as GraphQLInputType | undefined;
+    if (!type) throw new Error(`mcp: variable $${name} has an unknown type`);
+    const used = usage.get(name);
+    const rule =
+      used?.rule ?? (used && PAGE_ARGUMENTS.has(used.argument) ? { minimum: 0, maximum: MAX_PAGE_SIZE } : undefined);
+    const json = inputTypeJson(type, rule);
+    if (used?.description) json.description = used.description;
+    if (definition.defaultValue) json.default = valueFromAST(definition.defaultValue, type);
+    properties[name] = json;
+    if (isNonNullType(type) && !definition.defaultValue) required.push(name);
+  }
+  return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
+}
+
+/** For each variable used directly as an argument: the argument's name, description and zod rule. */
+function variableUsage(schema: GraphQLSchema, operation: OperationDefinitionNode) {
+  const usage = new Map<string, { argument: string; description?: string; rule?: JsonSchema }>();
+  const typeInfo = new TypeInfo(schema);
+  visit(
+    operation,
+    visitWithTypeInfo(typeInfo, {
+      Argument(node) {
+        if (node.value.kind !== Kind.VARIABLE) return;
+        const argument = typeInfo.getArgument();
+        if (!argument) return;
+        const rule = validationSchemas(argument.extensions).map(zodInputJson)[0];
+        usage.set(node.value.name.value, {
+          argument: argument.name,
+          ...(argument.description ? { description: argument.description } : {}),
+          ...(rule ? { rule } : {}),
+        });
+      },
+    }),
+  );
+  return usage;
+}
+
+/** The JSON Schema of what an operation answers in `data`. */
+export function dataSchema(schema: GraphQLSchema, operation: OperationDefinitionNode, document: DocumentNode) {
+  const root = schema.getRootType(operation.operation);
+  if (!root) throw new Error(`mcp: the schema has no ${operation.operation} type`);
+  const fragments = new Map(
+    document.definitions
+      .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)
+      .map((fragment) => [fragment.name.value, fragment]),
+  );
+  return selectionJson(schema, root, operation.selectionSet, fragments);
+}
+
+function selectionJson(
+  schema: GraphQLSchema,
+  parent: GraphQLOutputType,
+  selectionSet: SelectionSetNode,
+  fragments: Map<string, FragmentDefinitionNode>,
+): JsonSchema {
+  const named = getNamedType(parent);
+  if (!isObjectType(named) && !isInterfaceType(named)) throw new Error(`mcp: ${named.name} has no fields`);
+  const properties: Record<string, JsonSchema> = {};
+  const fields: FieldNode[] = [];
+  const collect = (set: SelectionSetNode) => {
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) fields.push(selection);
+      else if (selection.kind === Kind.INLINE_FRAGMENT) collect(selection.selectionSet);
+      else {
+        const fragment = fragments.get(selection.name.value);
+        if (!fragment) throw new Error(`mcp: unknown fragment ${selection.name.value}`);
+        collect(fragment.selectionSet);
+      }
+    }
+  };
+  collect(selectionSet);
+  for (const node of fields) {
+    const key = node.alias?.value ?? node.name.value;
+    if (node.name.value === '__typename') {
+      properties[key] = { type: 'string' };
+      continue;
+    }
+    const field = named.getFields()[node.name.value];
+    if (!field) throw new Error(`mcp: ${named.name}.${node.name.value} does not exist`);
+    const json = outputTypeJson(schema, field.type, node, fragments);
+    if (field.description) json.description = field.description;
+    properties[key] = json;
+  }
+  return { type: 'object', properties, required: Object.keys(properties), additionalProperties: false };
+}
+
+function outputTypeJson(
+  schema: GraphQLSchema,
+  type: GraphQLOutputType,
+  node: FieldNode,
+  fragments: Map<string, FragmentDefinitionNode>,
+): JsonSchema {
+  if (isNonNullType(type)) return nonNullOutputJson(schema, type.ofType, node, fragments);
+  return nullable(nonNullOutputJson(schema, type, node, fragments));
+}
+
+function nonNullOutputJson(
+  schema: GraphQLSchema,
+  type: GraphQLOutputType,
+  node: FieldNode,
+  fragments: Map<string, FragmentDefinitionNode>,
+): JsonSchema {
+  if (isListType(type)) return { type: 'array', items: outputTypeJson(schema, type.ofType, node, fragments) };
+  if (isEnumType(type)) return { type: 'string', enum: type.getValues().map((value) => value.name) };
+  if (isScalarType(type)) return { ...(SCALARS[type.name] ?? {}) };
+  if (!node.selectionSet) throw new Error(`mcp: ${node.name.value} needs a selection`);
+  return selectionJson(schema, type, node.selectionSet, fragments);
+}

@@ -1,0 +1,130 @@
+// MCP tools derived from named GraphQL operations (docs/mcp.md): the operation is parsed and validated against the
+// public schema once, at start-up, and the tool's definition follows from it and the schema alone, so it changes only
+// when one of them does.
+//   name         the operation's name in snake_case (CampaignList → campaign_list)
+//   description  the schema's descriptions of the fields the operation reaches through (root field, then the one
+//                field below it while it is the only one selected: campaign → metrics)
+//   inputSchema  the variables (src/mcp/tool-schemas.ts); outputSchema: the shape of `data`
+//   annotations  queries are read-only and idempotent; a mutation is destructive when its root field deletes,
+//                disconnects, detaches or cancels, idempotent unless it creates, books or redelivers
+import {
+  type DocumentNode,
+  type FieldNode,
+  getNamedType,
+  type GraphQLField,
+  type GraphQLSchema,
+  isInterfaceType,
+  isObjectType,
+  Kind,
+  type OperationDefinitionNode,
+  OperationTypeNode,
+  parse,
+  validate,
+} from 'graphql';
+import type { JsonSchema } from '../rest/openapi-inputs.js';
+import { dataSchema, variablesSchema } from './tool-schemas.js';
+
+export interface ToolAnnotations {
+  title: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+export interface McpTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+  annotations: ToolAnnotations;
+  /** The parsed operation (with its fragments), run as it is. */
+  document: DocumentNode;
+  operationName: string;
+  kind: OperationTypeNode;
+}
+
+/** CampaignList → campaign_list; WebhookDeliveryRedeliver → webhook_delivery_redeliver. */
+export const toolName = (operationName: string) => operationName.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+
+/** CampaignList → "Campaign list". */
+const titleOf = (operationName: string) => {
+  const words = toolName(operationName).split('_').join(' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
+
+const DESTRUCTIVE = /(Delete|Disconnect|Detach|Cancel|Revoke)$/;
+const NOT_IDEMPOTENT = /(Create|Book|Redeliver)$/;
+
+/** The fields the operation goes through: the root field, then the single field selected below it, and so on. */
+function fieldPath(schema: GraphQLSchema, operation: OperationDefinitionNode): Array<GraphQLField<unknown, unknown>> {
+  const path: Array<GraphQLField<unknown, unknown>> = [];
+  let parent = schema.getRootType(operation.operation) ?? null;
+  let selections = operation.selectionSet.selections;
+  while (parent && selections.length === 1 && selections[0]?.kind === Kind.FIELD) {
+    const node: FieldNode = selections[0];
+    const field: GraphQLField<unknown, unknown> | undefined = parent.getFields()[node.name.value];
+    if (!field) break;
+    path.push(field);
+    const type = getNamedType(field.type);
+    parent = isObjectType(type) || isInterfaceType(type) ? (type as typeof parent) : null;
+    selections = node.selectionSet?.selections ?? [];
+    // A connection's `edges`/`pageInfo`, or an object of several fields: the path ends.
+  }
+  return path;
+}
+
+export function toolFromOperation(schema: GraphQLSchema, source: string): McpTool {
+  const document = parse(source);
+  const errors = validate(schema, document);
+  if (errors.length > 0) throw new Error(`MCP operation: ${errors.map((error) => error.message).join('; ')}`);
+  const operations = document.definitions.filter(
+    (definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION,
+  );
+  const [operation] = operations;
+  if (!operation || operations.length !== 1 || !operation.name) {
+    throw new Error('MCP operation: each document holds exactly one named operation');
+  }
+  const operationName = operation.name.value;
+  const path = fieldPath(schema, operation);
+  const root = path[0];
+  if (!root) throw new Error(`MCP operation ${operationName}: it must select one root field`);
+  for (const field of path) {
+    if (field.deprecationReason) throw new Error(`MCP operation ${operationName}: ${field.name} is deprecated`);
+  }
+  const description = path
+    .map((field) => field.description?.trim())
+    .filter((text): text is string => Boolean(text))
+    .join(' — ');
+  const isQuery = operation.operation === OperationTypeNode.QUERY;
+  const title = titleOf(operationName);
+  return {
+    name: toolName(operationName),
+    title,
+    description,
+    inputSchema: variablesSchema(schema, operation),
+    outputSchema: dataSchema(schema, operation, document),
+    annotations: {
+      title,
+      readOnlyHint: isQuery,
+      destructiveHint: !isQuery && DESTRUCTIVE.test(root.name),
+      idempotentHint: isQuery || !NOT_IDEMPOTENT.test(root.name),
+      openWorldHint: false,
+    },
+    document,
+    operationName,
+    kind: operation.operation,
+  };
+}
+
+/** Every declared operation as a tool, by name; two operations with one tool name are a mistake. */
+export function buildTools(schema: GraphQLSchema, operations: readonly string[]): Map<string, McpTool> {
+  const tools = new Map<string, McpTool>();
+  for (const source of operations) {
+    const tool = toolFromOperation(schema, source);
+    if (tools.has(tool.name)) throw new Error(`MCP operations: two tools are named ${tool.name}`);
+    tools.set(tool.name, tool);
+  }
+  return tools;
+}

@@ -1,0 +1,373 @@
+// The MCP door (docs/mcp.md) driven over HTTP by the official SDK's own client: the tool list is the declared
+// operations, every tool runs, bad arguments are tool errors with the codes and messages of the other doors (and
+// nothing is written), another account's records read as not found, a missing or bad credential is a 401 with
+// WWW-Authenticate, an unknown tool is a protocol error, the schema is a resource, and the raw GraphQL tool exists
+// only when MCP_GRAPHQL_TOOL is on.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
+import { MCP_OPERATIONS } from '../../src/mcp/operations.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { ROOT } from '../helpers/server-process.js';
+
+const running: Array<{ app: TestApp; http: HttpServer }> = [];
+afterEach(async () => {
+  for (const { app, http } of running.splice(0)) {
+    http.server.closeAllConnections();
+    await new Promise<void>((resolve) => http.server.close(() => resolve()));
+    await app.close();
+  }
+});
+
+async function serve(env: Record<string, string> = {}) {
+  const app = await startApp(env, [], { worker: false });
+  const http = createHttpServer(app.app);
+  running.push({ app, http });
+  const { port } = await listen(http.server, 0, '127.0.0.1');
+  return { t: app, url: new URL(`http://127.0.0.1:${port}/mcp`) };
+}
+
+async function connect(url: URL, token: string): Promise<Client> {
+  const client = new Client({ name: 'campaign-gateway-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(url, {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  // The client checks each tool's structuredContent against the outputSchema it listed.
+  await client.listTools();
+  return client;
+}
+
+/** A tool's structured answer (the call must succeed). */
+async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
+  const result = await client.callTool({ name, arguments: args });
+  expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBeFalsy();
+  const content = result.content as Array<{ type: string; text: string }>;
+  expect(JSON.parse(content[0]?.text ?? 'null')).toEqual(result.structuredContent);
+  return result.structuredContent as Record<string, any>;
+}
+
+/** A tool error's errors (the call must fail as a tool error). */
+async function callError(client: Client, name: string, args: Record<string, unknown> = {}) {
+  const result = await client.callTool({ name, arguments: args });
+  expect(result.isError, `${name} should fail`).toBe(true);
+  const content = result.content as Array<{ type: string; text: string }>;
+  return JSON.parse(content[0]?.text ?? '{}').errors as Array<{
+    message: string;
+    code: string;
+    issues?: Array<{ path: Array<string | number>; type: string; message: string }>;
+  }>;
+}
+
+const CAMPAIGN = {
+  campId: 'spring',
+  title: 'Spring outreach',
+  voiceId: 'en-US-aria',
+  language: 'en-US',
+  script: 'Hello, this is Aria.',
+  purpose: 'Confirm appointments',
+  knowledgeBase: 'https://example.com/kb',
+  calendar: 'cal-1',
+  firstLine: 'Hi!',
+  tone: 'friendly',
+  postCallAnalysisSchema: { type: 'object' },
+};
+
+const toolNameOf = (source: string) =>
+  (/(?:query|mutation)\s+(\w+)/.exec(source)?.[1] ?? '').replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+
+describe('the MCP door', () => {
+  it('lists one tool per declared operation, each described, with input and output schemas and annotations', async () => {
+    const { t, url } = await serve();
+    const { token } = await t.account();
+    const client = await connect(url, token);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(MCP_OPERATIONS.map(toolNameOf).sort());
+    for (const tool of tools) {
+      expect(tool.description, tool.name).toMatch(/\w{3,}/);
+      expect(tool.inputSchema.type, tool.name).toBe('object');
+      expect(tool.outputSchema?.type, tool.name).toBe('object');
+      expect(tool.annotations, tool.name).toBeDefined();
+    }
+    const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
+    expect(byName.campaign_list?.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+    expect(byName.campaign_delete?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(byName.campaign_create?.annotations).toMatchObject({ destructiveHint: false, idempotentHint: false });
+    // As strict as the server: required fields, enums, bounds, patterns.
+    const input = (byName.campaign_create?.inputSchema.properties as Record<string, any>).input;
+    expect(input.required).toEqual(expect.arrayContaining(['title', 'voiceId', 'language', 'script']));
+    expect(input.properties.maxCallTimeout).toMatchObject({ type: 'integer', minimum: 1, maximum: 120 });
+    expect(input.properties.campId.pattern).toBe('^[A-Za-z0-9_-]{1,64}$');
+    expect(input.additionalProperties).toBe(false);
+    const list = byName.call_log_list?.inputSchema.properties as Record<string, any>;
+    expect(list.status.enum).toContain('COMPLETED');
+    expect(list.first).toMatchObject({ minimum: 0, maximum: 100 });
+    expect(list.since.format).toBe('date-time');
+    // No raw GraphQL tool unless MCP_GRAPHQL_TOOL is set.
+    expect(byName.graphql).toBeUndefined();
+    await client.close();
+  });
+
+  it('runs every tool, a write then a read, with the cursors of GraphQL', async () => {
+    const { t, url } = await serve();
+    const { token } = await t.account();
+    const client = await connect(url, token);
+    const called = new Set<string>();
+    const run = async (name: string, args: Record<string, unknown> = {}) => {
+      called.add(name);
+      return call(client, name, args);
+    };
+
+    expect((await run('voice_list', { language: 'en' })).voices.length).toBeGreaterThan(0);
+    const created = await run('campaign_create', { input: CAMPAIGN });
+    expect(created.campaignCreate.campaign).toMatchObject({ campId: 'spring', status: 'ACTIVE', maxCallTimeout: 1 });
+    await run('campaign_create', { input: { ...CAMPAIGN, campId: 'summer', title: 'Summer' } });
+    const page = await run('campaign_list', { first: 1 });
+    expect(page.campaigns.edges).toHaveLength(1);
+    expect(page.campaigns.pageInfo.hasNextPage).toBe(true);
+    const next = await run('campaign_list', { first: 1, after: page.campaigns.pageInfo.endCursor });
+    expect(next.campaigns.edges[0].node.campId).not.toBe(page.campaigns.edges[0].node.campId);
+    await run('campaign_update', { input: { campId: 'spring', title: 'Spring, renamed' } });
+    expect((await run('campaign_get', { campId: 'spring' })).campaign).toMatchObject({
+      title: 'Spring, renamed',
+      voice: { voiceId: 'en-US-aria' },
+      textPipeline: null,
+    });
+    expect((await run('campaign_metrics', { campId: 'spring' })).campaign.metrics.totalNumCall).toBe(0);
+
+    await run('text_pipeline_set', { input: { campId: 'spring', pipeline: { goal: 'Book a demo' } } });
+    expect((await run('campaign_get', { campId: 'spring' })).campaign.textPipeline.goal).toBe('Book a demo');
+
+    const integrations = {
+      telephony: {
+        telephonyAccountSid: 'AC123',
+        telephonyAuthToken: 'auth-token-secret',
+        telephonyPhoneNumber: '+15550001111',
+        voiceProvider: 'TELEPHONY',
+      },
+      board: { apiKey: 'board-key-secret', boardId: 'b-1' },
+      calendar: { apiKey: 'calendar-key-secret', schedulingUrl: 'https://cal.example.com/me' },
+      erp: { apiKey: 'erp-key-secret', erpUrl: 'https://erp.example.com', secret: 'erp-secret-value' },
+      social: { accessToken: 'social-token-secret', pageId: 'p-1', verifyToken: 'verify-secret' },
+      chat: { botToken: 'bot-token-secret', channelId: 'c-1' },
+    };
+    for (const [kind, input] of Object.entries(integrations)) {
+      const answer = await run(`${kind}_connect`, { input });
+      const text = JSON.stringify(answer);
+      // Secrets are masked, as on every door.
+      for (const value of Object.values(input)) if (/secret/.test(value)) expect(text).not.toContain(value);
+    }
+    const listed = (await run('integration_list')).viewer.integrations;
+    expect(Object.values(listed).every((kind: any) => kind.connected)).toBe(true);
+
+    expect((await run('call_log_list', { first: 5, status: 'COMPLETED' })).callLogs.edges).toEqual([]);
+    expect((await run('campaign_call_log_list', { campId: 'spring', first: 5 })).campaign.callLogs.edges).toEqual([]);
+
+    const startsAt = new Date(Date.now() + 86_400_000);
+    const booked = await run('meeting_book', {
+      input: {
+        campId: 'spring',
+        title: 'Demo',
+        startsAt: startsAt.toISOString(),
+        endsAt: new Date(startsAt.getTime() + 1_800_000).toISOString(),
+        participants: [{ name: 'Ada', email: 'ada@example.com' }],
+      },
+    });
+    const meetingId = booked.meetingBook.meeting.meetingId;
+    expect((await run('meeting_upcoming_list', { limit: 10 })).upcomingMeetings).toHaveLength(1);
+    expect((await run('meeting_get', { meetingId })).meeting.title).toBe('Demo');
+    expect((await run('meeting_cancel', { input: { meetingId } })).meetingCancel.meeting.status).toBe('CANCELED');
+
+    const webhook = (await run('webhook_create', { input: { url: 'https://hooks.example.com/in' } })).webhookCreate
+      .webhook;
+    expect(webhook).not.toHaveProperty('secret');
+    const webhookId = webhook.webhookId;
+    expect((await run('webhook_list')).webhooks).toHaveLength(1);
+    await run('webhook_update', { input: { webhookId, description: 'CRM' } });
+    expect((await run('webhook_get', { webhookId })).webhook.description).toBe('CRM');
+    await run('webhook_attach', { input: { webhookId, campId: 'spring' } });
+    // A change of the campaign raises an event: the webhook gets a delivery (the worker is off: it waits).
+    await run('campaign_pause', { input: { campId: 'spring' } });
+    await run('campaign_resume', { input: { campId: 'spring' } });
+    const deliveries = (await run('webhook_delivery_list', { webhookId, first: 10 })).webhook.deliveries.edges;
+    expect(deliveries.length).toBeGreaterThan(0);
+    const deliveryId = deliveries[0].node.deliveryId;
+    await t.app.database.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed' })
+      .where('delivery_id', '=', deliveryId)
+      .execute();
+    const redelivered = await run('webhook_delivery_redeliver', { input: { deliveryId } });
+    expect(redelivered.webhookDeliveryRedeliver.delivery.status).toBe('PENDING');
+    await run('webhook_detach', { input: { webhookId, campId: 'spring' } });
+    expect((await run('webhook_delete', { input: { webhookId } })).webhookDelete.deletedId).toBeTruthy();
+
+    for (const kind of Object.keys(integrations)) {
+      expect((await run(`${kind}_disconnect`))[`${kind}Disconnect`].integration.connected).toBe(false);
+    }
+    await run('campaign_complete', { input: { campId: 'summer' } });
+    await run('text_pipeline_delete', { input: { campId: 'spring' } });
+    await run('campaign_delete', { input: { campId: 'spring' } });
+    expect((await run('campaign_get', { campId: 'spring' })).campaign).toBeNull();
+
+    expect([...called].sort()).toEqual(MCP_OPERATIONS.map(toolNameOf).sort());
+    await client.close();
+  });
+
+  it('bad arguments are a tool error with the codes and messages of /graphql, and nothing is written', async () => {
+    const { t, url } = await serve();
+    const { token } = await t.account();
+    const client = await connect(url, token);
+    const input = { ...CAMPAIGN, campId: 'no spaces allowed', language: 'not a language', maxCallTimeout: 1000 };
+    const errors = await callError(client, 'campaign_create', { input });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.code).toBe('BAD_USER_INPUT');
+    expect(errors[0]?.issues?.map((issue) => issue.path.join('.')).sort()).toEqual([
+      'input.campId',
+      'input.language',
+      'input.maxCallTimeout',
+    ]);
+    // The same operation through /graphql answers the same.
+    const source = MCP_OPERATIONS.find((operation) => toolNameOf(operation) === 'campaign_create') ?? '';
+    const graphql = await t.gql(source, { input }, token);
+    expect(
+      graphql.body.errors?.map((error: any) => ({
+        message: error.message,
+        code: error.extensions.code,
+        issues: error.extensions.issues,
+      })),
+    ).toEqual(errors.map(({ message, code, issues }) => ({ message, code, issues })));
+    // A type GraphQL itself refuses (a number for a String), and an unknown argument.
+    const typed = await callError(client, 'campaign_get', { campId: 5 });
+    expect(typed[0]).toMatchObject({ code: 'BAD_USER_INPUT', message: expect.stringContaining('$campId') });
+    const missing = await callError(client, 'campaign_get', {});
+    expect(missing[0]).toMatchObject({ code: 'BAD_USER_INPUT', message: expect.stringContaining('$campId') });
+    expect(await t.app.database.db.selectFrom('campaigns').selectAll().execute()).toEqual([]);
+    // Hostile shapes are refused before anything runs: a list over 1000 items is a tool error, a body nested deeper
+    // than 64 a JSON-RPC parse error (400).
+    const long = await callError(client, 'meeting_book', {
+      input: { campId: 'x', title: 'x', startsAt: 'x', endsAt: 'x', participants: Array(1001).fill({ name: 'a' }) },
+    });
+    expect(long[0]).toMatchObject({ code: 'BAD_USER_INPUT', message: expect.stringContaining('1000') });
+    const deep = client.callTool({
+      name: 'campaign_create',
+      arguments: {
+        input: { ...CAMPAIGN, postCallAnalysisSchema: JSON.parse(`${'{"a":'.repeat(70)}1${'}'.repeat(70)}`) },
+      },
+    });
+    await expect(deep).rejects.toThrow(/Parse error: nested too deeply/);
+    await client.close();
+  });
+
+  it("another account's records read as not found; an unknown tool is a protocol error", async () => {
+    const { t, url } = await serve();
+    const owner = await t.account();
+    const stranger = await t.account();
+    const mine = await connect(url, owner.token);
+    await call(mine, 'campaign_create', { input: CAMPAIGN });
+    const theirs = await connect(url, stranger.token);
+    expect((await call(theirs, 'campaign_get', { campId: 'spring' })).campaign).toBeNull();
+    const update = await callError(theirs, 'campaign_update', { input: { campId: 'spring', title: 'Taken' } });
+    expect(update[0]?.code).toBe('NOT_FOUND');
+    expect((await call(mine, 'campaign_get', { campId: 'spring' })).campaign.title).toBe('Spring outreach');
+
+    const unknown = theirs.callTool({ name: 'drop_everything', arguments: {} });
+    await expect(unknown).rejects.toBeInstanceOf(McpError);
+    await expect(unknown).rejects.toMatchObject({ code: -32602 });
+    await mine.close();
+    await theirs.close();
+  });
+
+  it('a missing or bad credential is a 401 with WWW-Authenticate; a named access token works, read-only if so', async () => {
+    const { t, url } = await serve();
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+    };
+    const post = (headers: Record<string, string>) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify(initialize),
+      });
+    const none = await post({});
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="campaign-gateway"');
+    expect((await none.json()).error.message).toBe('Not authenticated');
+    const bad = await post({ authorization: 'Bearer cgat_forged' });
+    expect(bad.status).toBe(401);
+    expect(bad.headers.get('www-authenticate')).toMatch(/^Bearer realm="campaign-gateway", error="invalid_token"/);
+    await expect(connect(url, 'not-a-token')).rejects.toThrow();
+
+    const session = await t.account();
+    const create = /* GraphQL */ `
+      mutation ($input: AccessTokenCreateInput!) {
+        accessTokenCreate(input: $input) {
+          token
+        }
+      }
+    `;
+    const reader = (await t.gql(create, { input: { name: 'reader', readOnly: true } }, session.token)).body.data
+      .accessTokenCreate.token as string;
+    const writer = (await t.gql(create, { input: { name: 'agent' } }, session.token)).body.data.accessTokenCreate
+      .token as string;
+    const agent = await connect(url, writer);
+    await call(agent, 'campaign_create', { input: CAMPAIGN });
+    const readOnly = await connect(url, reader);
+    expect((await call(readOnly, 'campaign_list', {})).campaigns.edges).toHaveLength(1);
+    const refused = await callError(readOnly, 'campaign_delete', { input: { campId: 'spring' } });
+    expect(refused[0]).toMatchObject({ code: 'FORBIDDEN' });
+    expect((await call(readOnly, 'campaign_get', { campId: 'spring' })).campaign).not.toBeNull();
+    // GET (a stream to resume) has nothing to serve on a stateless server.
+    const get = await fetch(url, { headers: { authorization: `Bearer ${writer}`, accept: 'text/event-stream' } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+    await agent.close();
+    await readOnly.close();
+  });
+
+  it('the schema is a resource; the access line, metrics and rate limits apply as on the other doors', async () => {
+    const { t, url } = await serve({ RATE_LIMIT_PER_MINUTE: '8' });
+    const { token } = await t.account();
+    const client = await connect(url, token);
+    await callError(client, 'campaign_update', { input: { campId: 'nope', title: 'x' } });
+    const { resources } = await client.listResources();
+    expect(resources.map((resource) => resource.uri)).toEqual(['campaign-gateway://schema.graphql']);
+    const read = await client.readResource({ uri: 'campaign-gateway://schema.graphql' });
+    expect((read.contents[0] as { text: string }).text).toBe(readFileSync(join(ROOT, 'schema/schema.graphql'), 'utf8'));
+    const metrics = await t.request('GET', '/metrics', { token });
+    expect(metrics.text).toMatch(/gateway_http_request_duration_seconds_count\{[^}]*door="mcp"/);
+    expect(metrics.text).toMatch(/gateway_errors_total\{door="mcp",code="NOT_FOUND"\} 1/);
+    // Over the account's budget: 429 with Retry-After, whatever the door.
+    let status = 200;
+    for (let i = 0; i < 10 && status !== 429; i++) {
+      status = (await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{}' })).status;
+    }
+    expect(status).toBe(429);
+    await client.close();
+  });
+
+  it('MCP_GRAPHQL_TOOL=true offers a raw GraphQL tool under the limits of /graphql', async () => {
+    const { t, url } = await serve({ MCP_GRAPHQL_TOOL: 'true' });
+    const { token, id } = await t.account();
+    const client = await connect(url, token);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain('graphql');
+    expect(await call(client, 'graphql', { query: '{ viewer { accountId } }' })).toEqual({ viewer: { accountId: id } });
+    const nested = 'callLogs { edges { node { campaign { '.repeat(4);
+    const deep = `{ campaigns { edges { node { ${nested} campId ${'} } } } '.repeat(4)} } } } }`;
+    const refused = await callError(client, 'graphql', { query: deep });
+    expect(refused[0]?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const subscription = await callError(client, 'graphql', {
+      query: 'subscription { campaignEvents(campId: "x") { eventType } }',
+    });
+    expect(subscription[0]?.code).toBe('BAD_REQUEST');
+    await client.close();
+  });
+});
