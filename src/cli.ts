@@ -22,6 +22,7 @@ import { loadVoiceCatalogue } from './domain/voices.js';
 import { seedDemo } from './demo.js';
 import { buildManifest, MANIFEST_FILE, RETIRED_FILE, retiredOperations } from './graphql/persisted-manifest.js';
 import { printSortedSchema } from './graphql/schema.js';
+import { MCP_TOOLS_FILE, printMcpTools } from './mcp/tool-list.js';
 import { describeStartupFailure, type StartupSettings } from './startup-errors.js';
 
 export const SCHEMA_FILE = 'schema/schema.graphql';
@@ -96,6 +97,14 @@ const commands: Record<string, Command> = {
       const manifest = buildManifest(readFileSync('README.md', 'utf8'), retired);
       writeFileSync(MANIFEST_FILE, `${JSON.stringify(manifest, null, 2)}\n`);
       console.log(`wrote ${MANIFEST_FILE} (${Object.keys(manifest).length} documents)`);
+    },
+  },
+  'mcp:tools': {
+    summary: `write the MCP door's tool definitions to ${MCP_TOOLS_FILE} (npm run schema; docs/mcp.md)`,
+    usage: 'mcp:tools',
+    run: async () => {
+      writeFileSync(MCP_TOOLS_FILE, printMcpTools());
+      console.log(`wrote ${MCP_TOOLS_FILE}`);
     },
   },
   'seed:demo': {

@@ -70,8 +70,10 @@ const badArguments = (message: string): CallToolResult =>
 
 export function createMcpDoor(yoga: Yoga, services: Services): McpDoor {
   const tools = buildTools(schema, MCP_OPERATIONS);
+  // Listed as schema/mcp-tools.json has them (src/mcp/tool-list.ts), then the optional graphql tool.
   const withGraphqlTool = services.config.MCP_GRAPHQL_TOOL;
-  const listed = [...tools.values(), ...(withGraphqlTool ? [GRAPHQL_TOOL] : [])].map((tool) => ({
+  const sorted = [...tools.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const listed = [...sorted, ...(withGraphqlTool ? [GRAPHQL_TOOL] : [])].map((tool) => ({
     name: tool.name,
     title: tool.title,
     description: tool.description,
