@@ -1,0 +1,80 @@
+// The MCP Inspector's command-line mode (@modelcontextprotocol/inspector-cli) against the server as `npm start` runs
+// it: a client we did not write lists the tools, calls one with a named access token, and reads the schema resource.
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kill, ROOT, type ServerProcess, startServerProcess } from '../helpers/server-process.js';
+
+const INSPECTOR_BUILD = join(ROOT, 'node_modules/@modelcontextprotocol/inspector-cli/build');
+const INSPECTOR = join(INSPECTOR_BUILD, 'index.js');
+// It looks for its own package.json relative to the working directory (inspector-cli 1.0.3): run it from its build/.
+const OPTIONS = { timeout: 30_000, cwd: INSPECTOR_BUILD };
+const run = promisify(execFile);
+
+describe('the MCP Inspector CLI', () => {
+  let server: ServerProcess;
+  let token = '';
+
+  beforeAll(async () => {
+    server = await startServerProcess(
+      { DATABASE_URL: '', PASSWORD_HASH_COST: '10' },
+      mkdtempSync(join(tmpdir(), 'gateway-inspector-')),
+    );
+    const gql = async (query: string, variables: Record<string, unknown>, bearer?: string) => {
+      const response = await fetch(`${server.base}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
+        body: JSON.stringify({ query, variables }),
+      });
+      return (await response.json()) as { data: Record<string, any> };
+    };
+    const credentials = { email: 'agent-owner@example.com', password: 'correct horse battery' };
+    await gql('mutation ($i: AccountSignUpInput!) { accountSignUp(input: $i) { apiKey } }', { i: credentials });
+    const login = await gql('mutation ($i: AccountLoginInput!) { accountLogin(input: $i) { accessToken } }', {
+      i: credentials,
+    });
+    const created = await gql(
+      'mutation ($i: AccessTokenCreateInput!) { accessTokenCreate(input: $i) { token } }',
+      { i: { name: 'inspector' } },
+      login.data.accountLogin.accessToken,
+    );
+    token = created.data.accessTokenCreate.token;
+  }, 60_000);
+
+  afterAll(async () => {
+    if (server) await kill(server.child);
+  });
+
+  const inspect = async (...args: string[]) => {
+    const { stdout } = await run(
+      process.execPath,
+      [INSPECTOR, `${server.base}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${token}`, ...args],
+      OPTIONS,
+    );
+    return JSON.parse(stdout) as Record<string, any>;
+  };
+
+  it('lists the tools, calls one, reads the schema', async () => {
+    const listed = await inspect('--method', 'tools/list');
+    expect(listed.tools.map((tool: { name: string }) => tool.name)).toEqual(
+      expect.arrayContaining(['campaign_list', 'campaign_create', 'call_log_list', 'webhook_delivery_redeliver']),
+    );
+    const called = await inspect('--method', 'tools/call', '--tool-name', 'campaign_list', '--tool-arg', 'first=5');
+    expect(called.isError).toBeFalsy();
+    expect(called.structuredContent).toMatchObject({ campaigns: { edges: [], pageInfo: { hasNextPage: false } } });
+    const resource = await inspect('--method', 'resources/read', '--uri', 'campaign-gateway://schema.graphql');
+    expect(resource.contents[0].text).toContain('type Campaign implements Node');
+  }, 60_000);
+
+  it('without a token, the inspector is refused', async () => {
+    const refused = run(
+      process.execPath,
+      [INSPECTOR, `${server.base}/mcp`, '--transport', 'http', '--method', 'tools/list'],
+      OPTIONS,
+    );
+    await expect(refused).rejects.toThrow(/Not authenticated/);
+  }, 60_000);
+});
