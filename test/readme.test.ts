@@ -69,4 +69,8 @@ it('the curl examples run in order in one shell, every answer a success', async 
   expect(stdout).toContain('"attached":true');
   expect(stdout).toMatch(/TOKEN=ey\S+ WEBHOOK_ID=wh_\S+/);
   expect(stdout).toContain('"campaignId":"spring-outreach"');
+  // The agent's session over MCP: the tool list, a created campaign, a tool error naming the bad argument.
+  expect(stdout).toContain('"name":"campaign_list"');
+  expect(stdout).toMatch(/"structuredContent":\{"campaignCreate":\{"campaign":\{[^}]*"campId":"agent-outreach"/);
+  expect(stdout).toMatch(/"isError":true[^\n]*input\.maxCallTimeout|input\.maxCallTimeout[^\n]*"isError":true/);
 }, 90_000);

@@ -8,10 +8,10 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kill, ROOT, type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 
-const INSPECTOR_BUILD = join(ROOT, 'node_modules/@modelcontextprotocol/inspector-cli/build');
-const INSPECTOR = join(INSPECTOR_BUILD, 'index.js');
-// It looks for its own package.json relative to the working directory (inspector-cli 1.0.3): run it from its build/.
-const OPTIONS = { timeout: 30_000, cwd: INSPECTOR_BUILD };
+// `npm run mcp:inspect`, as the README says (the script runs the CLI from its build/ folder: inspector-cli 1.0.3 looks
+// for its own package.json relative to the working directory).
+const NPM = ['run', '--silent', 'mcp:inspect', '--'];
+const OPTIONS = { timeout: 30_000, cwd: ROOT };
 const run = promisify(execFile);
 
 describe('the MCP Inspector CLI', () => {
@@ -50,8 +50,8 @@ describe('the MCP Inspector CLI', () => {
 
   const inspect = async (...args: string[]) => {
     const { stdout } = await run(
-      process.execPath,
-      [INSPECTOR, `${server.base}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${token}`, ...args],
+      'npm',
+      [...NPM, `${server.base}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${token}`, ...args],
       OPTIONS,
     );
     return JSON.parse(stdout) as Record<string, any>;
@@ -71,8 +71,8 @@ describe('the MCP Inspector CLI', () => {
 
   it('without a token, the inspector is refused', async () => {
     const refused = run(
-      process.execPath,
-      [INSPECTOR, `${server.base}/mcp`, '--transport', 'http', '--method', 'tools/list'],
+      'npm',
+      [...NPM, `${server.base}/mcp`, '--transport', 'http', '--method', 'tools/list'],
       OPTIONS,
     );
     await expect(refused).rejects.toThrow(/Not authenticated/);
