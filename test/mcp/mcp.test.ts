@@ -4,6 +4,7 @@
 // WWW-Authenticate, an unknown tool is a protocol error, the schema is a resource, and the raw GraphQL tool exists
 // only when MCP_GRAPHQL_TOOL is on.
 import { readFileSync } from 'node:fs';
+import type { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -13,6 +14,7 @@ import { createHttpServer, type HttpServer, listen } from '../../src/http/server
 import { MCP_OPERATIONS } from '../../src/mcp/operations.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { ROOT } from '../helpers/server-process.js';
+import { logCapture } from '../helpers/log-lines.js';
 
 const running: Array<{ app: TestApp; http: HttpServer }> = [];
 afterEach(async () => {
@@ -23,8 +25,8 @@ afterEach(async () => {
   }
 });
 
-async function serve(env: Record<string, string> = {}) {
-  const app = await startApp(env, [], { worker: false });
+async function serve(env: Record<string, string> = {}, logStream?: Writable) {
+  const app = await startApp(env, [], { worker: false, ...(logStream ? { logStream } : {}) });
   const http = createHttpServer(app.app);
   running.push({ app, http });
   const { port } = await listen(http.server, 0, '127.0.0.1');
@@ -332,8 +334,9 @@ describe('the MCP door', () => {
     await readOnly.close();
   });
 
-  it('the schema is a resource; the access line, metrics and rate limits apply as on the other doors', async () => {
-    const { t, url } = await serve({ RATE_LIMIT_PER_MINUTE: '8' });
+  it('the schema is a resource; the access line, metrics, body and rate limits apply as on the other doors', async () => {
+    const log = logCapture();
+    const { t, url } = await serve({ RATE_LIMIT_PER_MINUTE: '9', LOG_LEVEL: 'info' }, log.stream);
     const { token } = await t.account();
     const client = await connect(url, token);
     await callError(client, 'campaign_update', { input: { campId: 'nope', title: 'x' } });
@@ -341,6 +344,16 @@ describe('the MCP door', () => {
     expect(resources.map((resource) => resource.uri)).toEqual(['campaign-gateway://schema.graphql']);
     const read = await client.readResource({ uri: 'campaign-gateway://schema.graphql' });
     expect((read.contents[0] as { text: string }).text).toBe(readFileSync(join(ROOT, 'schema/schema.graphql'), 'utf8'));
+    // One access-log line per request, at info, with the error codes a tool answered and no stack.
+    const mcpLines = log.lines.filter((line) => line.msg === 'request' && line.path === '/mcp');
+    expect(mcpLines.some((line) => JSON.stringify(line.errors) === '["NOT_FOUND"]' && line.level === 30)).toBe(true);
+    expect(log.lines.some((line) => line.err?.stack)).toBe(false);
+    const tooLarge = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(1_100_000) } }),
+    });
+    expect(tooLarge.status).toBe(413);
     const metrics = await t.request('GET', '/metrics', { token });
     expect(metrics.text).toMatch(/gateway_http_request_duration_seconds_count\{[^}]*door="mcp"/);
     expect(metrics.text).toMatch(/gateway_errors_total\{door="mcp",code="NOT_FOUND"\} 1/);
