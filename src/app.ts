@@ -9,7 +9,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { eventsSince, onEventsCommitted } from './domain/events.js';
 import { findAccountById, tokenVersionOf } from './domain/accounts.js';
 import { createAccountCache } from './domain/account-cache.js';
-import { findAccessTokenCredential } from './domain/access-tokens.js';
+import { accessTokenExists, findAccessTokenCredential } from './domain/access-tokens.js';
 import { loadVoiceCatalogue } from './domain/voices.js';
 import { createCampaignEventBus } from './events/pubsub.js';
 import { type DeliveryWorkerOptions, startDeliveryWorker } from './events/worker.js';
@@ -86,7 +86,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     availability,
     accounts: createAccountCache((id) => findAccountById(database.db, id), database.accountChanges),
     accessTokens: createAccountCache((id) => findAccessTokenCredential(database.db, id), database.accountChanges),
-    streams: createLiveStreams({ currentTokenVersion: (accountId) => tokenVersionOf(database.db, accountId) }),
+    streams: createLiveStreams({
+      currentTokenVersion: (accountId) => tokenVersionOf(database.db, accountId),
+      accessTokenExists: (tokenId) => accessTokenExists(database.db, tokenId),
+    }),
     events: createCampaignEventBus(
       redis,
       (accountId, campId, since) => eventsSince(database.db, accountId, campId, since),

@@ -45,6 +45,26 @@ interface Command {
   run(options: Record<string, string | undefined>): Promise<void>;
 }
 
+/** A command's required options: a usage error naming the first one missing. */
+function needs(command: string, options: Record<string, string | undefined>, names: string[]): void {
+  for (const name of names) {
+    if (options[name] === undefined) throw new UsageError(`${command} needs --${name}`, command);
+  }
+}
+
+/** zod's issues with a command's options as one usage error (`--password: …; --name: …`); `renamed`: option names. */
+function usageFromIssues(
+  command: string,
+  issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>,
+  renamed: Record<string, string> = {},
+): UsageError {
+  const problems = issues.map((issue) => {
+    const name = issue.path.map(String).join('.');
+    return `--${renamed[name] ?? name}: ${issue.message}`;
+  });
+  return new UsageError(problems.join('; '), command);
+}
+
 /** Settings of the current command, for its failure messages. */
 let settings: StartupSettings = {};
 
@@ -137,14 +157,9 @@ const commands: Record<string, Command> = {
       password: { type: 'string', description: '8 to 128 characters' },
     },
     run: async (options) => {
-      for (const name of ['email', 'password']) {
-        if (options[name] === undefined) throw new UsageError(`user:create needs --${name}`, 'user:create');
-      }
+      needs('user:create', options, ['email', 'password']);
       const input = signUpSchema.safeParse(options);
-      if (!input.success) {
-        const problems = input.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`);
-        throw new UsageError(problems.join('; '), 'user:create');
-      }
+      if (!input.success) throw usageFromIssues('user:create', input.error.issues);
       await withDatabase(async (db, config) => {
         const { account, apiKey } = await signUp(db, input.data, {
           allowSignup: true,
@@ -170,12 +185,6 @@ async function accountIdByEmail(db: ReturnType<typeof openDatabase>['db'], email
 /** A failure the operator can fix, said in one line (exit 1). */
 class CliFailure extends Error {}
 
-const needs = (command: string, options: Record<string, string | undefined>, names: string[]) => {
-  for (const name of names) {
-    if (options[name] === undefined) throw new UsageError(`${command} needs --${name}`, command);
-  }
-};
-
 Object.assign(commands, {
   'token:create': {
     summary: 'create a named access token for an account (agents, scripts; README "Credentials") and print it once',
@@ -198,10 +207,7 @@ Object.assign(commands, {
         readOnly: readOnly === 'true',
         expiresAt: days === undefined ? null : new Date(Date.now() + Number(days) * 86_400_000),
       });
-      if (!input.success) {
-        const problems = input.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`);
-        throw new UsageError(problems.join('; ').replace('--expiresAt', '--expires-in-days'), 'token:create');
-      }
+      if (!input.success) throw usageFromIssues('token:create', input.error.issues, { expiresAt: 'expires-in-days' });
       await withDatabase(async (db, config) => {
         const accountId = await accountIdByEmail(db, options.email ?? '');
         const tokens = createTokenIssuer(config.JWT_SECRET, config.TOKEN_TTL_SECONDS);

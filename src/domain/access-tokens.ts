@@ -158,6 +158,16 @@ export async function findAccessTokenCredential(
   return account ? { ...toAccessToken(row), account, tokenHash: row.token_hash } : null;
 }
 
+/** Whether the token with this id still exists (live streams opened with it check it now and then). */
+export async function accessTokenExists(db: Kysely<Database>, tokenId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('access_tokens')
+    .select('token_id')
+    .where('token_id', '=', tokenId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Whether `token` is the credential's token (digests compared in constant time) and has not expired. */
 export function accessTokenMatches(credential: AccessTokenCredential, token: string, now = Date.now()): boolean {
   const given = Buffer.from(hashApiKey(token));

@@ -44,6 +44,8 @@ export interface Context extends Services {
   tokenExpiresAt?: number;
   /** The caller's named access token is read-only: mutations are refused (src/graphql/read-only-tokens.ts). */
   readOnly?: boolean;
+  /** The id of the caller's named access token, when that is the credential (live streams end when it is revoked). */
+  accessTokenId?: string;
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -58,6 +60,7 @@ export interface Authentication {
   authFailure: AuthFailure | null;
   tokenExpiresAt?: number;
   readOnly?: boolean;
+  accessTokenId?: string;
 }
 
 /**
@@ -96,6 +99,7 @@ async function authenticate(
       viewer: credential.account,
       authFailure: null,
       readOnly: credential.readOnly,
+      accessTokenId: credential.tokenId,
       ...(credential.expiresAt ? { tokenExpiresAt: Date.parse(credential.expiresAt) } : {}),
     };
   }

@@ -9,6 +9,8 @@ export const REVOCATION_CHECK_MS = 10_000;
 export interface StreamOwner {
   accountId: string;
   tokenVersion: number;
+  /** Opened with a named access token: the stream lives while that token exists, whatever the token version. */
+  accessTokenId?: string;
   /** When the token expires, ms since the epoch. */
   expiresAt?: number;
 }
@@ -16,8 +18,10 @@ export interface StreamOwner {
 export interface LiveStreams {
   /** `source`, ending when its owner's token expires or is revoked, or at shutdown. */
   bound<T>(source: AsyncIterable<T>, owner: StreamOwner): AsyncIterable<T>;
-  /** The account's tokens were revoked here: its streams end now. */
+  /** The account's login tokens were revoked here: their streams end now. */
   revoked(accountId: string): void;
+  /** A named access token was revoked here: its streams end now. */
+  accessTokenRevoked(tokenId: string): void;
   /** Shutdown: every stream ends, and streams opened from now on end at once. */
   closeAll(): void;
   readonly open: number;
@@ -26,6 +30,8 @@ export interface LiveStreams {
 export interface LiveStreamOptions {
   /** The account's current token version (null if it is gone). */
   currentTokenVersion(accountId: string): Promise<number | null>;
+  /** Whether a named access token still exists (it has not been revoked). */
+  accessTokenExists(tokenId: string): Promise<boolean>;
   recheckMs?: number;
 }
 
@@ -34,7 +40,7 @@ type Stop = () => void;
 const DONE = { done: true, value: undefined } as const;
 
 export function createLiveStreams(options: LiveStreamOptions): LiveStreams {
-  const streams = new Map<Stop, string>();
+  const streams = new Map<Stop, StreamOwner>();
   let closed = false;
   const recheckMs = options.recheckMs ?? REVOCATION_CHECK_MS;
 
@@ -52,16 +58,20 @@ export function createLiveStreams(options: LiveStreamOptions): LiveStreams {
         end();
         return iterator.return?.() ?? Promise.resolve(DONE);
       };
-      streams.set(end, owner.accountId);
+      streams.set(end, owner);
       if (closed) void finish();
       if (owner.expiresAt !== undefined) {
         // setTimeout takes at most 2^31-1 ms; a token living longer is rechecked by the interval below.
         timers.push(setTimeout(() => void finish(), Math.min(owner.expiresAt - Date.now(), 2 ** 31 - 1)));
       }
+      const { accessTokenId } = owner;
+      const stillValid = accessTokenId
+        ? () => options.accessTokenExists(accessTokenId)
+        : () => options.currentTokenVersion(owner.accountId).then((version) => version === owner.tokenVersion);
       const recheck = setInterval(() => {
-        options.currentTokenVersion(owner.accountId).then(
-          (version) => {
-            if (version !== owner.tokenVersion) void finish();
+        stillValid().then(
+          (valid) => {
+            if (!valid) void finish();
           },
           () => undefined, // the database is unreachable: try again next time
         );
@@ -89,7 +99,10 @@ export function createLiveStreams(options: LiveStreamOptions): LiveStreams {
   return {
     bound,
     revoked(accountId) {
-      for (const [stop, owner] of streams) if (owner === accountId) stop();
+      for (const [stop, owner] of streams) if (owner.accountId === accountId && !owner.accessTokenId) stop();
+    },
+    accessTokenRevoked(tokenId) {
+      for (const [stop, owner] of streams) if (owner.accessTokenId === tokenId) stop();
     },
     closeAll() {
       closed = true;

@@ -224,7 +224,7 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
         ? {
             ...services,
             clientAddress,
-            ...(initial as unknown as Pick<Context, 'viewer' | 'authFailure' | 'readOnly'>),
+            ...(initial as unknown as Pick<Context, 'viewer' | 'authFailure' | 'readOnly' | 'accessTokenId'>),
           }
         : {
             ...services,

@@ -42,6 +42,8 @@ interface ConnectionState {
   tokenExpiresAt: number | undefined;
   /** Opened with a read-only access token: mutations are refused. */
   readOnly: boolean;
+  /** Opened with a named access token: its id. */
+  accessTokenId: string | undefined;
   clientAddress: string;
   /** Ends the watch on the token's lifetime (when the socket closes first). */
   stopWatching(): void;
@@ -59,11 +61,17 @@ export function createWebSocketDoor(yoga: Yoga, services: Services): WebSocketDo
   let closing = false;
 
   /** Closes the socket when its token expires or is revoked (4403), or at shutdown (1001). */
-  function watchLifetime(socket: WebSocket, viewer: Account, expiresAt: number | undefined): () => void {
+  function watchLifetime(
+    socket: WebSocket,
+    viewer: Account,
+    expiresAt: number | undefined,
+    accessTokenId: string | undefined,
+  ): () => void {
     const bound = services.streams.bound(forever, {
       accountId: viewer.id,
       tokenVersion: viewer.tokenVersion,
       expiresAt,
+      ...(accessTokenId ? { accessTokenId } : {}),
     });
     const lifetime = bound[Symbol.asyncIterator]();
     let watching = true;
@@ -107,7 +115,8 @@ export function createWebSocketDoor(yoga: Yoga, services: Services): WebSocketDo
           tokenExpiresAt: auth.tokenExpiresAt,
           readOnly: auth.readOnly === true,
           clientAddress,
-          stopWatching: watchLifetime(socket, auth.viewer, auth.tokenExpiresAt),
+          accessTokenId: auth.accessTokenId,
+          stopWatching: watchLifetime(socket, auth.viewer, auth.tokenExpiresAt, auth.accessTokenId),
         });
         return true;
       },
@@ -138,6 +147,7 @@ export function createWebSocketDoor(yoga: Yoga, services: Services): WebSocketDo
           authFailure: null,
           tokenExpiresAt: state.tokenExpiresAt,
           readOnly: state.readOnly,
+          ...(state.accessTokenId ? { accessTokenId: state.accessTokenId } : {}),
           clientAddress: state.clientAddress,
         });
         let document;

@@ -166,31 +166,26 @@ const INTEGRATIONS = /* GraphQL */ `
   }
 `;
 
-/** A campaign mutation of the convention that takes `input: { campId }` and answers the campaign. */
-const campaignByIdMutation = (operation: string, field: string, input: string) => /* GraphQL */ `
-  mutation ${operation}($input: ${input}!) {
-    ${field}(input: $input) {
-      campaign {
-        ...McpCampaign
-      }
+/**
+ * A mutation of the convention (docs/graphql.md#mutations): `<field>(input: $input)` with `$input: <Operation>Input!`,
+ * the field being the operation's name in lowerCamelCase (CampaignPause → campaignPause(input: CampaignPauseInput!)).
+ */
+const conventionMutation = (operation: string, payload: string, ...fragments: string[]) => /* GraphQL */ `
+  mutation ${operation}($input: ${operation}Input!) {
+    ${operation.charAt(0).toLowerCase()}${operation.slice(1)}(input: $input) {
+      ${payload}
     }
   }
-  ${CAMPAIGN}
+  ${fragments.join('\n')}
 `;
+
+const CAMPAIGN_PAYLOAD = 'campaign { ...McpCampaign }';
+const WEBHOOK_PAYLOAD = 'webhook { ...McpWebhook }';
+const MEETING_PAYLOAD = 'meeting { ...McpMeeting }';
 
 /** An integration kind's connect and disconnect mutations (its fields as `integration`; secrets masked). */
 const integrationMutations = (kind: string, fields: string) => [
-  /* GraphQL */ `
-    mutation ${kind}Connect($input: ${kind}ConnectInput!) {
-      ${kind.toLowerCase()}Connect(input: $input) {
-        integration {
-          connected
-          ${fields}
-          updatedAt
-        }
-      }
-    }
-  `,
+  conventionMutation(`${kind}Connect`, `integration { connected ${fields} updatedAt }`),
   /* GraphQL */ `
     mutation ${kind}Disconnect {
       ${kind.toLowerCase()}Disconnect {
@@ -248,40 +243,12 @@ export const MCP_OPERATIONS: readonly string[] = [
       }
     }
   `,
-  /* GraphQL */ `
-    mutation CampaignCreate($input: CampaignCreateInput!) {
-      campaignCreate(input: $input) {
-        campaign {
-          ...McpCampaign
-        }
-      }
-    }
-    ${CAMPAIGN}
-  `,
-  /* GraphQL */ `
-    mutation CampaignUpdate($input: CampaignUpdateInput!) {
-      campaignUpdate(input: $input) {
-        campaign {
-          ...McpCampaign
-        }
-      }
-    }
-    ${CAMPAIGN}
-  `,
-  /* GraphQL */ `
-    mutation CampaignDelete($input: CampaignDeleteInput!) {
-      campaignDelete(input: $input) {
-        deletedId
-        campaign {
-          campId
-          title
-        }
-      }
-    }
-  `,
-  campaignByIdMutation('CampaignPause', 'campaignPause', 'CampaignPauseInput'),
-  campaignByIdMutation('CampaignResume', 'campaignResume', 'CampaignResumeInput'),
-  campaignByIdMutation('CampaignComplete', 'campaignComplete', 'CampaignCompleteInput'),
+  conventionMutation('CampaignCreate', CAMPAIGN_PAYLOAD, CAMPAIGN),
+  conventionMutation('CampaignUpdate', CAMPAIGN_PAYLOAD, CAMPAIGN),
+  conventionMutation('CampaignDelete', 'deletedId campaign { campId title }'),
+  conventionMutation('CampaignPause', CAMPAIGN_PAYLOAD, CAMPAIGN),
+  conventionMutation('CampaignResume', CAMPAIGN_PAYLOAD, CAMPAIGN),
+  conventionMutation('CampaignComplete', CAMPAIGN_PAYLOAD, CAMPAIGN),
 
   // Voices
   /* GraphQL */ `
@@ -299,26 +266,8 @@ export const MCP_OPERATIONS: readonly string[] = [
   `,
 
   // Text pipeline
-  /* GraphQL */ `
-    mutation TextPipelineSet($input: TextPipelineSetInput!) {
-      textPipelineSet(input: $input) {
-        textPipeline {
-          ...McpTextPipeline
-        }
-      }
-    }
-    ${TEXT_PIPELINE}
-  `,
-  /* GraphQL */ `
-    mutation TextPipelineDelete($input: TextPipelineDeleteInput!) {
-      textPipelineDelete(input: $input) {
-        deletedId
-        textPipeline {
-          campId
-        }
-      }
-    }
-  `,
+  conventionMutation('TextPipelineSet', 'textPipeline { ...McpTextPipeline }', TEXT_PIPELINE),
+  conventionMutation('TextPipelineDelete', 'deletedId textPipeline { campId }'),
 
   // Integrations (secrets masked, as everywhere)
   /* GraphQL */ `
@@ -402,26 +351,8 @@ export const MCP_OPERATIONS: readonly string[] = [
     }
     ${MEETING}
   `,
-  /* GraphQL */ `
-    mutation MeetingBook($input: MeetingBookInput!) {
-      meetingBook(input: $input) {
-        meeting {
-          ...McpMeeting
-        }
-      }
-    }
-    ${MEETING}
-  `,
-  /* GraphQL */ `
-    mutation MeetingCancel($input: MeetingCancelInput!) {
-      meetingCancel(input: $input) {
-        meeting {
-          ...McpMeeting
-        }
-      }
-    }
-    ${MEETING}
-  `,
+  conventionMutation('MeetingBook', MEETING_PAYLOAD, MEETING),
+  conventionMutation('MeetingCancel', MEETING_PAYLOAD, MEETING),
 
   // Webhooks and their deliveries
   /* GraphQL */ `
@@ -456,65 +387,10 @@ export const MCP_OPERATIONS: readonly string[] = [
     }
     ${DELIVERY}
   `,
-  /* GraphQL */ `
-    mutation WebhookCreate($input: WebhookCreateInput!) {
-      webhookCreate(input: $input) {
-        webhook {
-          ...McpWebhook
-        }
-      }
-    }
-    ${WEBHOOK}
-  `,
-  /* GraphQL */ `
-    mutation WebhookUpdate($input: WebhookUpdateInput!) {
-      webhookUpdate(input: $input) {
-        webhook {
-          ...McpWebhook
-        }
-      }
-    }
-    ${WEBHOOK}
-  `,
-  /* GraphQL */ `
-    mutation WebhookDelete($input: WebhookDeleteInput!) {
-      webhookDelete(input: $input) {
-        deletedId
-        webhook {
-          webhookId
-          url
-        }
-      }
-    }
-  `,
-  /* GraphQL */ `
-    mutation WebhookAttach($input: WebhookAttachInput!) {
-      webhookAttach(input: $input) {
-        webhook {
-          ...McpWebhook
-        }
-      }
-    }
-    ${WEBHOOK}
-  `,
-  /* GraphQL */ `
-    mutation WebhookDetach($input: WebhookDetachInput!) {
-      webhookDetach(input: $input) {
-        webhook {
-          ...McpWebhook
-        }
-      }
-    }
-    ${WEBHOOK}
-  `,
-  /* GraphQL */ `
-    mutation WebhookDeliveryRedeliver($input: WebhookDeliveryRedeliverInput!) {
-      webhookDeliveryRedeliver(input: $input) {
-        delivery {
-          ...McpDelivery
-        }
-      }
-    }
-    ${DELIVERY}
-  `,
+  conventionMutation('WebhookCreate', WEBHOOK_PAYLOAD, WEBHOOK),
+  conventionMutation('WebhookUpdate', WEBHOOK_PAYLOAD, WEBHOOK),
+  conventionMutation('WebhookDelete', 'deletedId webhook { webhookId url }'),
+  conventionMutation('WebhookAttach', WEBHOOK_PAYLOAD, WEBHOOK),
+  conventionMutation('WebhookDetach', WEBHOOK_PAYLOAD, WEBHOOK),
+  conventionMutation('WebhookDeliveryRedeliver', 'delivery { ...McpDelivery }', DELIVERY),
 ];

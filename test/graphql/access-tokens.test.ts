@@ -6,6 +6,8 @@ import { runCli } from '../../src/cli.js';
 import { hashApiKey } from '../../src/security/api-keys.js';
 import { startApp, TEST_DATABASE_URL, type TestApp } from '../helpers/app.js';
 import { tempSqliteFile } from '../helpers/temp-database.js';
+import { createLegacyCampaign } from '../helpers/campaigns.js';
+import { closeAll, subscribe } from '../events/sse.js';
 
 const CREATE = /* GraphQL */ `
   mutation Create($input: AccessTokenCreateInput!) {
@@ -81,7 +83,11 @@ beforeEach(async () => {
   t = await startApp(TEST_DATABASE_URL ? {} : { DATABASE_URL: `sqlite:${tempSqliteFile('access-tokens')}` });
   session = await t.account();
 });
-afterEach(() => t.close());
+afterEach(async () => {
+  vi.useRealTimers();
+  await closeAll();
+  await t.close();
+});
 
 async function create(input: Record<string, unknown>, token = session.token) {
   const reply = await t.gql(CREATE, { input }, token);
@@ -142,6 +148,30 @@ describe('named access tokens', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('a live stream opened with a token outlives an API-key rotation and ends when the token is revoked', async () => {
+    await createLegacyCampaign(t, session.token, 'spring');
+    const { token, accessToken } = await create({ name: 'watcher' });
+    const stream = await subscribe(t.app, 'spring', token);
+    expect(stream.status).toBe(200);
+    await t.gql('mutation { accountApiKeyRotate { apiKey } }', {}, token);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(stream.ended).toBe(false);
+    await t.gql(REVOKE, { tokenId: accessToken.tokenId }, token);
+    await vi.waitFor(() => expect(stream.ended).toBe(true), { timeout: 2000 });
+  });
+
+  it('a live stream ends when its token is revoked on another instance (checked periodically)', async () => {
+    await createLegacyCampaign(t, session.token, 'spring');
+    const { token, accessToken } = await create({ name: 'watcher' });
+    vi.useFakeTimers({ toFake: ['setInterval'], shouldAdvanceTime: true });
+    const stream = await subscribe(t.app, 'spring', token);
+    // Deleted behind this instance's back: only the periodic check can tell.
+    await t.app.database.db.deleteFrom('access_tokens').where('token_id', '=', accessToken.tokenId).execute();
+    expect(stream.ended).toBe(false);
+    await vi.advanceTimersByTimeAsync(10_000);
+    await vi.waitFor(() => expect(stream.ended).toBe(true), { timeout: 2000 });
   });
 
   it('another account cannot see, revoke or refetch a token', async () => {

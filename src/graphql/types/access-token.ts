@@ -116,6 +116,10 @@ builder.mutationFields((t) => ({
     ),
     description: 'Revokes a named access token: the next request that sends it is refused (401).',
     args: { input: t.arg({ type: AccessTokenRevokeInput, required: true, description: 'Which token.' }) },
-    resolve: (_root, { input }, context) => revokeAccessToken(context.db, viewerOf(context).id, input.tokenId),
+    resolve: async (_root, { input }, context) => {
+      const revoked = await revokeAccessToken(context.db, viewerOf(context).id, input.tokenId);
+      context.streams.accessTokenRevoked(revoked.tokenId);
+      return revoked;
+    },
   }),
 }));

@@ -51,6 +51,7 @@ builder.subscriptionField('campaignEvents', (t) =>
         accountId: viewer.id,
         tokenVersion: viewer.tokenVersion,
         expiresAt: context.tokenExpiresAt,
+        ...(context.accessTokenId ? { accessTokenId: context.accessTokenId } : {}),
       });
     },
     resolve: (event) => event,
