@@ -126,3 +126,28 @@ it('makes a span of each webhook delivery attempt', async () => {
   expect(attribute(delivery!, 'http.response.status_code')).toBe(200);
   expect(exported.some((span) => span.name === 'db.query' && span.traceId === delivery!.traceId)).toBe(true);
 });
+
+it('an MCP tool call is a trace like the others: the SERVER span, its operation and its SQL', async () => {
+  const { token } = await t.account();
+  await createLegacyCampaign(t, token, 'summer');
+  const traceId = '5bf92f3577b34da6a3ce929d0e0e4737';
+  const reply = await t.request('POST', '/mcp', {
+    token,
+    headers: { traceparent: `00-${traceId}-${PARENT_ID}-01`, accept: 'application/json, text/event-stream' },
+    body: {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'campaign_get', arguments: { campId: 'summer' } },
+    },
+  });
+  expect(reply.status, reply.text).toBe(200);
+  expect(reply.body.result.structuredContent.campaign.campId).toBe('summer');
+  await tracing!.flush();
+  const ofTrace = exported.filter((span) => span.traceId.toLowerCase() === traceId);
+  const names = ofTrace.map((span) => span.name);
+  expect(names, JSON.stringify(names)).toContain('POST /mcp');
+  const execute = ofTrace.find((span) => span.name === 'graphql.execute');
+  expect(execute && attribute(execute, 'graphql.operation.name')).toBe('CampaignGet');
+  expect(names).toContain('db.query');
+});
