@@ -72,7 +72,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     onAnswer: (sql, startedAt) => availability.answered(sql, startedAt),
     timeoutMs: config.DATABASE_TIMEOUT_SECONDS * 1000,
   });
-  await migrateToLatest(database.db, database.dialect);
+  for (const migration of await migrateToLatest(database.db, database.dialect)) {
+    logger.info({ migration }, 'migration applied');
+  }
   await loadVoiceCatalogue(database.db);
   const redis = config.REDIS_URL
     ? await connectRedis(config.REDIS_URL, logger, { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS })

@@ -247,13 +247,8 @@ Object.assign(commands, {
       needs('token:revoke', options, ['email', 'id']);
       await withDatabase(async (db) => {
         const accountId = await accountIdByEmail(db, options.email ?? '');
-        try {
-          const revoked = await revokeAccessToken(db, accountId, options.id ?? '');
-          console.log(`revoked ${revoked.tokenId} "${revoked.name}"`);
-        } catch (error) {
-          if (error instanceof DomainError) throw new CliFailure(error.message);
-          throw error;
-        }
+        const revoked = await revokeAccessToken(db, accountId, options.id ?? '');
+        console.log(`revoked ${revoked.tokenId} "${revoked.name}"`);
       });
     },
   },
@@ -322,7 +317,8 @@ export async function runCli(argv: string[]): Promise<number> {
       console.error(`${error.message}\n\n${command ? commandHelp(error.command ?? '', command) : overview()}`);
       return 2;
     }
-    if (error instanceof CliFailure) {
+    // A refusal of the domain (an e-mail already in use, a token that is not there): its sentence, one line.
+    if (error instanceof CliFailure || error instanceof DomainError) {
       console.error(error.message);
       return 1;
     }

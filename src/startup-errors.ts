@@ -1,6 +1,7 @@
 // Start-up failures an operator can fix (README "Configuration"), each told in one line that names the setting, its
 // value (passwords masked) and what to do, instead of a stack trace. Anything else is a bug and keeps its stack.
 import { ConfigError, maskUrl } from './config.js';
+import { MissingDirectoryError } from './db/database.js';
 import { isDatabaseUnavailable } from './db/errors.js';
 import { RedisUnavailableError } from './redis.js';
 
@@ -24,6 +25,10 @@ export interface StartupSettings {
 export function describeStartupFailure(error: unknown, settings: StartupSettings = {}): string | null {
   if (error instanceof ConfigError || error instanceof RedisUnavailableError) return error.message;
   if (!(error instanceof Error)) return null;
+  if (error instanceof MissingDirectoryError) {
+    const database = settings.DATABASE_URL ? `DATABASE_URL=${maskUrl(settings.DATABASE_URL)}` : 'DATABASE_URL';
+    return `Cannot use the SQLite database ${database}: ${error.message}; create it, or fix the path (only the default ./data is created for you).`;
+  }
   const code = codeOf(error);
   const { syscall, path } = error as SystemError;
   const database = settings.DATABASE_URL ? `DATABASE_URL=${maskUrl(settings.DATABASE_URL)}` : 'DATABASE_URL';

@@ -1,7 +1,7 @@
 // Opens Kysely on better-sqlite3 or PostgreSQL, chosen by DATABASE_URL (docs/architecture.md).
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { type Dialect as KyselyDialect, Kysely, type LogEvent, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -11,6 +11,23 @@ import type { Database } from './types.js';
 import { traceQuery } from '../tracing.js';
 
 export type Dialect = 'sqlite' | 'postgres';
+
+/** The default database's folder (README "Configuration"), created when missing; any other folder must exist. */
+export const DEFAULT_DATA_DIRECTORY = './data';
+
+/** A missing folder in a `sqlite:` path is a typo, not a request for a new empty database. */
+export class MissingDirectoryError extends Error {
+  constructor(readonly directory: string) {
+    super(`the folder ${directory} does not exist`);
+  }
+}
+
+function ensureDirectoryOf(path: string): void {
+  const directory = dirname(path);
+  if (existsSync(directory)) return;
+  if (resolve(directory) !== resolve(DEFAULT_DATA_DIRECTORY)) throw new MissingDirectoryError(directory);
+  mkdirSync(directory, { recursive: true });
+}
 
 export interface DatabaseHandle {
   db: Kysely<Database>;
@@ -141,7 +158,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
       : undefined;
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') ensureDirectoryOf(path);
     const sqlite = new SQLite(path);
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('foreign_keys = ON');

@@ -2,17 +2,19 @@
 // exit code 1 and no stack; the CLI has --help (exit 0) and usage errors (exit 2). The failures themselves are made
 // in process (the real errors of createApp and listen); one spawned server proves the wiring end to end.
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { runCli } from '../../src/cli.js';
 import { loadConfig } from '../../src/config.js';
 import { createHttpServer, listen } from '../../src/http/server.js';
 import { describeStartupFailure } from '../../src/startup-errors.js';
+import { migrations } from '../../migrations/index.js';
 import { TEST_DATABASE_URL } from '../helpers/app.js';
+import { logCapture } from '../helpers/log-lines.js';
 import { ROOT, TSX_LOADER } from '../helpers/server-process.js';
 
 const SECRETS = {
@@ -33,6 +35,17 @@ async function failureOf(env: Record<string, string>): Promise<string | null> {
   throw new Error('start-up did not fail');
 }
 
+it('logs each migration it applies at start, one line each', async () => {
+  const log = logCapture();
+  const app = await createApp(loadConfig({ ...SECRETS, LOG_LEVEL: 'info', DATABASE_URL: 'sqlite::memory:' }), {
+    logStream: log.stream,
+    worker: false,
+  });
+  await app.close();
+  const applied = log.lines.filter((line) => line.msg === 'migration applied').map((line) => line.migration);
+  expect(applied).toEqual(Object.keys(migrations));
+});
+
 describe('start-up failures are one line naming the setting and what to do', () => {
   it('an unreachable PostgreSQL, with the password masked', async () => {
     const line = await failureOf({ DATABASE_URL: 'postgres://app:s3cret@127.0.0.1:1/app' });
@@ -51,6 +64,16 @@ describe('start-up failures are one line naming the setting and what to do', () 
   it('an unusable SQLite path', async () => {
     const line = await failureOf({ DATABASE_URL: 'sqlite:/dev/null/x.db' });
     expect(line).toMatch(/DATABASE_URL=sqlite:\/dev\/null\/x\.db.*writable directory/);
+  });
+
+  it('a SQLite path in a folder that does not exist (a typo must not start an empty database)', async () => {
+    const missing = join(tmpdir(), `no-such-folder-${process.pid}`, 'campaigns.db');
+    const line = await failureOf({ DATABASE_URL: `sqlite:${missing}` });
+    expect(line).toMatch(
+      /^Cannot use the SQLite database DATABASE_URL=sqlite:.*no-such-folder.* does not exist; create it/,
+    );
+    expect(line?.split('\n')).toHaveLength(1);
+    expect(existsSync(dirname(missing))).toBe(false);
   });
 
   it('bad values, each quoted (secrets hidden), all in one line', async () => {
@@ -142,6 +165,22 @@ describe('the CLI', () => {
     expect(await runCli(argv)).toBe(2);
     expect(err.join('\n')).toMatch(message);
     expect(err.join('\n')).toContain('usage: npm run cli --');
+  });
+
+  it('user:create with an e-mail in use fails in one line, exit 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gateway-cli-'));
+    vi.stubEnv('DATABASE_URL', `sqlite:${join(dir, 'cli.db')}`);
+    vi.stubEnv('JWT_SECRET', SECRETS.JWT_SECRET);
+    vi.stubEnv('SECRETS_KEY', SECRETS.SECRETS_KEY);
+    vi.stubEnv('PASSWORD_HASH_COST', '10');
+    try {
+      const create = ['user:create', '--email', 'twice@example.com', '--password', 'a long password'];
+      expect(await runCli(create)).toBe(0);
+      expect(await runCli(create)).toBe(1);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(err).toEqual(['An account with this email already exists']);
   });
 
   it('a command that cannot reach its database fails in one line, exit 1', async () => {
