@@ -63,3 +63,56 @@ describe('the repository stands on its own', () => {
     expect(problems).toEqual([]);
   });
 });
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped (but - and _), spaces as hyphens. */
+const anchorOf = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+
+/** Every anchor a Markdown file has: one per heading (a repeated heading gets -1, -2, ... as on GitHub). */
+function anchorsOf(text: string): Set<string> {
+  const anchors = new Set<string>();
+  const seen = new Map<string, number>();
+  const outsideCode = text.replace(/```[\s\S]*?```/g, '');
+  for (const m of outsideCode.matchAll(/^#{1,6} (.+)$/gm)) {
+    const base = anchorOf(m[1] ?? '');
+    const count = seen.get(base) ?? 0;
+    anchors.add(count === 0 ? base : `${base}-${count}`);
+    seen.set(base, count + 1);
+  }
+  return anchors;
+}
+
+describe('links within the documentation', () => {
+  it('every #anchor in the README, bench/README.md and docs/ names a heading of the page it points to', () => {
+    const problems: string[] = [];
+    for (const [path, text] of contents) {
+      if (!path.endsWith('.md') || !(path === 'README.md' || path.startsWith('docs/') || path === 'bench/README.md'))
+        continue;
+      const prose = text.replace(/```[\s\S]*?```/g, '');
+      for (const m of prose.matchAll(/\]\(([^)#\s]*)#([^)\s]+)\)/g)) {
+        const target = m[1] ? join(dirname(path), m[1]) : path;
+        const page =
+          contents.get(target) ?? (existsSync(join(ROOT, target)) ? readFileSync(join(ROOT, target), 'utf8') : '');
+        if (!anchorsOf(page).has(m[2] ?? '')) problems.push(`${path}: ${m[1] ?? ''}#${m[2]}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('only decisions.md numbers its sections (code cites them), in order; other pages name theirs', () => {
+    const problems: string[] = [];
+    for (const [path, text] of contents) {
+      if (!path.endsWith('.md') || path.startsWith('test/')) continue;
+      const numbers = [...text.replace(/```[\s\S]*?```/g, '').matchAll(/^#{1,6} (\d+)\./gm)].map((m) => Number(m[1]));
+      if (numbers.length > 0 && path !== 'docs/decisions.md') problems.push(`${path}: numbered heading §${numbers[0]}`);
+      numbers.forEach((n, i) => {
+        if (i > 0 && n <= (numbers[i - 1] ?? 0)) problems.push(`${path}: §${n} after §${numbers[i - 1]}`);
+      });
+    }
+    expect(problems).toEqual([]);
+  });
+});
