@@ -177,8 +177,9 @@ export function createDoors({
         if (!ablated.has('door-wrappers')) response.headers.set('x-request-id', requestId);
         // The one line per request. Client mistakes (4xx, GraphQL error codes) are told here, at info, without
         // stacks; only the unexpected is logged at error, with its stack, where it happens.
-        const errors = currentErrorCodes();
         const door = doorOf(url.pathname);
+        // REST answers its refusals itself (FastAPI bodies, no GraphQL error): its status names the code.
+        const errors = currentErrorCodes() ?? (door === 'rest' ? restErrorCodes(response.status) : null);
         const routeLabel = routeOf(door, url.pathname);
         const path = loggablePath(url);
         metrics.observeRequest(door, routeLabel, request.method, response.status, (performance.now() - started) / 1000);
@@ -206,6 +207,27 @@ export function createDoors({
       }),
     );
   };
+}
+
+/** The error code of a REST answer's status (README "Metrics": gateway_errors_total), null for a success. */
+const REST_STATUS_CODES: Record<number, string> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHENTICATED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'BAD_USER_INPUT',
+  429: 'RATE_LIMITED',
+  500: 'INTERNAL_SERVER_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+function restErrorCodes(status: number): string[] | null {
+  if (status < 400) return null;
+  return [REST_STATUS_CODES[status] ?? (status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST')];
 }
 
 /** The span of a request while tracing is off. */

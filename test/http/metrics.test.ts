@@ -46,6 +46,11 @@ describe('GET /metrics', () => {
     const named = await t.gql('query CampaignList { campaigns(first: 5) { edges { node { campId } } } }', {}, token);
     expect(named.body.errors, named.text).toBeUndefined();
     await t.gql('{ viewer { email } }'); // no token: UNAUTHENTICATED
+    // REST refusals count under the REST door, by the code of their status.
+    expect((await t.rest('GET', '/get_campaigns')).status).toBe(401);
+    expect((await t.rest('GET', '/get_campaign?campId=nope', { token })).status).toBe(404);
+    expect((await t.rest('GET', '/get_campaign', { token })).status).toBe(422);
+    expect((await t.rest('GET', '/update_campaign', { token })).status).toBe(405);
 
     const reply = await scrape();
     expect(reply.status).toBe(200);
@@ -61,6 +66,9 @@ describe('GET /metrics', () => {
     expect(sample(text, 'graphql_envelop_phase_execute_count', { operationName: 'CampaignList' })).toBe(1);
     expect(sample(text, 'graphql_envelop_request_duration_count', { operationName: 'CampaignList' })).toBe(1);
     expect(sample(text, 'gateway_errors_total', { door: 'graphql', code: 'UNAUTHENTICATED' })).toBe(1);
+    for (const code of ['UNAUTHENTICATED', 'NOT_FOUND', 'BAD_USER_INPUT', 'METHOD_NOT_ALLOWED']) {
+      expect(sample(text, 'gateway_errors_total', { door: 'rest', code }), code).toBe(1);
+    }
     expect(sample(text, 'gateway_live_streams')).toBe(0);
     expect(sample(text, 'gateway_webhook_deliveries_pending')).toBe(0);
     expect(sample(text, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
