@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { dropDatabase, ensureDatabase } from './helpers/postgres-admin.js';
 
 const RUN = (process.env.TEST_RUN_ID ??= randomBytes(4).toString('hex'));
 export const templateName = (run: string) => `tmpl_${run}`;
@@ -25,9 +26,13 @@ async function admin<T>(base: string, work: (client: pg.Client) => Promise<T>): 
   }
 }
 
+/** Whether this run created TEST_DATABASE_URL's database (it is then dropped at the end). */
+let createdBase = false;
+
 export async function setup(): Promise<void> {
   const base = process.env.TEST_DATABASE_URL;
   if (!base) return;
+  createdBase = await ensureDatabase(base);
   const template = templateName(RUN);
   await admin(base, (client) => client.query(`create database ${template}`));
   const { db, dialect, close } = openDatabase(databaseUrl(base, template));
@@ -48,4 +53,5 @@ export async function teardown(): Promise<void> {
     );
     for (const { name } of rows) await client.query(`drop database if exists ${name} with (force)`);
   });
+  if (createdBase) await dropDatabase(base);
 }
