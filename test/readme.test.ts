@@ -1,13 +1,15 @@
 // The README is executable documentation: its GraphQL examples and its curl examples run, in order, against a fresh
 // server, as a reader would paste them. Only the address changes (the server listens on a free port); each curl
 // answer must be a success (curl --fail-with-body), and a streaming curl (-N) is cut after 2 s.
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, print } from 'graphql';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { createHttpServer, listen } from '../src/http/server.js';
 import { startApp, type TestApp } from './helpers/app.js';
+import { createLegacyCampaign } from './helpers/campaigns.js';
 
 const README = readFileSync(join(import.meta.dirname, '../README.md'), 'utf8');
 const blocks = [...README.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1] ?? '', code: m[2] ?? '' }));
@@ -74,3 +76,37 @@ it('the curl examples run in order in one shell, every answer a success', async 
   expect(stdout).toMatch(/"structuredContent":\{"campaignCreate":\{"campaign":\{[^}]*"campId":"agent-outreach"/);
   expect(stdout).toMatch(/"isError":true[^\n]*input\.maxCallTimeout|input\.maxCallTimeout[^\n]*"isError":true/);
 }, 90_000);
+
+it('the JavaScript snippets run on this Node (a subscription over WebSocket receives an event)', async () => {
+  const snippets = blocks.filter((block) => block.lang === 'js');
+  expect(snippets.length).toBeGreaterThanOrEqual(1);
+  const { token } = await t.account();
+  await createLegacyCampaign(t, token, 'spring-outreach');
+  for (const snippet of snippets) {
+    // Beside package.json, so that its imports resolve as in a reader's project; `accessToken` is the reader's token.
+    const file = join(import.meta.dirname, `.readme-snippet-${randomBytes(4).toString('hex')}.mjs`);
+    const code = snippet.code.replaceAll('127.0.0.1:4000', base.slice('http://'.length));
+    writeFileSync(file, `const accessToken = process.env.ACCESS_TOKEN;\n${code}`);
+    const child = spawn(process.execPath, [file], { env: { ...process.env, ACCESS_TOKEN: token } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      // Once it is subscribed, a change of the campaign is an event it prints.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(stderr).toBe('');
+      const paused = await t.gql(
+        'mutation { campaignPause(input: { campId: "spring-outreach" }) { campaign { id } } }',
+        {},
+        token,
+      );
+      expect(paused.body.errors).toBeUndefined();
+      await vi.waitFor(() => expect(stdout).toContain("eventType: 'CAMPAIGN_STATUS_CHANGED'"), { timeout: 5000 });
+      expect(stderr).toBe('');
+    } finally {
+      child.kill();
+      rmSync(file, { force: true });
+    }
+  }
+}, 30_000);
