@@ -164,6 +164,15 @@ export function createMcpDoor(yoga: Yoga, services: Services): McpDoor {
     } catch {
       return jsonRpcError(400, ErrorCode.ParseError, 'Parse error: the body is not JSON');
     }
+    // JSON-RPC batches left MCP in revision 2025-06-18: one message per request, so that the per-account request
+    // limit counts every tool call (a batch of 100 calls would be 100 operations for the price of one request).
+    if (Array.isArray(parsedBody)) {
+      return jsonRpcError(
+        400,
+        ErrorCode.InvalidRequest,
+        'Invalid Request: batches are not accepted; send one message per request',
+      );
+    }
     const caller: Caller = { clientAddress, auth: authentication };
     const server = serverFor(request, caller);
     const transport = new WebStandardStreamableHTTPServerTransport({

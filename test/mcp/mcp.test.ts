@@ -326,6 +326,25 @@ describe('the MCP door', () => {
     const refused = await callError(readOnly, 'campaign_delete', { input: { campId: 'spring' } });
     expect(refused[0]).toMatchObject({ code: 'FORBIDDEN' });
     expect((await call(readOnly, 'campaign_get', { campId: 'spring' })).campaign).not.toBeNull();
+    // One message per request: a batch would run many tool calls for the price of one request.
+    const batch = await fetch(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${writer}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify(
+        Array.from({ length: 50 }, (_, id) => ({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'campaign_list' },
+        })),
+      ),
+    });
+    expect(batch.status).toBe(400);
+    expect((await batch.json()).error).toMatchObject({ code: -32600, message: expect.stringContaining('batches') });
     // GET (a stream to resume) has nothing to serve on a stateless server.
     const get = await fetch(url, { headers: { authorization: `Bearer ${writer}`, accept: 'text/event-stream' } });
     expect(get.status).toBe(405);
