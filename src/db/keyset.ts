@@ -1,4 +1,5 @@
-// Keyset paging shared by every list that is newest first by (a time, an id): campaigns, call logs, messages.
+// Keyset paging shared by every list ordered by (a time, an id): campaigns, call logs, messages (newest first),
+// a campaign's meetings (in time order).
 import { type SelectQueryBuilder, sql } from 'kysely';
 import type { Database } from './types.js';
 
@@ -15,17 +16,23 @@ export interface KeysetPage {
   inverted: boolean;
 }
 
-/** Adds the keyset bounds, order and limit to `query` over the columns (sort, id); both are indexed with the filters. */
+/**
+ * Adds the keyset bounds, order and limit to `query` over the columns (sort, id); both are indexed with the filters.
+ * Lists are newest first; `order: 'oldest first'` walks the other way (meetings, in time order).
+ */
 export function keysetPage<QB extends SelectQueryBuilder<Database, keyof Database, object>>(
   query: QB,
   [sortColumn, idColumn]: readonly [string, string],
   page: KeysetPage,
+  order: 'newest first' | 'oldest first' = 'newest first',
 ): QB {
   const columns = sql`(${sql.ref(sortColumn)}, ${sql.ref(idColumn)})`;
+  const ascending = order === 'oldest first';
+  const [onward, back] = ascending ? [sql`>`, sql`<`] : [sql`<`, sql`>`];
   let bounded = query as SelectQueryBuilder<Database, keyof Database, object>;
-  if (page.after) bounded = bounded.where(sql<boolean>`${columns} < (${page.after[0]}, ${page.after[1]})`);
-  if (page.before) bounded = bounded.where(sql<boolean>`${columns} > (${page.before[0]}, ${page.before[1]})`);
-  const direction = page.inverted ? sql`asc` : sql`desc`;
+  if (page.after) bounded = bounded.where(sql<boolean>`${columns} ${onward} (${page.after[0]}, ${page.after[1]})`);
+  if (page.before) bounded = bounded.where(sql<boolean>`${columns} ${back} (${page.before[0]}, ${page.before[1]})`);
+  const direction = page.inverted !== ascending ? sql`asc` : sql`desc`;
   return bounded
     .orderBy(sql`${sql.ref(sortColumn)} ${direction}`)
     .orderBy(sql`${sql.ref(idColumn)} ${direction}`)

@@ -1,6 +1,7 @@
 // Meetings booked through the calendar integration (docs/decisions.md §8). The account's scheduled meetings never overlap.
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, MeetingsTable } from '../db/types.js';
+import { type KeysetPage, keysetPage } from '../db/keyset.js';
 import { groupedBy } from '../db/chunks.js';
 import { newId } from '../security/api-keys.js';
 import { serializeForAccount } from './accounts.js';
@@ -140,6 +141,18 @@ export async function upcomingMeetings(db: Kysely<Database>, accountId: string, 
     .orderBy('meeting_id')
     .limit(limit)
     .execute();
+  return rows.map(toMeeting);
+}
+
+/** One page of a campaign's meetings (any status), in time order (Campaign.meetingsConnection). */
+export async function pageMeetingsOfCampaign(
+  db: Kysely<Database>,
+  accountId: string,
+  campId: string,
+  page: KeysetPage,
+): Promise<Meeting[]> {
+  const query = db.selectFrom('meetings').selectAll().where('account_id', '=', accountId).where('camp_id', '=', campId);
+  const rows = await keysetPage(query, ['starts_at', 'meeting_id'], page, 'oldest first').execute();
   return rows.map(toMeeting);
 }
 

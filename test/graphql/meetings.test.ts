@@ -641,6 +641,62 @@ describe('meetings', () => {
       }
     });
 
+    test('Campaign.meetingsConnection pages through every meeting in time order, with cursors, past any bound', async () => {
+      const day = (n: number) => `2030-01-0${n}`;
+      const made = [];
+      for (const n of [4, 1, 3, 2, 5]) {
+        made.push(await booked({ startsAt: at('10:00', day(n)), endsAt: at('11:00', day(n)) }));
+      }
+      await booked({ campId: 'c2', startsAt: at('15:00', day(1)), endsAt: at('16:00', day(1)) });
+      await t.gql(CANCEL, { meetingId: made[0]!.meetingId }, token);
+      const inOrder = [...made].sort((a, b) => a.startsAt.localeCompare(b.startsAt)).map((m) => m.meetingId);
+      const PAGE = /* GraphQL */ `
+        query ($first: Int, $after: String, $last: Int, $before: String) {
+          campaign(campId: "c1") {
+            meetingsConnection(first: $first, after: $after, last: $last, before: $before) {
+              edges {
+                cursor
+                node {
+                  meetingId
+                  status
+                }
+              }
+              pageInfo {
+                hasNextPage
+                hasPreviousPage
+                endCursor
+                startCursor
+              }
+            }
+          }
+        }
+      `;
+      const page = async (variables: Record<string, unknown>) => {
+        const reply = await t.gql(PAGE, variables, token);
+        expect(reply.body.errors, reply.text).toBeUndefined();
+        return reply.body.data.campaign.meetingsConnection;
+      };
+      const seen: string[] = [];
+      let after: string | undefined;
+      for (let i = 0; i < 3; i++) {
+        const { edges, pageInfo } = await page({ first: 2, after });
+        seen.push(...edges.map((edge: any) => edge.node.meetingId));
+        after = pageInfo.endCursor;
+        expect(pageInfo.hasNextPage).toBe(i < 2);
+      }
+      // Every meeting of the campaign (the canceled one too), each once, in time order; none of c2's.
+      expect(seen).toEqual(inOrder);
+      const lastTwo = await page({ last: 2 });
+      expect(lastTwo.edges.map((edge: any) => edge.node.meetingId)).toEqual(inOrder.slice(3));
+      expect(lastTwo.pageInfo.hasPreviousPage).toBe(true);
+      const before = await page({ last: 10, before: lastTwo.pageInfo.startCursor });
+      expect(before.edges.map((edge: any) => edge.node.meetingId)).toEqual(inOrder.slice(0, 3));
+      const bad = await t.gql(PAGE, { first: 2, after: 'not-a-cursor' }, token);
+      expect(codeOf(bad)).toBe('BAD_USER_INPUT');
+      const tooMany = await t.gql(PAGE, { first: 101 }, token);
+      expect(codeOf(tooMany)).toBe('BAD_USER_INPUT');
+    });
+
     test('Query.upcomingMeetings: scheduled, not ended, every campaign, in time order', async () => {
       const now = Date.now();
       const hour = 3600_000;

@@ -1,6 +1,7 @@
-// Meetings: bookMeeting, cancelMeeting, Query.meeting, Query.upcomingMeetings, Campaign.meetings.
+// Meetings: bookMeeting, cancelMeeting, Query.meeting, Query.upcomingMeetings, Campaign.meetingsConnection (and the
+// bounded Campaign.meetings it replaces).
 import { z } from 'zod';
-import { limitArg } from '../pagination.js';
+import { keysetConnection, limitArg } from '../pagination.js';
 import { bookMeetingSchema } from '../../domain/meetings.schema.js';
 import {
   getMeetingsByIds,
@@ -9,6 +10,7 @@ import {
   getMeeting,
   type Meeting,
   meetingsOfCampaigns,
+  pageMeetingsOfCampaign,
   upcomingMeetings,
 } from '../../domain/meetings.js';
 import { payloadType, replacedBy } from '../payloads.js';
@@ -115,9 +117,33 @@ const MeetingBookInput = meetingToBook('MeetingBookInput');
 /** A campaign's meetings are a bounded list: at most this many, and this many when no limit is given. */
 const MAX_MEETINGS_OF_CAMPAIGN = 200;
 
+/** The one connection type of Meeting lists. */
+const MeetingConnection = builder.connectionObject(
+  { type: MeetingRef, name: 'MeetingConnection', description: 'A page of Meeting nodes, and where it stands.' },
+  { name: 'MeetingEdge', description: 'One Meeting of a page, with its cursor.' },
+);
+
+builder.objectField(CampaignRef, 'meetingsConnection', (t) =>
+  t.connection(
+    {
+      type: MeetingRef,
+      description: "The campaign's meetings (any status), in time order (startsAt, then meetingId), page by page.",
+      resolve: (campaign, args, context) =>
+        keysetConnection(
+          args,
+          (meeting: Meeting) => [meeting.startsAt, meeting.meetingId],
+          (page) => pageMeetingsOfCampaign(context.db, viewerOf(context).id, campaign.campId, page),
+        ),
+    },
+    MeetingConnection,
+  ),
+);
+
 builder.objectField(CampaignRef, 'meetings', (t) =>
   t.loadableList({
     type: MeetingRef,
+    deprecationReason:
+      'Use meetingsConnection: it pages through every meeting (this list stops at `limit`, 200 at most).',
     description: "The campaign's meetings (any status), in time order: the first `limit`.",
     args: {
       limit: t.arg.int(limitArg(MAX_MEETINGS_OF_CAMPAIGN, MAX_MEETINGS_OF_CAMPAIGN, 'meetings', 'the earliest')),
