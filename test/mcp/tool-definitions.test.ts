@@ -2,7 +2,7 @@
 // schema/mcp-tools.json is what the code derives (npm run schema rewrites it), every declared operation is one tool,
 // described and with an output schema, the schemas are valid JSON Schema and as strict as the server, and an
 // operation the rules refuse (a deprecated field, no name, two operations) fails at start-up.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -80,4 +80,15 @@ describe('MCP tool definitions', () => {
     expect(() => toolFromOperation(schema, 'query Bad { nope }')).toThrow(/Cannot query field/);
     expect(() => buildTools(schema, [MCP_OPERATIONS[0] ?? '', MCP_OPERATIONS[0] ?? ''])).toThrow(/two tools/);
   });
+});
+
+it('no MCP module reaches the database or the domain services: tools run GraphQL operations only', () => {
+  const dir = join(ROOT, 'src/mcp');
+  for (const name of readdirSync(dir)) {
+    const source = readFileSync(join(dir, name), 'utf8');
+    const imports = [...source.matchAll(/^import (?!type )[^;]*? from '([^']+)'/gms)].map((m) => m[1] ?? '');
+    for (const path of imports) {
+      expect(path, `${name} imports ${path}`).not.toMatch(/\/db\/|\/domain\/|kysely|better-sqlite3|^pg$/);
+    }
+  }
 });
