@@ -67,7 +67,7 @@ export const callLogFilterSchema = z.object({
   until: dateTimeField.optional(),
 });
 
-// The defaults show in OpenAPI (src/rest/openapi-inputs.ts) and in the descriptions.
+// The defaults show in OpenAPI (src/validation/input-json-schema.ts) and in the descriptions.
 export const callLogListQuerySchema = callLogFilterSchema.extend({
   limit: intField(1, MAX_CALL_LOG_PAGE).default(100).describe('At most this many, newest first (100 when omitted)'),
   offset: intField(0, 10_000_000).default(0).describe('Skip this many first (0 when omitted)'),

@@ -28,7 +28,7 @@ import {
 } from 'graphql';
 import { z } from 'zod';
 import { MAX_PAGE_SIZE } from '../graphql/pagination.js';
-import { inputOverride, type JsonSchema } from '../rest/openapi-inputs.js';
+import { inputOverride, type JsonSchema } from '../validation/input-json-schema.js';
 
 const VALIDATION = '@pothos/plugin-validation';
 

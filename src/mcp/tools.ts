@@ -21,7 +21,7 @@ import {
   parse,
   validate,
 } from 'graphql';
-import type { JsonSchema } from '../rest/openapi-inputs.js';
+import type { JsonSchema } from '../validation/input-json-schema.js';
 import { dataSchema, variablesSchema } from './tool-schemas.js';
 
 export interface ToolAnnotations {

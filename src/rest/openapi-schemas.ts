@@ -1,12 +1,12 @@
 // zod → JSON Schema 2020-12 (the dialect of OpenAPI 3.1) for the OpenAPI description. A schema with an `id` in its
 // metadata (the shared shapes of src/rest/responses/) becomes one entry of components/schemas, referenced by $ref
 // wherever it appears, so a client generator names it once (LegacyCampaign, CallLog, Webhook...). Request schemas
-// (io: 'input') are rewritten to what a client may send (src/rest/openapi-inputs.ts).
+// (io: 'input') are rewritten to what a client may send (src/validation/input-json-schema.ts).
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { inputOverride } from './openapi-inputs.js';
+import { inputOverride, type JsonSchema } from '../validation/input-json-schema.js';
 
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema };
 
 export const COMPONENT_SCHEMAS = '#/components/schemas/';
 
@@ -33,7 +33,7 @@ export function schemaCollector(): SchemaCollector {
   const named: Record<string, JsonSchema> = {};
   return {
     toSchema(schema, io) {
-      // A request schema says what a client may send, before the server's preprocessing (src/rest/openapi-inputs.ts).
+      // A request schema says what a client may send, before the server's preprocessing (src/validation/input-json-schema.ts).
       const override = io === 'input' ? inputOverride : undefined;
       const generated = z.toJSONSchema(schema, {
         io,

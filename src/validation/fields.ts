@@ -1,7 +1,7 @@
 // Field schemas shared by every door. They coerce leniently, as the legacy service (pydantic, lax mode) did:
 // numeric strings for numbers, "true"/"false" (and the other words pydantic accepts) for booleans.
 // The preprocessors are exported so that the OpenAPI description can say what they let through
-// (src/rest/openapi-inputs.ts); they are the only place that decides it.
+// (src/validation/input-json-schema.ts); they are the only place that decides it.
 import { z } from 'zod';
 import { INTEGER_EXPECTED } from './issues.js';
 
@@ -95,7 +95,7 @@ export const timeZoneField = z
 
 /**
  * An http(s) URL of at most 2048 characters once trimmed (zod's url check trims it and drops tabs and newlines, as
- * the URL parser does). Its OpenAPI pattern is derived from this declaration (src/rest/openapi-inputs.ts).
+ * the URL parser does). Its OpenAPI pattern is derived from this declaration (src/validation/input-json-schema.ts).
  */
 export const httpUrlField = z
   .url({ protocol: /^https?$/ })

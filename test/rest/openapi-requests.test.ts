@@ -17,7 +17,7 @@ import {
   httpUrlPattern,
   integerStringPattern,
   trimmedLengthPattern,
-} from '../../src/rest/openapi-inputs.js';
+} from '../../src/validation/input-json-schema.js';
 import { boolField, dateTimeField, httpUrlField, intField } from '../../src/validation/fields.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { campaignModelData, createLegacyCampaign } from '../helpers/campaigns.js';

@@ -1,7 +1,7 @@
 // Legacy sign-up and the OAuth2 password-flow token endpoint (docs/decisions.md §4).
 import { z } from 'zod';
 import { emailField, passwordField } from '../../domain/accounts.schema.js';
-import { documentInput, type JsonSchema } from '../openapi-inputs.js';
+import { documentInput, type JsonSchema } from '../../validation/input-json-schema.js';
 import { signUpResponse, tokenResponse } from '../responses/accounts.js';
 import { defineRoute } from '../route.js';
 

@@ -10,7 +10,7 @@ import {
   legacyUpdateCampaignSchema,
 } from '../../domain/campaigns.schema.js';
 import { intField } from '../../validation/fields.js';
-import { documentInput, type JsonSchema, note } from '../openapi-inputs.js';
+import { documentInput, type JsonSchema, note } from '../../validation/input-json-schema.js';
 import { lowerCase } from '../responses/common.js';
 import { campaignListEntryResponse, legacyCampaignResponse } from '../responses/campaigns.js';
 import { defineRoute } from '../route.js';

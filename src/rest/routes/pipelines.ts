@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { campIdField } from '../../domain/campaigns.schema.js';
 import { textPipelineSchema, type TextPipelineInput } from '../../domain/pipelines.schema.js';
-import { documentAliases } from '../openapi-inputs.js';
+import { documentAliases } from '../../validation/input-json-schema.js';
 import { doneBody } from '../responses/common.js';
 import { textPipelineResponse } from '../responses/pipelines.js';
 import { defineRoute } from '../route.js';

@@ -8,7 +8,7 @@ import {
   MAX_WEBHOOKS_PER_ACCOUNT,
   webhookIdField,
 } from '../../domain/webhooks.schema.js';
-import { documentAliases } from '../openapi-inputs.js';
+import { documentAliases } from '../../validation/input-json-schema.js';
 import { doneBody } from '../responses/common.js';
 import { webhookAttachmentResponse, webhookResponse } from '../responses/webhooks.js';
 import { defineRoute } from '../route.js';

@@ -1,5 +1,6 @@
-// Request schemas of the OpenAPI description, exactly as strict as the server (docs/rest-compatibility.md, "The
-// OpenAPI description").
+// What a client may send, as JSON Schema exactly as strict as the server: the request schemas of the OpenAPI
+// description (docs/rest-compatibility.md, "The OpenAPI description") and the input schemas of the MCP tools
+// (docs/mcp.md).
 // zod's JSON Schema of a request (io: 'input') describes what its checks see, which is not always what a client may
 // send: the lenient preprocessors of src/validation/fields.ts take numeric strings and boolean words, `.trim()` runs
 // before the length checks, zod's url check trims too (and drops tabs and newlines), and neither its url nor its
@@ -15,10 +16,9 @@ import {
   fromNumberString,
   NUMBER_STRING,
   TRUE_WORDS,
-} from '../validation/fields.js';
-import type { JsonSchema } from './openapi-schemas.js';
-
-export type { JsonSchema };
+} from './fields.js';
+/** A JSON Schema (2020-12) object, as zod's toJSONSchema and OpenAPI 3.1 write it. */
+export type JsonSchema = Record<string, unknown>;
 
 /** The parts of zod's internals read here (zod 4: `schema._zod.def`, checks as `_zod.def.check`). */
 interface ZodNode {
@@ -136,7 +136,7 @@ function spacelessBody(regex: RegExp): string {
   // Conservative: no class or escape that could match whitespace, no wildcard dot, no negated class.
   const mayMatchSpace = /\\[sSWDPp]|(?<!\\)\.|\[\^| /.test(source);
   if (flags !== '' || !source.startsWith('^') || !source.endsWith('$') || mayMatchSpace)
-    throw new Error(`openapi-inputs: cannot describe /${source}/${flags} after a trim`);
+    throw new Error(`input-json-schema: cannot describe /${source}/${flags} after a trim`);
   return `(?:${source.slice(1, -1)})`;
 }
 
@@ -148,7 +148,7 @@ const LENIENT = new Map<unknown, (json: JsonSchema) => JsonSchema>([
     fromIntegerString,
     ({ type: _type, minimum, maximum, ...rest }) => {
       if (typeof minimum !== 'number' || typeof maximum !== 'number')
-        throw new Error('openapi-inputs: an intField without bounds');
+        throw new Error('input-json-schema: an intField without bounds');
       return {
         ...rest,
         anyOf: [
@@ -188,14 +188,14 @@ function trimmedBounds(node: ZodNode): { min: number; max: number | undefined } 
   const checks = checksOf(node);
   const trim = checks.findIndex(isTrim);
   if (trim < 0) return null;
-  if (trim > 0) throw new Error('openapi-inputs: a check before .trim() cannot be described');
+  if (trim > 0) throw new Error('input-json-schema: a check before .trim() cannot be described');
   let [min, max] = [0, undefined as number | undefined];
   for (const check of checks.slice(1)) {
     const def = check._zod.def;
     if (def.check === 'min_length') min = Math.max(min, def.minimum ?? 0);
     else if (def.check === 'max_length') max = Math.min(max ?? Infinity, def.maximum ?? Infinity);
     else if (def.check === 'length_equals') [min, max] = [def.length ?? 0, def.length];
-    else throw new Error(`openapi-inputs: cannot describe a ${def.check} check after .trim()`);
+    else throw new Error(`input-json-schema: cannot describe a ${def.check} check after .trim()`);
   }
   return { min, max };
 }
@@ -205,7 +205,7 @@ const isString = (node: ZodNode | undefined): node is ZodNode => node?._zod.def.
 function rewriteString(node: ZodNode, json: JsonSchema): void {
   const def = node._zod.def;
   if (node._zod.traits.has('$ZodURL')) {
-    if (def.protocol?.source !== '^https?$') throw new Error('openapi-inputs: only http(s) URLs are described');
+    if (def.protocol?.source !== '^https?$') throw new Error('input-json-schema: only http(s) URLs are described');
     json.pattern = httpUrlPattern(typeof json.maxLength === 'number' ? json.maxLength : undefined);
     delete json.maxLength;
     delete json.minLength;
@@ -216,7 +216,7 @@ function rewriteString(node: ZodNode, json: JsonSchema): void {
   if (bounds) {
     // A pattern a declaration gave for the trimmed value ('\S': not only whitespace) is implied by min ≥ 1.
     if (json.pattern !== undefined && !(json.pattern === '\\S' && bounds.min >= 1))
-      throw new Error(`openapi-inputs: cannot describe the pattern ${String(json.pattern)} after .trim()`);
+      throw new Error(`input-json-schema: cannot describe the pattern ${String(json.pattern)} after .trim()`);
     json.pattern = trimmedLengthPattern(bounds.min, bounds.max);
     delete json.minLength;
     delete json.maxLength;
@@ -267,7 +267,7 @@ export function inputOverride({ zodSchema, jsonSchema }: { zodSchema: unknown; j
   // zod's email and url checks are not JSON Schema's formats: the pattern (or the description) says what they are.
   if (typeof json.format === 'string') {
     if (json.pattern === undefined && json.allOf === undefined)
-      throw new Error(`openapi-inputs: format ${json.format} without a pattern`);
+      throw new Error(`input-json-schema: format ${json.format} without a pattern`);
     delete json.format;
   }
   documented.get(node)?.(json);
