@@ -93,6 +93,14 @@ const envSchema = z
         message: 'needs REDIS_URL on PostgreSQL (every instance must see every write)',
       });
     }
+    // The graphql tool runs any document: that is what PERSISTED_OPERATIONS=only exists to forbid.
+    if (env.MCP_GRAPHQL_TOOL && env.PERSISTED_OPERATIONS === 'only') {
+      problems.addIssue({
+        code: 'custom',
+        path: ['MCP_GRAPHQL_TOOL'],
+        message: 'runs any GraphQL document, which PERSISTED_OPERATIONS=only forbids: set one or the other',
+      });
+    }
   });
 
 export type Config = Omit<z.infer<typeof envSchema>, 'JWT_SECRET' | 'SECRETS_KEY' | 'SECRETS_FILE'> & {

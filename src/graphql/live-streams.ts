@@ -37,6 +37,8 @@ export interface LiveStreamOptions {
 
 type Stop = () => void;
 
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 const DONE = { done: true, value: undefined } as const;
 
 export function createLiveStreams(options: LiveStreamOptions): LiveStreams {
@@ -61,8 +63,16 @@ export function createLiveStreams(options: LiveStreamOptions): LiveStreams {
       streams.set(end, owner);
       if (closed) void finish();
       if (owner.expiresAt !== undefined) {
-        // setTimeout takes at most 2^31-1 ms; a token living longer is rechecked by the interval below.
-        timers.push(setTimeout(() => void finish(), Math.min(owner.expiresAt - Date.now(), 2 ** 31 - 1)));
+        // setTimeout takes at most 2^31-1 ms (about 24.8 days): a token living longer waits in steps.
+        const expiresAt = owner.expiresAt;
+        const waitForExpiry = () => {
+          const left = expiresAt - Date.now();
+          const timer =
+            left > MAX_TIMEOUT_MS ? setTimeout(waitForExpiry, MAX_TIMEOUT_MS) : setTimeout(() => void finish(), left);
+          timer.unref();
+          timers.push(timer);
+        };
+        waitForExpiry();
       }
       const { accessTokenId } = owner;
       const stillValid = accessTokenId

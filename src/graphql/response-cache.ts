@@ -74,9 +74,11 @@ export interface ResponseCacheOptions {
 export function responseCache({ generation, maxEntries, ttlSeconds }: ResponseCacheOptions): Plugin {
   const entries = new Map<string, Entry>();
 
+  // A read-only token sees some fields masked (Webhook.secret): its answers are kept apart from the account's others.
   const keyOf = (
     viewerId: string,
     tokenVersion: number,
+    readOnly: boolean,
     args: Parameters<NonNullable<Plugin['onExecute']>>[0]['args'],
   ) =>
     createHash('sha256')
@@ -84,6 +86,7 @@ export function responseCache({ generation, maxEntries, ttlSeconds }: ResponseCa
         JSON.stringify([
           viewerId,
           tokenVersion,
+          readOnly,
           getDocumentString(args.document) ?? print(args.document),
           args.operationName ?? null,
           args.variableValues ?? null,
@@ -96,7 +99,8 @@ export function responseCache({ generation, maxEntries, ttlSeconds }: ResponseCa
       const viewer = viewerIn(args.contextValue);
       if (!viewer) return undefined;
       if (getOperationAST(args.document, args.operationName)?.operation !== OperationTypeNode.QUERY) return undefined;
-      const key = keyOf(viewer.id, viewer.tokenVersion, args);
+      const readOnly = (args.contextValue as { readOnly?: boolean }).readOnly === true;
+      const key = keyOf(viewer.id, viewer.tokenVersion, readOnly, args);
       const before = await generation.current();
       if (before === null) return undefined;
       const cached = entries.get(key);

@@ -4,6 +4,7 @@
 // public graph, as the REST door runs its own: one set of validation, tenancy, limits, error masking and traces.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   type CallToolResult,
   CallToolRequestSchema,
@@ -82,6 +83,8 @@ export function createMcpDoor(yoga: Yoga, services: Services): McpDoor {
     annotations: tool.annotations,
   }));
   const sdl = printSortedSchema();
+  // One validator for every request's Server (each would otherwise build an Ajv instance of its own).
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
   const run = async (tool: McpTool, args: Record<string, unknown>, request: Request, caller: Caller) => {
     const { contextFactory, execute } = yoga.getEnveloped({
@@ -103,6 +106,7 @@ export function createMcpDoor(yoga: Yoga, services: Services): McpDoor {
     const server = new Server(SERVER_INFO, {
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
       instructions: INSTRUCTIONS,
+      jsonSchemaValidator,
     });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed as never }));
     server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
@@ -114,6 +118,26 @@ export function createMcpDoor(yoga: Yoga, services: Services): McpDoor {
       }
       const tool = tools.get(params.name);
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+      // GraphQL would ignore a variable the operation does not declare: the input schema says none may be sent.
+      const declared = tool.inputSchema.properties as Record<string, unknown>;
+      const unknown = Object.keys(args).filter((name) => !Object.hasOwn(declared, name));
+      if (unknown.length > 0) {
+        return toolResult({
+          errors: [
+            {
+              message: `Unknown arguments: ${unknown.join(', ')}`,
+              extensions: {
+                code: 'BAD_USER_INPUT',
+                issues: unknown.map((name) => ({
+                  path: [name],
+                  type: 'extra_forbidden',
+                  message: 'Extra inputs are not permitted',
+                })),
+              },
+            } as unknown as GraphQLError,
+          ],
+        });
+      }
       return toolResult(await run(tool, args, request, caller));
     });
     server.setRequestHandler(ListResourcesRequestSchema, () => ({

@@ -5,6 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type DocumentNode, type ExecutionResult, GraphQLError, getOperationAST, OperationTypeNode } from 'graphql';
 import { schema as publicSchema } from '../graphql/schema.js';
 import type { Yoga } from '../graphql/yoga.js';
+import { usesIncrementalDelivery } from '../graphql/incremental-delivery.js';
 import type { Caller } from './door.js';
 import { toolResult } from './door.js';
 
@@ -60,8 +61,11 @@ export async function graphqlToolResult(
   if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') {
     return refused('operationName: a string is expected');
   }
+  const name = typeof operationName === 'string' ? operationName : undefined;
+  // `params`, as yoga's own parse hooks read them (which operation of several runs).
   const { parse, validate, contextFactory, execute, schema } = yoga.getEnveloped({
     request,
+    params: { query, operationName: name, variables },
     clientAddress: caller.clientAddress,
     ...caller.auth,
   });
@@ -81,16 +85,27 @@ export async function graphqlToolResult(
     throw error;
   }
   if (errors.length > 0) return toolResult({ errors });
-  const kind = getOperationAST(document, operationName ?? undefined)?.operation;
-  if (kind === OperationTypeNode.SUBSCRIPTION) {
+  const operation = getOperationAST(document, name);
+  if (!operation) {
+    return refused(
+      name
+        ? `operationName: the document has no operation named ${name}`
+        : 'operationName: the document holds several operations; name one',
+    );
+  }
+  if (operation.operation === OperationTypeNode.SUBSCRIPTION) {
     return refused('Subscriptions are not offered through MCP: use /graphql (SSE or WebSocket)', 'BAD_REQUEST');
+  }
+  // A tool answers once: the parts of @defer/@stream have nowhere to go.
+  if (usesIncrementalDelivery(document)) {
+    return refused('@defer and @stream are not offered through MCP: a tool answers once', 'BAD_REQUEST');
   }
   const contextValue = await contextFactory();
   return toolResult(
     (await execute({
       schema: schema ?? publicSchema,
       document,
-      operationName: operationName ?? undefined,
+      operationName: name,
       contextValue,
       variableValues: (variables ?? {}) as Record<string, unknown>,
     })) as ExecutionResult,

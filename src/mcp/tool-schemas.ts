@@ -125,8 +125,12 @@ function simplestFor(base: JsonSchema, rule: JsonSchema): JsonSchema | undefined
 }
 
 const nullable = (json: JsonSchema): JsonSchema => {
+  // An enum lists its values: null must be one of them as well as one of the types.
+  if (json.enum) {
+    const type = typeof json.type === 'string' ? { type: [json.type, 'null'] } : {};
+    return { ...json, ...type, enum: [...(json.enum as unknown[]), null] };
+  }
   if (typeof json.type === 'string') return { ...json, type: [json.type, 'null'] };
-  if (json.enum) return { ...json, enum: [...(json.enum as unknown[]), null] };
   if (json.type === undefined && Object.keys(json).every((key) => key === 'description')) return json;
   return { anyOf: [json, { type: 'null' }] };
 };

@@ -45,3 +45,11 @@ describe('configuration', () => {
     }
   });
 });
+
+test('MCP_GRAPHQL_TOOL (any document) and PERSISTED_OPERATIONS=only (trusted documents only) are refused together', () => {
+  const secrets = { JWT_SECRET: 'x'.repeat(32), SECRETS_KEY: Buffer.alloc(32, 1).toString('base64') };
+  expect(() => loadConfig({ ...secrets, MCP_GRAPHQL_TOOL: 'true', PERSISTED_OPERATIONS: 'only' })).toThrow(
+    /MCP_GRAPHQL_TOOL.*PERSISTED_OPERATIONS=only forbids/,
+  );
+  expect(loadConfig({ ...secrets, MCP_GRAPHQL_TOOL: 'true' }).MCP_GRAPHQL_TOOL).toBe(true);
+});

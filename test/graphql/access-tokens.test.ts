@@ -155,10 +155,13 @@ describe('named access tokens', () => {
     const { token, accessToken } = await create({ name: 'watcher' });
     const stream = await subscribe(t.app, 'spring', token);
     expect(stream.status).toBe(200);
-    await t.gql('mutation { accountApiKeyRotate { apiKey } }', {}, token);
+    await t.gql('mutation { accountApiKeyRotate { apiKey } }', {}, session.token);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(stream.ended).toBe(false);
-    await t.gql(REVOKE, { tokenId: accessToken.tokenId }, token);
+    const login = await t.rest('POST', '/login', {
+      body: { username: session.email, password: 'correct horse battery' },
+    });
+    await t.gql(REVOKE, { tokenId: accessToken.tokenId }, login.body.access_token);
     await vi.waitFor(() => expect(stream.ended).toBe(true), { timeout: 2000 });
   });
 
@@ -172,6 +175,48 @@ describe('named access tokens', () => {
     expect(stream.ended).toBe(false);
     await vi.advanceTimersByTimeAsync(10_000);
     await vi.waitFor(() => expect(stream.ended).toBe(true), { timeout: 2000 });
+  });
+
+  it('a named token cannot manage credentials: no new token, no revocation, no API-key rotation, no password change', async () => {
+    const { token, accessToken } = await create({
+      name: 'agent',
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    const attempts = [
+      [CREATE, { input: { name: 'forever' } }],
+      [REVOKE, { tokenId: accessToken.tokenId }],
+      ['mutation { accountApiKeyRotate { apiKey } }', {}],
+      ['mutation { rotateApiKey { apiKey } }', {}],
+      [
+        'mutation { accountPasswordChange(input: { currentPassword: "correct horse battery", newPassword: "another long one" }) { accessToken } }',
+        {},
+      ],
+    ] as const;
+    for (const [query, variables] of attempts) {
+      const reply = await t.gql(query, variables, token);
+      expect(reply.body.errors?.[0]?.extensions.code, query).toBe('FORBIDDEN');
+      expect(reply.body.errors?.[0]?.message).toMatch(/^Named access tokens cannot manage credentials/);
+    }
+    expect(await t.app.database.db.selectFrom('access_tokens').select('token_id').execute()).toHaveLength(1);
+    // The login token still can.
+    expect((await t.gql(REVOKE, { tokenId: accessToken.tokenId }, session.token)).body.errors).toBeUndefined();
+  });
+
+  it('a read-only token reads webhook secrets masked (the response cache keeps its answers apart)', async () => {
+    const reader = (await create({ name: 'reader', readOnly: true })).token;
+    const created = await t.gql(
+      'mutation { webhookCreate(input: { url: "https://hooks.example.com/in" }) { webhook { secret } } }',
+      {},
+      session.token,
+    );
+    const secret = created.body.data.webhookCreate.webhook.secret as string;
+    expect(secret).toMatch(/^whsec_/);
+    const full = await t.gql('{ webhooks { secret } }', {}, session.token);
+    expect(full.body.data.webhooks[0].secret).toBe(secret);
+    const masked = await t.gql('{ webhooks { secret } }', {}, reader);
+    expect(masked.body.data.webhooks[0].secret).toBe(`****${secret.slice(-4)}`);
+    const rest = await t.rest('GET', '/get_webhooks', { token: reader });
+    expect(rest.text).not.toContain(secret);
   });
 
   it('another account cannot see, revoke or refetch a token', async () => {
@@ -213,7 +258,10 @@ describe('named access tokens', () => {
     expect((await t.gql('{ viewer { accountId } }', {}, token)).body.data.viewer.accountId).toBe(session.id);
 
     const soon = new Date(Date.now() + 60_000);
-    const expiring = await create({ name: 'short', expiresAt: soon.toISOString() }, token);
+    const login = await t.rest('POST', '/login', {
+      body: { username: session.email, password: 'correct horse battery' },
+    });
+    const expiring = await create({ name: 'short', expiresAt: soon.toISOString() }, login.body.access_token);
     expect(expiring.accessToken.expiresAt).toBe(soon.toISOString());
     expect((await t.gql('{ viewer { accountId } }', {}, expiring.token)).body.data).toBeTruthy();
     vi.useFakeTimers({ now: Date.now() + 61_000, toFake: ['Date'] });

@@ -125,6 +125,12 @@ describe('the MCP door', () => {
     };
 
     expect((await run('voice_list', { language: 'en' })).voices.length).toBeGreaterThan(0);
+    // Nothing connected yet: nullable enums (voiceProvider) are null, which the output schema must allow.
+    expect((await run('integration_list')).viewer.integrations.telephony).toMatchObject({
+      connected: false,
+      voiceProvider: null,
+    });
+    expect((await run('campaign_list', { status: null })).campaigns.edges).toEqual([]);
     const created = await run('campaign_create', { input: CAMPAIGN });
     expect(created.campaignCreate.campaign).toMatchObject({ campId: 'spring', status: 'ACTIVE', maxCallTimeout: 1 });
     await run('campaign_create', { input: { ...CAMPAIGN, campId: 'summer', title: 'Summer' } });
@@ -243,7 +249,10 @@ describe('the MCP door', () => {
         issues: error.extensions.issues,
       })),
     ).toEqual(errors.map(({ message, code, issues }) => ({ message, code, issues })));
-    // A type GraphQL itself refuses (a number for a String), and an unknown argument.
+    // An argument the operation does not declare (GraphQL would ignore it: the input schema says it may not be sent).
+    const extra = await callError(client, 'campaign_list', { bogus: 1 });
+    expect(extra[0]).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ path: ['bogus'], type: 'extra_forbidden' }] });
+    // A type GraphQL itself refuses (a number for a String), and a missing argument.
     const typed = await callError(client, 'campaign_get', { campId: 5 });
     expect(typed[0]).toMatchObject({ code: 'BAD_USER_INPUT', message: expect.stringContaining('$campId') });
     const missing = await callError(client, 'campaign_get', {});
@@ -396,6 +405,17 @@ describe('the MCP door', () => {
     const deep = `{ campaigns { edges { node { ${nested} campId ${'} } } } '.repeat(4)} } } } }`;
     const refused = await callError(client, 'graphql', { query: deep });
     expect(refused[0]?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const twoOperations = 'query A { viewer { accountId } } query B { voices { voiceId } }';
+    expect(await call(client, 'graphql', { query: twoOperations, operationName: 'A' })).toEqual({
+      viewer: { accountId: id },
+    });
+    // Which of several operations: the code /graphql gives (yoga resolves the operation while parsing).
+    for (const operationName of [undefined, 'C']) {
+      const unresolved = await callError(client, 'graphql', { query: twoOperations, operationName });
+      expect(unresolved[0]?.code).toMatch(/^(OPERATION_RESOLUTION_FAILURE|BAD_USER_INPUT)$/);
+    }
+    const deferred = await callError(client, 'graphql', { query: '{ viewer { accountId ... @defer { email } } }' });
+    expect(deferred[0]?.code).toBe('BAD_REQUEST');
     const subscription = await callError(client, 'graphql', {
       query: 'subscription { campaignEvents(campId: "x") { eventType } }',
     });

@@ -11,6 +11,7 @@ import {
   revokeAccessToken,
 } from '../../domain/access-tokens.js';
 import { builder, viewerOf } from '../builder.js';
+import { refuseNamedTokens } from '../named-token-limits.js';
 import { scopedKey, scopedNode } from '../global-ids.js';
 import { payloadType, typeStem } from '../payloads.js';
 import { AccountRef } from './account.js';
@@ -94,14 +95,17 @@ builder.mutationFields((t) => ({
     type: AccessTokenCreatePayload,
     description:
       `Creates a named access token for an agent or a script (at most ${MAX_ACCESS_TOKENS} per account). It keeps ` +
-      'working after a password change or an API-key rotation, until it expires or is revoked.',
+      'working after a password change or an API-key rotation, until it expires or is revoked. Needs a login token: ' +
+      'a named token cannot create or revoke tokens (FORBIDDEN).',
     args: { input: t.arg({ type: AccessTokenCreateInput, required: true, description: 'The new token.' }) },
-    resolve: (_root, { input }, context) =>
-      createAccessToken(context.db, context.tokens, viewerOf(context).id, {
+    resolve: (_root, { input }, context) => {
+      refuseNamedTokens(context);
+      return createAccessToken(context.db, context.tokens, viewerOf(context).id, {
         name: input.name,
         readOnly: input.readOnly ?? false,
         expiresAt: input.expiresAt ?? null,
-      }),
+      });
+    },
   }),
   accessTokenRevoke: t.field({
     type: payloadType(
@@ -114,9 +118,12 @@ builder.mutationFields((t) => ({
         nodeKey: (token: AccessToken, context) => scopedKey(viewerOf(context).id, token.tokenId),
       },
     ),
-    description: 'Revokes a named access token: the next request that sends it is refused (401).',
+    description:
+      'Revokes a named access token: the next request that sends it is refused (401). Needs a login token (FORBIDDEN ' +
+      'with a named one).',
     args: { input: t.arg({ type: AccessTokenRevokeInput, required: true, description: 'Which token.' }) },
     resolve: async (_root, { input }, context) => {
+      refuseNamedTokens(context);
       const revoked = await revokeAccessToken(context.db, viewerOf(context).id, input.tokenId);
       context.streams.accessTokenRevoked(revoked.tokenId);
       return revoked;

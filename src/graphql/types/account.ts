@@ -8,6 +8,7 @@ import { loginSchema, passwordField, signUpSchema } from '../../domain/accounts.
 import { builder, viewerOf } from '../builder.js';
 import type { Context } from '../context.js';
 import { replacedBy, typeStem } from '../payloads.js';
+import { refuseNamedTokens } from '../named-token-limits.js';
 
 export const AccountRef = builder.loadableNode('Account', {
   description: 'A tenant: everything else belongs to exactly one account.',
@@ -97,6 +98,7 @@ async function logInWith(
 }
 
 async function rotateKeyOf(context: Context) {
+  refuseNamedTokens(context);
   const rotated = await rotateApiKey(context.db, viewerOf(context).id);
   context.streams.revoked(rotated.account.id);
   return rotated;
@@ -106,6 +108,7 @@ async function changePasswordWith(
   context: Context,
   input: { currentPassword: string; newPassword: string },
 ): Promise<IssuedToken & { account: Account }> {
+  refuseNamedTokens(context);
   const account = viewerOf(context);
   const token = await changePassword(context.db, context.tokens, account.id, input, context.config.PASSWORD_HASH_COST);
   context.streams.revoked(account.id);

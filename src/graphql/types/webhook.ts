@@ -24,6 +24,7 @@ import {
   webhookIdField,
 } from '../../domain/webhooks.schema.js';
 import { EventTypeEnum } from './event-type.js';
+import { maskSecret } from '../../security/secrets.js';
 import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
 import type { Context } from '../context.js';
 import { keysetConnection, limitArg } from '../pagination.js';
@@ -148,8 +149,13 @@ export const WebhookRef = builder.loadableNode('Webhook', {
     }),
     secret: t.string({
       description:
-        'The signing secret (whsec_ + base64): verify `webhook-signature` with any Standard Webhooks library.',
-      resolve: (webhook, _args, context) => context.secrets.open(webhook.sealedSecret),
+        'The signing secret (whsec_ + base64): verify `webhook-signature` with any Standard Webhooks library. ' +
+        'Masked ("****" and its last 4) for a read-only access token.',
+      // A read-only token reads it masked: with the secret, a reporting agent could sign deliveries of its own.
+      resolve: (webhook, _args, context) => {
+        const secret = context.secrets.open(webhook.sealedSecret);
+        return context.readOnly ? maskSecret(secret) : secret;
+      },
     }),
     createdAt: t.field({
       type: 'DateTime',
