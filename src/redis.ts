@@ -34,7 +34,8 @@ function client(url: string, logger: Logger, options: RedisOptions, queue: boole
     // A command sent while Redis is away fails at once (the subscriber keeps its queue: ioredis re-subscribes).
     enableOfflineQueue: queue,
     maxRetriesPerRequest: queue ? null : 0,
-    commandTimeout: queue ? undefined : options.commandTimeoutMs,
+    // The command timeout is set once connected (connectRedis): at start-up, ioredis's ready check (INFO) on a busy
+    // machine may take longer than a request should wait, and failing it would fail the start.
     connectTimeout: 2000,
     retryStrategy,
   });
@@ -58,6 +59,7 @@ export async function connectRedis(url: string, logger: Logger, options: RedisOp
     const reason = error instanceof Error ? error.message : String(error);
     throw new RedisUnavailableError(`REDIS_URL is set, but Redis does not answer (${reason})`);
   }
+  command.options.commandTimeout = options.commandTimeoutMs;
   const listeners = new Set<(available: boolean) => void>();
   let available = true;
   let closing = false;
