@@ -28,7 +28,7 @@ import { createMetrics } from './http/metrics.js';
 import { graphqlSpans, tracingWanted } from './tracing.js';
 import { createGeneration, type Generation, responseCache } from './graphql/response-cache.js';
 import { createWebSocketDoor, type WebSocketDoor } from './http/websockets.js';
-import { countPendingDeliveries } from './domain/deliveries.js';
+import { countPendingDeliveries } from './domain/delivery-leases.js';
 import { routes } from './rest/routes.js';
 import { createSecretBox } from './security/secrets.js';
 import { createTokenIssuer } from './security/tokens.js';
@@ -138,7 +138,6 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ? null
       : startDeliveryWorker({
           db: database.db,
-          dialect: database.dialect,
           secrets: services.secrets,
           logger,
           retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,

@@ -1,5 +1,6 @@
 // Campaigns: create, upsert (full replacement), partial update, delete, status transitions, listing (docs/decisions.md §5).
-import { type Kysely, PostgresIntrospector, type Selectable, sql, type Transaction } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { dialectOf } from '../db/dialect.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { type KeysetPage, type KeysetParameters, keysetOf, keysetPage, keysetParameters } from '../db/keyset.js';
 import { reusableQuery } from '../db/reusable-query.js';
@@ -125,13 +126,8 @@ export async function createCampaign(
   }
 }
 
-/** Whether `db` runs on PostgreSQL (asked once per handle). */
-const postgresHandles = new WeakMap<Kysely<Database>, boolean>();
-function onPostgres(db: Kysely<Database>): boolean {
-  let postgres = postgresHandles.get(db);
-  if (postgres === undefined) postgresHandles.set(db, (postgres = db.introspection instanceof PostgresIntrospector));
-  return postgres;
-}
+/** Whether `db` runs on PostgreSQL. */
+const onPostgres = (db: Kysely<Database>): boolean => dialectOf(db) === 'postgres';
 
 /**
  * Locks the campaign's row until the transaction ends and returns its status and updatedAt (undefined when there is

@@ -3,7 +3,6 @@
 // (with up to 10 % jitter), `failed` after the last one. A 410 Gone disables the webhook. The same `webhook-id` (the
 // delivery id) goes with every attempt. Requests never wait for it: a commit that raised events only wakes it.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../db/database.js';
 import type { Database } from '../db/types.js';
 import {
   abandonDelivery,
@@ -12,7 +11,7 @@ import {
   claimDueDeliveries,
   disableWebhook,
   recordAttempt,
-} from '../domain/deliveries.js';
+} from '../domain/delivery-leases.js';
 import type { Logger } from '../logger.js';
 import { newId } from '../security/api-keys.js';
 import type { SecretBox } from '../security/secrets.js';
@@ -25,7 +24,6 @@ export const USER_AGENT = 'campaign-gateway-webhooks/1';
 
 export interface DeliveryWorkerOptions {
   db: Kysely<Database>;
-  dialect: Dialect;
   secrets: SecretBox;
   logger: Logger;
   /** Seconds between attempts after the first (WEBHOOK_RETRY_SCHEDULE). */
@@ -181,7 +179,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       if (free > 0) {
         try {
           const now = clock();
-          claimed = await claimDueDeliveries(db, options.dialect, {
+          claimed = await claimDueDeliveries(db, {
             owner,
             now: new Date(now).toISOString(),
             leaseUntil: new Date(now + leaseMs).toISOString(),

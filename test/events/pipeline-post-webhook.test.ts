@@ -2,7 +2,7 @@
 // postWebhook is POSTed there after postWebhookDelay seconds; a failed delivery is retried mexRetry times, retryDelay
 // MINUTES apart, then fails. No real waiting: the worker runs on a clock the test moves forward (`offset`).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimDueDeliveries, recordAttempt } from '../../src/domain/deliveries.js';
+import { claimDueDeliveries, recordAttempt } from '../../src/domain/delivery-leases.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { campaignModelData } from '../helpers/campaigns.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
@@ -466,9 +466,9 @@ describe('deleting the text pipeline', () => {
     await setPipeline({ postWebhook: r.url, postWebhookDelay: 30 });
     await inbound('m.1');
     // Another instance's worker (here, by hand) leases the due delivery and stalls before its POST.
-    const { db, dialect } = app().app.database;
+    const { db } = app().app.database;
     const lease = { owner: 'worker_stalled', leaseUntil: new Date(Date.now() + 60 * SECOND).toISOString() };
-    const claimed = await claimDueDeliveries(db, dialect, {
+    const claimed = await claimDueDeliveries(db, {
       owner: lease.owner,
       now: new Date(Date.now() + 31 * SECOND).toISOString(),
       leaseUntil: lease.leaseUntil,

@@ -1,0 +1,193 @@
+// The delivery worker's lease store (docs/decisions.md §9): it claims due deliveries of every account, records each
+// attempt's outcome, abandons what can no longer be sent. A claim is a lease: `next_attempt_at` moves to the lease's
+// end and `lease_owner` names the worker, so a worker that dies mid-attempt only delays the delivery until the lease
+// runs out, and another worker takes it then. What owners see of deliveries is src/domain/deliveries.ts.
+import type { Kysely } from 'kysely';
+import { dialectOf } from '../db/dialect.js';
+import type { Database } from '../db/types.js';
+import { failedFor } from './deliveries.js';
+
+/** What the worker needs to make one attempt. */
+export interface ClaimedDelivery {
+  deliveryId: string;
+  accountId: string;
+  webhookId: string | null;
+  /**
+   * The webhook's URL (or the pipeline's postWebhook); null when the webhook is disabled (or the text pipeline was
+   * deleted): the delivery is then abandoned unsent.
+   */
+  url: string | null;
+  /** Null for text pipeline deliveries, which have no secret. */
+  sealedSecret: string | null;
+  payload: string;
+  /** Seconds between retries; null means WEBHOOK_RETRY_SCHEDULE. */
+  retryDelays: number[] | null;
+  retries: number;
+  /** The end of this claim's lease: with the owner, what identifies the lease when the outcome is recorded. */
+  leaseUntil: string;
+}
+
+/**
+ * Leases up to `limit` due deliveries to `owner` until `leaseUntil`. On PostgreSQL the candidate rows are locked
+ * with SKIP LOCKED, so workers of several instances claim disjoint sets; SQLite runs one writer at a time anyway.
+ *
+ * What is handed out is checked as it is read here, after the lease was taken: a delivery cancelled meanwhile
+ * (its text pipeline deleted) is not returned, and one whose pipeline is gone comes with no URL. The worker POSTs
+ * at once after the claim, so what remains is the short window between this read and the POST, and the POST
+ * itself: a delete that commits then cannot stop it (its outcome is then not recorded: the row is no longer pending).
+ */
+export async function claimDueDeliveries(
+  db: Kysely<Database>,
+  claim: { owner: string; now: string; leaseUntil: string; limit: number },
+): Promise<ClaimedDelivery[]> {
+  const due = db
+    .selectFrom('webhook_deliveries')
+    .select('delivery_id')
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', claim.now)
+    .orderBy('next_attempt_at')
+    .limit(claim.limit);
+  // Most polls find nothing: a plain indexed read answers that without taking a write lock.
+  if (!(await due.limit(1).executeTakeFirst())) return [];
+  const claimed = await db
+    .updateTable('webhook_deliveries')
+    .set({ next_attempt_at: claim.leaseUntil, lease_owner: claim.owner })
+    .where('delivery_id', 'in', dialectOf(db) === 'postgres' ? due.forUpdate().skipLocked() : due)
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', claim.now)
+    .returning('delivery_id')
+    .execute();
+  if (claimed.length === 0) return [];
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .innerJoin('events', 'events.event_id', 'webhook_deliveries.event_id')
+    .leftJoin('webhooks', 'webhooks.webhook_id', 'webhook_deliveries.webhook_id')
+    .leftJoin('text_pipelines', (join) =>
+      join
+        .onRef('text_pipelines.account_id', '=', 'webhook_deliveries.account_id')
+        .onRef('text_pipelines.camp_id', '=', 'webhook_deliveries.camp_id'),
+    )
+    .select([
+      'webhook_deliveries.delivery_id',
+      'webhook_deliveries.account_id',
+      'webhook_deliveries.webhook_id',
+      'webhook_deliveries.target_url',
+      'webhook_deliveries.retry_delays',
+      'webhook_deliveries.retries',
+      'events.payload',
+      'webhooks.url',
+      'webhooks.enabled',
+      'webhooks.secret_sealed',
+      'text_pipelines.camp_id as pipeline_camp_id',
+    ])
+    .where(
+      'webhook_deliveries.delivery_id',
+      'in',
+      claimed.map((row) => row.delivery_id),
+    )
+    .where('webhook_deliveries.status', '=', 'pending')
+    .where('webhook_deliveries.lease_owner', '=', claim.owner)
+    .execute();
+  return rows.map((row) => ({
+    deliveryId: row.delivery_id,
+    accountId: row.account_id,
+    webhookId: row.webhook_id,
+    url: row.webhook_id ? (row.enabled ? row.url : null) : row.pipeline_camp_id === null ? null : row.target_url,
+    sealedSecret: row.secret_sealed,
+    payload: row.payload,
+    retryDelays: row.retry_delays === null ? null : (JSON.parse(row.retry_delays) as number[]),
+    retries: Number(row.retries),
+    leaseUntil: claim.leaseUntil,
+  }));
+}
+
+/** How an attempt ended; `retryAt` null after a failure means no retry is left (the delivery fails). */
+export type AttemptOutcome =
+  | { ok: true; responseCode: number }
+  | { ok: false; responseCode: number | null; error: string; retryAt: string | null };
+
+/**
+ * The lease an outcome is recorded under. An outcome is written only while that very lease is held: the row still
+ * names `owner` AND still ends at `leaseUntil`. A lease that ran out belongs to whoever took the delivery next, and
+ * the late outcome of the first attempt must not overwrite theirs (attempts, status, response code, next attempt);
+ * the end tells two leases of one worker apart (a worker may take over its own delivery after its lease ran out).
+ */
+export interface Lease {
+  owner: string;
+  leaseUntil: string;
+}
+
+/** Records an attempt, if the lease it was made under is still held (see `Lease`). */
+export async function recordAttempt(
+  db: Kysely<Database>,
+  lease: Lease,
+  deliveryId: string,
+  outcome: AttemptOutcome,
+): Promise<void> {
+  const now = new Date().toISOString();
+  const common = { lease_owner: null, last_response_code: outcome.responseCode, updated_at: now };
+  await db
+    .updateTable('webhook_deliveries')
+    .set((eb) =>
+      outcome.ok
+        ? { ...common, status: 'succeeded', attempts: eb('attempts', '+', 1), next_attempt_at: null, last_error: null }
+        : {
+            ...common,
+            status: outcome.retryAt ? 'pending' : 'failed',
+            attempts: eb('attempts', '+', 1),
+            retries: outcome.retryAt ? eb('retries', '+', 1) : eb.ref('retries'),
+            next_attempt_at: outcome.retryAt,
+            last_error: outcome.error,
+          },
+    )
+    .where('delivery_id', '=', deliveryId)
+    .where('lease_owner', '=', lease.owner)
+    .where('next_attempt_at', '=', lease.leaseUntil)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/**
+ * Fails a claimed delivery without an attempt (its webhook was disabled, or its text pipeline deleted, after the
+ * event), if the lease is still held.
+ */
+export async function abandonDelivery(
+  db: Kysely<Database>,
+  lease: Lease,
+  deliveryId: string,
+  reason: string,
+): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set(failedFor(reason))
+    .where('delivery_id', '=', deliveryId)
+    .where('lease_owner', '=', lease.owner)
+    .where('next_attempt_at', '=', lease.leaseUntil)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/** Turns a webhook off (its receiver answered 410 Gone); new events are no longer sent to it. */
+export async function disableWebhook(
+  db: Kysely<Database>,
+  accountId: string,
+  webhookId: string,
+  reason: string,
+): Promise<void> {
+  await db
+    .updateTable('webhooks')
+    .set({ enabled: 0, disabled_reason: reason, updated_at: new Date().toISOString() })
+    .where('account_id', '=', accountId)
+    .where('webhook_id', '=', webhookId)
+    .execute();
+}
+
+/** Deliveries waiting to be sent or retried, across accounts: the outbox backlog (README "Metrics"). */
+export async function countPendingDeliveries(db: Kysely<Database>): Promise<number> {
+  const { count } = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
