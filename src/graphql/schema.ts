@@ -14,6 +14,7 @@ import './types/meeting.js';
 import './types/social.js';
 import './types/webhook.js';
 import './types/webhook-mutations.js';
+import './types/webhook-deprecated.js';
 import './types/campaign-events.js';
 
 /** The public API: what `/graphql` serves, introspects and shows in GraphiQL. */
