@@ -22,4 +22,6 @@ export const VALUE_TYPES = [
   'SocialMessageEdge',
   'WebhookDeliveryConnection',
   'WebhookDeliveryEdge',
+  'MeetingConnection',
+  'MeetingEdge',
 ] as const;
