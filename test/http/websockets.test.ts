@@ -91,6 +91,25 @@ async function until(check: () => boolean, what: string, ms = 3000, poll?: () =>
 }
 
 describe('subscriptions over WebSocket', () => {
+  it('takes a named access token; a read-only one runs queries but no mutation', async () => {
+    await start();
+    const { token } = await t.account();
+    const CREATE = 'mutation ($i: AccessTokenCreateInput!) { accessTokenCreate(input: $i) { token } }';
+    const named = async (input: Record<string, unknown>) =>
+      (await t.gql(CREATE, { i: input }, token)).body.data.accessTokenCreate.token as string;
+    const reader = await named({ name: 'ws reader', readOnly: true });
+    const { client } = connect(reader);
+    const query = subscribe(client, '{ viewer { email } }');
+    await until(() => query.state.done, 'the query');
+    expect(query.received[0].data.viewer.email).toMatch(/@example\.com$/);
+    const write = subscribe(
+      client,
+      'mutation { webhookCreate(input: { url: "https://example.com/h" }) { webhook { id } } }',
+    );
+    await until(() => write.state.done || write.state.error !== undefined, 'the refused mutation');
+    expect(write.received[0]?.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+
   it('delivers a campaign event to a subscriber authenticated in connection_init', async () => {
     await start();
     const { token } = await t.account();
