@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { type Config, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
-import { signUp } from './domain/accounts.js';
+import { findAccountIdByEmail, signUp } from './domain/accounts.js';
 import {
   accessTokenCreateSchema,
   createAccessToken,
@@ -173,13 +173,9 @@ const commands: Record<string, Command> = {
 
 /** The account with this e-mail, for the token commands: a one-line failure when there is none. */
 async function accountIdByEmail(db: ReturnType<typeof openDatabase>['db'], email: string): Promise<string> {
-  const row = await db
-    .selectFrom('accounts')
-    .select('id')
-    .where('email', '=', email.trim().toLowerCase())
-    .executeTakeFirst();
-  if (!row) throw new CliFailure(`no account with the e-mail ${email}`);
-  return row.id;
+  const id = await findAccountIdByEmail(db, email);
+  if (id === null) throw new CliFailure(`no account with the e-mail ${email}`);
+  return id;
 }
 
 /** A failure the operator can fix, said in one line (exit 1). */

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { AccessTokensTable, Database } from '../db/types.js';
 import { apiKeyHint, hashApiKey, newId } from '../security/api-keys.js';
 import type { TokenIssuer } from '../security/tokens.js';
-import { type Account, findAccountById, serializeForAccount } from './accounts.js';
+import { type Account, serializeForAccount, toAccount } from './accounts.js';
 import { badInput, notFound } from './errors.js';
 
 /** At most this many tokens per account (revoke one to make room). */
@@ -152,10 +152,32 @@ export async function findAccessTokenCredential(
   db: Kysely<Database>,
   tokenId: string,
 ): Promise<AccessTokenCredential | null> {
-  const row = await db.selectFrom('access_tokens').selectAll().where('token_id', '=', tokenId).executeTakeFirst();
+  // One round trip: the token and its account together (every request with a named token asks on PostgreSQL).
+  const row = await db
+    .selectFrom('access_tokens')
+    .innerJoin('accounts', 'accounts.id', 'access_tokens.account_id')
+    .selectAll('access_tokens')
+    .select([
+      'accounts.email',
+      'accounts.password_hash',
+      'accounts.api_key_hash',
+      'accounts.api_key_hint',
+      'accounts.created_at as account_created_at',
+      'accounts.token_version',
+    ])
+    .where('access_tokens.token_id', '=', tokenId)
+    .executeTakeFirst();
   if (!row) return null;
-  const account = await findAccountById(db, row.account_id);
-  return account ? { ...toAccessToken(row), account, tokenHash: row.token_hash } : null;
+  const account = toAccount({
+    id: row.account_id,
+    email: row.email,
+    password_hash: row.password_hash,
+    api_key_hash: row.api_key_hash,
+    api_key_hint: row.api_key_hint,
+    created_at: row.account_created_at,
+    token_version: row.token_version,
+  });
+  return { ...toAccessToken(row), account, tokenHash: row.token_hash };
 }
 
 /** Whether the token with this id still exists (live streams opened with it check it now and then). */

@@ -17,7 +17,7 @@ export interface Account {
   tokenVersion: number;
 }
 
-const toAccount = (row: Selectable<AccountsTable>): Account => ({
+export const toAccount = (row: Selectable<AccountsTable>): Account => ({
   id: row.id,
   email: row.email,
   apiKeyHint: row.api_key_hint,
@@ -134,6 +134,16 @@ export async function login(
 const accountById = reusableQuery((db, p: { id: string }) =>
   db.selectFrom('accounts').selectAll().where('id', '=', p.id),
 );
+
+/** The id of the account with this e-mail (any case), or null. */
+export async function findAccountIdByEmail(db: Kysely<Database>, email: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('accounts')
+    .select('id')
+    .where('email', '=', email.trim().toLowerCase())
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
 
 export async function findAccountById(db: Kysely<Database>, id: string): Promise<Account | null> {
   const [row] = await accountById(db, { id });

@@ -14,7 +14,8 @@ import {
   McpError,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ExecutionResult, GraphQLError } from 'graphql';
+import { type ExecutionResult, GraphQLError } from 'graphql';
+import type { InputIssue } from '../domain/errors.js';
 import type { Authentication, RequestAuth, Services } from '../graphql/context.js';
 import { AUTH_FAILURE_MESSAGES } from '../graphql/context.js';
 import { printSortedSchema, schema } from '../graphql/schema.js';
@@ -66,8 +67,10 @@ const codeOf = (error: GraphQLError) =>
   typeof error.extensions?.code === 'string' ? error.extensions.code : 'INTERNAL_SERVER_ERROR';
 
 /** A tool error for arguments refused before anything runs. */
-const badArguments = (message: string): CallToolResult =>
-  toolResult({ errors: [{ message, extensions: { code: 'BAD_USER_INPUT' } } as unknown as GraphQLError] });
+const badArguments = (message: string, issues?: InputIssue[]): CallToolResult =>
+  toolResult({
+    errors: [new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', ...(issues ? { issues } : {}) } })],
+  });
 
 export function createMcpDoor(yoga: Yoga, services: Services): McpDoor {
   const tools = buildTools(schema, MCP_OPERATIONS);
@@ -122,21 +125,10 @@ export function createMcpDoor(yoga: Yoga, services: Services): McpDoor {
       const declared = tool.inputSchema.properties as Record<string, unknown>;
       const unknown = Object.keys(args).filter((name) => !Object.hasOwn(declared, name));
       if (unknown.length > 0) {
-        return toolResult({
-          errors: [
-            {
-              message: `Unknown arguments: ${unknown.join(', ')}`,
-              extensions: {
-                code: 'BAD_USER_INPUT',
-                issues: unknown.map((name) => ({
-                  path: [name],
-                  type: 'extra_forbidden',
-                  message: 'Extra inputs are not permitted',
-                })),
-              },
-            } as unknown as GraphQLError,
-          ],
-        });
+        return badArguments(
+          `Unknown arguments: ${unknown.join(', ')}`,
+          unknown.map((name) => ({ path: [name], type: 'extra_forbidden', message: 'Extra inputs are not permitted' })),
+        );
       }
       return toolResult(await run(tool, args, request, caller));
     });
