@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { createApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/core/config.js';
 import { chunks } from '../src/db/chunks.js';
 import { CALL_STATUSES, isTerminal, STATUS_RANK } from '../src/domain/call-logs.schema.js';
 import { administer, campaignData, signUpAndLogin, summary, timed } from './support.js';

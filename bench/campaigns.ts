@@ -16,8 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { createApp } from '../src/app.js';
-import { ABLATABLE_STEPS } from '../src/ablation.js';
-import { loadConfig } from '../src/config.js';
+import { ABLATABLE_STEPS } from '../src/core/ablation.js';
+import { loadConfig } from '../src/core/config.js';
 import { administer, campaignData, hasTaskset, signUpAndLogin } from './support.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -310,7 +310,7 @@ async function main(): Promise<void> {
       { ...ours, ...env },
       graphqlPost,
     ]),
-    // The ablation (issue 21): the same request with one per-request step of ours taken out (src/ablation.ts), then
+    // The ablation (issue 21): the same request with one per-request step of ours taken out (src/core/ablation.ts), then
     // all of them; metrics and persisted operations are the feature rows above.
     ['ablation: the access log line off (LOG_LEVEL=warn)', 'dist/src/main.js', { LOG_LEVEL: 'warn' }, graphqlPost],
     ...ABLATABLE_STEPS.map((step): TargetSpec => [

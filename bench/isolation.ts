@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { createApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/core/config.js';
 import { chunks } from '../src/db/chunks.js';
 import { telephonySignature } from '../src/security/telephony-signature.js';
 import { campaignData, hasTaskset, signUpAndLogin } from './support.js';

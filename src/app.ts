@@ -2,7 +2,7 @@
 // delivery worker, behind one fetch handler (src/http/doors.ts; the node:http listener and the tests both call it).
 import type { Plugin } from 'graphql-yoga';
 import type { DestinationStream } from 'pino';
-import type { Config } from './config.js';
+import type { Config } from './core/config.js';
 import { createDatabaseAvailability } from './db/availability.js';
 import { type DatabaseHandle, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -13,19 +13,19 @@ import { accessTokenExists, findAccessTokenCredential } from './domain/access-to
 import { loadVoiceCatalogue } from './domain/voices.js';
 import { createCampaignEventBus } from './events/pubsub.js';
 import { type DeliveryWorkerOptions, startDeliveryWorker } from './events/worker.js';
-import type { Services } from './graphql/context.js';
-import { createLiveStreams } from './graphql/live-streams.js';
+import type { Services } from './services.js';
+import { createLiveStreams } from './events/live-streams.js';
 import { createGraphQLServer, type Yoga } from './graphql/yoga.js';
 import { createDoors } from './http/doors.js';
 import { health } from './http/health.js';
-import { createLogger } from './logger.js';
-import { connectRedis } from './redis.js';
+import { createLogger } from './core/logger.js';
+import { connectRedis } from './core/redis.js';
 import { createRateLimits } from './security/rate-limits.js';
 import { createDocs } from './rest/docs.js';
 import { createRestRouter } from './rest/router.js';
 import { createMcpDoor } from './mcp/door.js';
 import { createMetrics } from './http/metrics.js';
-import { graphqlSpans, tracingWanted } from './tracing.js';
+import { graphqlSpans, tracingWanted } from './core/tracing.js';
 import { createGeneration, type Generation, responseCache } from './graphql/response-cache.js';
 import { createWebSocketDoor, type WebSocketDoor } from './http/websockets.js';
 import { countPendingDeliveries } from './domain/delivery-leases.js';

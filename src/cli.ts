@@ -5,7 +5,7 @@ import './node-version.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type Config, loadConfig } from './config.js';
+import { type Config, loadConfig } from './core/config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { findAccountIdByEmail, signUp } from './domain/accounts.js';
@@ -15,7 +15,7 @@ import {
   listAccessTokens,
   revokeAccessToken,
 } from './domain/access-tokens.js';
-import { DomainError } from './domain/errors.js';
+import { DomainError } from './core/errors.js';
 import { createTokenIssuer } from './security/tokens.js';
 import { signUpSchema } from './domain/accounts.schema.js';
 import { loadVoiceCatalogue } from './domain/voices.js';

@@ -2,7 +2,7 @@
 // pipeline, telephony and calendar integrations, upcoming meetings and a webhook. Running it again starts the demo
 // account over (its old data is deleted), so its API key is new each time.
 import type { Kysely } from 'kysely';
-import type { Config } from './config.js';
+import type { Config } from './core/config.js';
 import type { Database } from './db/types.js';
 import { deleteAccountByEmail, signUp } from './domain/accounts.js';
 import { applyCallStatus } from './domain/call-logs.js';

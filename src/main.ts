@@ -2,10 +2,10 @@
 // no new connections, live streams end, in-flight requests finish, the worker stops, the database closes — within 5 s.
 import './node-version.js';
 import { createApp } from './app.js';
-import { loadConfig } from './config.js';
+import { loadConfig } from './core/config.js';
 import { createHttpServer, listen } from './http/server.js';
 import { exitOnStartupFailure, type StartupSettings } from './startup-errors.js';
-import { startTracing } from './tracing.js';
+import { startTracing } from './core/tracing.js';
 
 /** SIGTERM to exit: in-flight requests are answered, live streams closed, the worker stopped (README "Shutdown"). */
 const SHUTDOWN_TIMEOUT_MS = 5000;

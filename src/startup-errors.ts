@@ -1,9 +1,9 @@
 // Start-up failures an operator can fix (README "Configuration"), each told in one line that names the setting, its
 // value (passwords masked) and what to do, instead of a stack trace. Anything else is a bug and keeps its stack.
-import { ConfigError, maskUrl } from './config.js';
+import { ConfigError, maskUrl } from './core/config.js';
 import { MissingDirectoryError } from './db/database.js';
 import { isDatabaseUnavailable } from './db/errors.js';
-import { RedisUnavailableError } from './redis.js';
+import { RedisUnavailableError } from './core/redis.js';
 
 interface SystemError extends Error {
   code?: string;

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { type AccountChanges, sqliteAccountChanges, unknownAccountChanges } from './account-changes.js';
 import { notifyCommittedWrites } from './committed-writes.js';
 import type { Database } from './types.js';
-import { traceQuery } from '../tracing.js';
+import { traceQuery } from '../core/tracing.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 

@@ -1,8 +1,6 @@
 // The Database interface Kysely checks queries against. Timestamps are ISO 8601 UTC text, booleans 0/1,
 // JSON as text: the same representation on SQLite and PostgreSQL (row mappers in src/domain convert).
 import type { Generated } from 'kysely';
-// The campaigns table's model columns are declared once, with the campaign's fields (a type-only import).
-import type { CampaignColumns } from '../domain/campaigns.schema.js';
 
 export interface AccountsTable {
   id: string;
@@ -39,8 +37,34 @@ export interface VoicesTable {
   sort_order: number;
 }
 
-/** The model columns derive from the campaign field declarations (src/domain/campaigns.schema.ts). */
-export type CampaignsTable = CampaignColumns & {
+/**
+ * The columns of the campaign's model fields, as stored (booleans as 0/1, JSON as text). Each is declared as a field in
+ * src/domain/campaigns.schema.ts, and the compiler checks there that the two lists agree, column for column.
+ */
+export interface CampaignModelColumns {
+  title: string;
+  voice: string;
+  language: string;
+  script: string;
+  purpose: string;
+  knowledge_base: string;
+  calendar: string;
+  first_line: string;
+  flow_name: string;
+  system_prompt: string;
+  tone: string;
+  max_call_timeout: number;
+  inactive_call_timeout: number;
+  post_call_analysis: number;
+  post_call_analysis_schema: string;
+  time_zone: string;
+  is_freeflow: number;
+  public: number;
+  sample_sid: string;
+  description: string;
+}
+
+export type CampaignsTable = CampaignModelColumns & {
   account_id: string;
   camp_id: string;
   status: string;

@@ -10,7 +10,7 @@ import type { AccessTokensTable, Database } from '../db/types.js';
 import { apiKeyHint, hashApiKey, newId } from '../security/api-keys.js';
 import type { TokenIssuer } from '../security/tokens.js';
 import { type Account, serializeForAccount, toAccount } from './accounts.js';
-import { badInput, notFound } from './errors.js';
+import { badInput, notFound } from '../core/errors.js';
 
 /** At most this many tokens per account (revoke one to make room). */
 export const MAX_ACCESS_TOKENS = 50;

@@ -6,7 +6,7 @@ import type { AccountsTable, Database } from '../db/types.js';
 import { apiKeyHint, hashApiKey, newApiKey, newId } from '../security/api-keys.js';
 import { costOf, DEFAULT_COST, dummyPasswordHash, hashPassword, verifyPassword } from '../security/passwords.js';
 import type { TokenIssuer } from '../security/tokens.js';
-import { conflict, forbidden, unauthenticated } from './errors.js';
+import { conflict, forbidden, unauthenticated } from '../core/errors.js';
 
 export interface Account {
   id: string;

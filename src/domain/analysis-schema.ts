@@ -5,7 +5,7 @@
 // the schema's text, so a changed schema is simply another key.
 import { Ajv, type CodeOptions, type ValidateFunction } from 'ajv';
 import { RE2JS } from 're2js';
-import { badInput } from './errors.js';
+import { badInput } from '../core/errors.js';
 
 const linearRegExp: NonNullable<CodeOptions['regExp']> = Object.assign((pattern: string) => RE2JS.compile(pattern), {
   code: 'RE2JS.compile',

@@ -9,7 +9,7 @@ import { findAccountByApiKey } from './accounts.js';
 import { applyCallStatus } from './call-logs.js';
 import { callbackParamsSchema } from './call-logs.schema.js';
 import { requireCampaign } from './campaigns.js';
-import { badInput, forbidden } from './errors.js';
+import { badInput, forbidden } from '../core/errors.js';
 import { readIntegrationSecrets } from './integrations.js';
 import { telephony } from './integrations.schema.js';
 

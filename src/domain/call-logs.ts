@@ -5,7 +5,7 @@ import { reusableQuery } from '../db/reusable-query.js';
 import type { CallLogsTable, Database } from '../db/types.js';
 import { type CallStatus, isTerminal, STATUS_RANK } from './call-logs.schema.js';
 import { requireCampaign } from './campaigns.js';
-import { notFound } from './errors.js';
+import { notFound } from '../core/errors.js';
 import { withEvents } from './events.js';
 
 export interface CallLog {

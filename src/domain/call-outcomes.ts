@@ -6,7 +6,7 @@ import type { Database } from '../db/types.js';
 import { analysisValidator } from './analysis-schema.js';
 import { type CallLog, getCallLog, saveCallOutcome } from './call-logs.js';
 import { getCampaign } from './campaigns.js';
-import { badInput, type InputIssue, notFound } from './errors.js';
+import { badInput, type InputIssue, notFound } from '../core/errors.js';
 
 /** At most this many failures are listed (allErrors would otherwise list one per item of a long array). */
 const MAX_ISSUES = 50;

@@ -15,6 +15,7 @@ import {
   timeZoneField,
 } from '../validation/fields.js';
 import { isCatalogueVoice } from './voices.js';
+import type { CampaignModelColumns } from '../db/types.js';
 
 export const CAMP_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const campIdField = z.string().regex(CAMP_ID_PATTERN);
@@ -213,6 +214,14 @@ export type CampaignData = { -readonly [K in CampaignFieldName]: ValueOf<Fields[
 
 /** The campaigns table's model columns, with their stored types. */
 export type CampaignColumns = { [K in CampaignFieldName as Fields[K]['column']]: ColumnOf<Fields[K]['kind']> };
+
+/**
+ * The declarations and the database's column list (src/db/types.ts) agree, column for column and type for type: a field
+ * declared here without its column there (or the reverse, or with another kind) does not compile.
+ */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const columnsAgree: Same<CampaignColumns, CampaignModelColumns> = true;
+void columnsAgree;
 
 /** A whole campaign as a client sends it: the required fields, and the optional ones that may be omitted. */
 type DataShape = { [K in RequiredName]: Fields[K]['schema'] } & {

@@ -16,7 +16,7 @@ import {
   FIELD_KINDS,
   withDefaults,
 } from './campaigns.schema.js';
-import { conflict, notFound } from './errors.js';
+import { conflict, notFound } from '../core/errors.js';
 import { withEvents } from './events.js';
 
 export const CAMPAIGN_STATUSES = ['active', 'paused', 'completed'] as const;

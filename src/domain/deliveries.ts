@@ -4,7 +4,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { type KeysetPage, keysetPage } from '../db/keyset.js';
 import type { Database, WebhookDeliveriesTable } from '../db/types.js';
-import { conflict, notFound } from './errors.js';
+import { conflict, notFound } from '../core/errors.js';
 import { requireWebhook } from './webhooks.js';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';

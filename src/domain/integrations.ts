@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
 import { maskSecret, type SecretBox } from '../security/secrets.js';
-import { notFound } from './errors.js';
+import { notFound } from '../core/errors.js';
 import type { IntegrationKind } from './integrations.schema.js';
 
 export type FieldValues = Record<string, string | null>;

@@ -6,7 +6,7 @@ import { groupedBy } from '../db/chunks.js';
 import { newId } from '../security/api-keys.js';
 import { serializeForAccount } from './accounts.js';
 import { requireCampaign } from './campaigns.js';
-import { conflict, notFound } from './errors.js';
+import { conflict, notFound } from '../core/errors.js';
 import { withEvents } from './events.js';
 import { isIntegrationConnected } from './integrations.js';
 import { calendar } from './integrations.schema.js';

@@ -3,7 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Database, TextPipelinesTable } from '../db/types.js';
 import { requireCampaign } from './campaigns.js';
 import { cancelPipelineDeliveries, retargetPipelineDeliveries } from './deliveries.js';
-import { notFound } from './errors.js';
+import { notFound } from '../core/errors.js';
 import { checkWebhookTarget } from './webhooks.js';
 import { TEXT_PIPELINE_DEFAULTS, type TextPipelineInput } from './pipelines.schema.js';
 

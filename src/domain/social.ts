@@ -9,7 +9,7 @@ import { secretsEqual, verifyHubSignature } from '../security/hub-signature.js';
 import { issuesFromZod } from '../validation/issues.js';
 import { findAccountByApiKey } from './accounts.js';
 import { getCampaign, requireCampaign } from './campaigns.js';
-import { badInput, DomainError, forbidden } from './errors.js';
+import { badInput, DomainError, forbidden } from '../core/errors.js';
 import { withEvents } from './events.js';
 import { readIntegrationSecrets } from './integrations.js';
 import { social } from './integrations.schema.js';

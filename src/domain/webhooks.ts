@@ -9,7 +9,7 @@ import { newWebhookSecret } from '../security/webhook-signature.js';
 import { refusedTarget } from '../security/webhook-targets.js';
 import { serializeForAccount } from './accounts.js';
 import { requireCampaign } from './campaigns.js';
-import { badInput, conflict, notFound } from './errors.js';
+import { badInput, conflict, notFound } from '../core/errors.js';
 import {
   type CreateWebhookInput,
   type EventType,

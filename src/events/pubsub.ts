@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { createPubSub, type PubSub, Repeater } from 'graphql-yoga';
 import type { CampaignEvent } from '../domain/events.js';
-import type { Logger } from '../logger.js';
-import type { RedisLink } from '../redis.js';
+import type { Logger } from '../core/logger.js';
+import type { RedisLink } from '../core/redis.js';
 
 type Channels = { 'campaign-events': [topic: string, event: CampaignEvent] };
 

@@ -12,13 +12,13 @@ import {
   disableWebhook,
   recordAttempt,
 } from '../domain/delivery-leases.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../core/logger.js';
 import { newId } from '../security/api-keys.js';
 import type { SecretBox } from '../security/secrets.js';
 import { signWebhook } from '../security/webhook-signature.js';
 import { postJson, TargetRefusedError } from './http-post.js';
 import { SpanKind, trace } from '@opentelemetry/api';
-import { inSpan, tracer } from '../tracing.js';
+import { inSpan, tracer } from '../core/tracing.js';
 
 export const USER_AGENT = 'campaign-gateway-webhooks/1';
 

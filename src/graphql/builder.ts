@@ -8,11 +8,12 @@ import ValidationPlugin from '@pothos/plugin-validation';
 import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
 import { GraphQLError, GraphQLScalarType, type GraphQLSchema, isObjectType } from 'graphql';
 import type { z } from 'zod';
-import { ablated } from '../ablation.js';
-import { badInput, unauthenticated } from '../domain/errors.js';
+import { ablated } from '../core/ablation.js';
+import { badInput, unauthenticated } from '../core/errors.js';
 import { issuesFromZod } from '../validation/issues.js';
 import { jsonShapeProblem } from '../validation/json-limits.js';
-import { AUTH_FAILURE_MESSAGES, type Context } from './context.js';
+import { AUTH_FAILURE_MESSAGES } from '../authentication.js';
+import { type Context } from './context.js';
 
 export const MAX_NODE_IDS = 100;
 

@@ -2,8 +2,8 @@
 import { parseCursorConnectionArgs } from '@pothos/core';
 import type { Keyset, KeysetPage } from '../db/keyset.js';
 import { z } from 'zod';
-import { ablated } from '../ablation.js';
-import { badInput } from '../domain/errors.js';
+import { ablated } from '../core/ablation.js';
+import { badInput } from '../core/errors.js';
 
 export const MAX_PAGE_SIZE = 100;
 

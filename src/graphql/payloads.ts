@@ -2,7 +2,7 @@
 // a `<Mutation>Payload` object holding what changed, so a payload can grow fields without breaking a query.
 import type { OutputRef } from '@pothos/core';
 import { encodeGlobalID } from '@pothos/plugin-relay';
-import { badInput, DomainError } from '../domain/errors.js';
+import { badInput, DomainError } from '../core/errors.js';
 import { builder } from './builder.js';
 import type { Context } from './context.js';
 

@@ -11,9 +11,9 @@ import { useAPQ } from '@graphql-yoga/plugin-apq';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import type { Plugin } from 'graphql-yoga';
 import { z } from 'zod';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../core/config.js';
 import { getPersistedQuery, storePersistedQuery } from '../domain/persisted-queries.js';
-import type { Services } from './context.js';
+import type { Services } from '../services.js';
 
 /** Hashes this gateway recently served, in process: hash → document never changes, so only the size needs a bound. */
 const CACHE_SIZE = 1000;

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { getDocumentString } from '@envelop/core';
 import { type ExecutionResult, getOperationAST, OperationTypeNode, print } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { RedisLink } from '../redis.js';
+import type { RedisLink } from '../core/redis.js';
 import type { Context } from './context.js';
 
 const MAX_RESULT_BYTES = 256 * 1024;

@@ -9,17 +9,19 @@ import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { PothosValidationError } from '@pothos/core';
 import { GraphQLError, getOperationAST, OperationTypeNode } from 'graphql';
 import { createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import { ablated } from '../ablation.js';
+import { ablated } from '../core/ablation.js';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../db/availability.js';
-import { badInput, DomainError, serviceUnavailable } from '../domain/errors.js';
-import { UNKNOWN_CLIENT } from '../http/client-address.js';
-import { noteErrorCode } from '../http/request-context.js';
-import { authenticateRequest, type Context, type RequestAuth, type Services } from './context.js';
+import { badInput, DomainError, serviceUnavailable } from '../core/errors.js';
+import { UNKNOWN_CLIENT } from '../core/request-context.js';
+import { noteErrorCode } from '../core/request-context.js';
+import { authenticateRequest, type RequestAuth } from '../authentication.js';
+import { type Services } from '../services.js';
+import { type Context } from './context.js';
 import { GRAPHIQL_DEFAULT_QUERY, withTokenFromLogin } from './graphiql.js';
 import { limitIncrementalDirectives, usesIncrementalDelivery } from './incremental-delivery.js';
 import { persistedOperationPlugins } from './persisted-operations.js';
 import { requestShapeLimits } from './request-limits.js';
-import { variableErrors } from './variable-errors.js';
+import { inputErrors } from './input-errors.js';
 import { readOnlyTokens } from './read-only-tokens.js';
 import { schema } from './schema.js';
 
@@ -199,7 +201,7 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
       ...persistedOperationPlugins(services),
       ...(ablated.has('armor') ? [] : [...armor(), deepNestingIsAParseError, requestShapeLimits()]),
       errorCodesToAccessLog,
-      variableErrors(),
+      inputErrors(),
       readOnlyTokens,
       // Compiled execution (graphql-jit) for queries, cached per parsed document: yoga's parser cache and the REST
       // door's prepared documents hand it the same DocumentNode each time. Mutations and subscriptions keep

@@ -1,8 +1,7 @@
 // Request bodies are at most 1 MiB on every door (docs/decisions.md §11): a larger Content-Length is refused before anything
 // is read, and a body without one (chunked) is read only up to the limit.
+import { MAX_BODY_BYTES } from '../core/request-context.js';
 import { refuse } from './refusal.js';
-
-export const MAX_BODY_BYTES = 1024 * 1024;
 
 const tooLarge = (rest: boolean) =>
   refuse(rest, {

@@ -3,9 +3,7 @@
 // the address they received from to X-Forwarded-For, it is the entry that many places from the right: entries
 // further left were written by the client itself and prove nothing.
 import ipaddr from 'ipaddr.js';
-
-/** What requests without a socket (in-process calls) count as. */
-export const UNKNOWN_CLIENT = 'unknown';
+import { UNKNOWN_CLIENT } from '../core/request-context.js';
 
 export function clientAddressOf(request: Request, socketAddress: string | undefined, trustedProxies: number): string {
   const peer = normalise(socketAddress) ?? UNKNOWN_CLIENT;

@@ -2,7 +2,8 @@
 // /api/v3, and GraphQL at /graphql. Every request gets a request id (on its log lines and echoed back), the
 // per-account rate limit and the 1 MiB body limit before it reaches a door, and one access-log line.
 import { DATABASE_RETRY_AFTER_SECONDS } from '../db/availability.js';
-import { requestAuth, type Services } from '../graphql/context.js';
+import { requestAuth } from '../authentication.js';
+import { type Services } from '../services.js';
 import type { Yoga } from '../graphql/yoga.js';
 import type { DocsHandler } from '../rest/docs.js';
 import { detailResponse } from '../rest/fastapi-errors.js';
@@ -18,8 +19,8 @@ import {
   type TextMapGetter,
   trace,
 } from '@opentelemetry/api';
-import { ablated } from '../ablation.js';
-import { tracer } from '../tracing.js';
+import { ablated } from '../core/ablation.js';
+import { tracer } from '../core/tracing.js';
 import { limitBody } from './body-limit.js';
 import { withETag } from './etag.js';
 import { clientAddressOf } from './client-address.js';
@@ -34,7 +35,7 @@ import {
   noteRoute,
   requestIdFor,
   runWithRequestId,
-} from './request-context.js';
+} from '../core/request-context.js';
 
 export interface Doors {
   services: Services;

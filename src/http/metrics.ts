@@ -10,7 +10,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { createHistogram, usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Config } from '../config.js';
+import type { Config } from '../core/config.js';
 
 export const METRICS_PATH = '/metrics';
 export const MAX_OPERATION_NAMES = 100;

@@ -3,7 +3,8 @@
 // GraphQL). Two budgets: requests per minute, and large request bodies per minute (a 1 MiB body costs the shared
 // event loop about 10 ms to parse, so a tenant sending them back to back would take the CPU from everyone else).
 // 429 with Retry-After, shaped for the door that was called.
-import type { RequestAuth, Services } from '../graphql/context.js';
+import type { RequestAuth } from '../authentication.js';
+import type { Services } from '../services.js';
 import { refuse } from './refusal.js';
 
 export interface Tenant {

@@ -2,7 +2,18 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import { Server as NetServer } from 'node:net';
 import { createServerAdapter } from '@whatwg-node/server';
-import type { App } from '../app.js';
+import type { WebSocketDoor } from './websockets.js';
+
+/** What the listener serves: the app (src/app.ts) as the HTTP layer sees it. */
+export interface ServedApp {
+  /** `client.address`: the socket's peer address. */
+  fetch(request: Request, client?: { address?: string }): Promise<Response>;
+  websockets: Pick<WebSocketDoor, 'handleUpgrade'>;
+  /** Set once shutdown begins: responses carry `Connection: close`. */
+  readonly draining: boolean;
+  drain(): void;
+  close(): Promise<void>;
+}
 
 export interface HttpServer {
   server: Server;
@@ -31,7 +42,7 @@ function withReasonPhrase(res: ServerResponse): void {
 /** How long a keep-alive connection idle at shutdown may still bring a request. */
 const IDLE_GRACE_MS = 1000;
 
-export function createHttpServer(app: App): HttpServer {
+export function createHttpServer(app: ServedApp): HttpServer {
   const adapter = createServerAdapter<{ req: IncomingMessage }>((request, context) =>
     app.fetch(request, { address: context.req.socket.remoteAddress }),
   );

@@ -15,16 +15,18 @@ import {
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type ExecutionResult, GraphQLError } from 'graphql';
-import type { InputIssue } from '../domain/errors.js';
-import type { Authentication, RequestAuth, Services } from '../graphql/context.js';
-import { AUTH_FAILURE_MESSAGES } from '../graphql/context.js';
+import type { InputIssue } from '../core/errors.js';
+import type { RequestAuth } from '../authentication.js';
+import type { Services } from '../services.js';
+import { AUTH_FAILURE_MESSAGES } from '../authentication.js';
+import { noteErrorCode } from '../core/request-context.js';
 import { printSortedSchema, schema } from '../graphql/schema.js';
 import type { Yoga } from '../graphql/yoga.js';
-import { noteErrorCode } from '../http/request-context.js';
 import { jsonShapeProblem, jsonTextTooDeepAt, MAX_LIST_LENGTH } from '../validation/json-limits.js';
 import { MCP_OPERATIONS } from './operations.js';
 import { buildTools, type McpTool } from './tools.js';
 import { GRAPHQL_TOOL, graphqlToolResult } from './graphql-tool.js';
+import { type Caller, toolResult } from './tool-results.js';
 
 export const MCP_PATH = '/mcp';
 export const SCHEMA_RESOURCE = 'campaign-gateway://schema.graphql';
@@ -45,26 +47,6 @@ function jsonRpcError(status: number, code: number, message: string, headers: Re
     headers: { 'content-type': 'application/json', ...headers },
   });
 }
-
-/** A tool's answer to a GraphQL result: `data` as structured content (and as text), or every error as a tool error. */
-export function toolResult(result: ExecutionResult): CallToolResult {
-  const errors = result.errors ?? [];
-  for (const error of errors) noteErrorCode(codeOf(error));
-  if (errors.length > 0) {
-    const described = errors.map((error) => ({
-      message: error.message,
-      code: codeOf(error),
-      ...(error.path ? { path: error.path } : {}),
-      ...(error.extensions?.issues ? { issues: error.extensions.issues } : {}),
-    }));
-    return { isError: true, content: [{ type: 'text', text: JSON.stringify({ errors: described }) }] };
-  }
-  const data = JSON.parse(JSON.stringify(result.data ?? {})) as Record<string, unknown>;
-  return { structuredContent: data, content: [{ type: 'text', text: JSON.stringify(data) }] };
-}
-
-const codeOf = (error: GraphQLError) =>
-  typeof error.extensions?.code === 'string' ? error.extensions.code : 'INTERNAL_SERVER_ERROR';
 
 /** A tool error for arguments refused before anything runs. */
 const badArguments = (message: string, issues?: InputIssue[]): CallToolResult =>
@@ -202,9 +184,4 @@ export function createMcpDoor(yoga: Yoga, services: Services): McpDoor {
       void server.close();
     }
   };
-}
-
-export interface Caller {
-  clientAddress: string;
-  auth: Authentication;
 }

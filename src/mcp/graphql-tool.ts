@@ -6,8 +6,7 @@ import { type DocumentNode, type ExecutionResult, GraphQLError, getOperationAST,
 import { schema as publicSchema } from '../graphql/schema.js';
 import type { Yoga } from '../graphql/yoga.js';
 import { usesIncrementalDelivery } from '../graphql/incremental-delivery.js';
-import type { Caller } from './door.js';
-import { toolResult } from './door.js';
+import { type Caller, toolResult } from './tool-results.js';
 
 /** Longer documents are refused before parsing (the token limit would refuse them anyway). */
 const MAX_DOCUMENT_LENGTH = 100_000;

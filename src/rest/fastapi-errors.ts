@@ -1,8 +1,9 @@
 // Error bodies exactly as the legacy FastAPI service sent them (docs/decisions.md §10).
 import { type ParseError, parse as parseJsonc } from 'jsonc-parser';
 import type { z } from 'zod';
-import type { ErrorCode, InputIssue } from '../domain/errors.js';
-import { redactSecrets, SECRET_FIELD_NAMES } from '../security/redact.js';
+import type { ErrorCode, InputIssue } from '../core/errors.js';
+import { SECRET_FIELD_NAMES } from '../domain/secrets.schema.js';
+import { redactSecrets } from '../security/redact.js';
 import { MAX_JSON_DEPTH } from '../validation/json-limits.js';
 import type { validationErrorSchema } from './responses/errors.js';
 
@@ -47,7 +48,11 @@ export function toValidationErrors(
     const loc = locate(issue.path);
     const given = issue.type === 'missing' && (perField || loc[0] !== 'body') ? null : issue.input;
     // FastAPI echoes inputs; secrets (passwords, tokens, keys) are echoed masked.
-    const input = redactSecrets(given, issue.type !== 'missing' && SECRET_FIELD_NAMES.has(String(loc.at(-1))));
+    const input = redactSecrets(
+      given,
+      SECRET_FIELD_NAMES,
+      issue.type !== 'missing' && SECRET_FIELD_NAMES.has(String(loc.at(-1))),
+    );
     // pydantic prefixes a validator's message with "Value error, "; its own e-mail check (ctx.reason) does not.
     const prefixed = issue.type === 'value_error' && !issue.ctx?.reason;
     return {

@@ -3,9 +3,9 @@
 // internal graph (the public one plus the REST door's own fields),
 // so both doors share auth, validation, resolvers, dataloaders and error masking.
 import { type DocumentNode, type ExecutionResult, type GraphQLError, parse, validate } from 'graphql';
-import type { ErrorCode, InputIssue } from '../domain/errors.js';
-import type { Services } from '../graphql/context.js';
-import { AUTH_FAILURE_MESSAGES, type RequestAuth, requestAuth } from '../graphql/context.js';
+import type { ErrorCode, InputIssue } from '../core/errors.js';
+import type { Services } from '../services.js';
+import { AUTH_FAILURE_MESSAGES, type RequestAuth, requestAuth } from '../authentication.js';
 import type { Yoga } from '../graphql/yoga.js';
 import { internalSchema } from '../graphql/schema.js';
 import { issuesFromZod } from '../validation/issues.js';
@@ -21,10 +21,8 @@ import {
   validationResponse,
 } from './fastapi-errors.js';
 import type { RestRoute } from './route.js';
-import { MAX_BODY_BYTES } from '../http/body-limit.js';
+import { MAX_BODY_BYTES, noteRoute, UNKNOWN_CLIENT } from '../core/request-context.js';
 import { jsonTextTooDeepAt } from '../validation/json-limits.js';
-import { UNKNOWN_CLIENT } from '../http/client-address.js';
-import { noteRoute } from '../http/request-context.js';
 
 export const REST_PREFIX = '/api/v3';
 

@@ -3,7 +3,7 @@
 // memory, or in Redis when REDIS_URL is set so that every instance shares the counts. While Redis is away (or a
 // command to it fails) an in-memory limiter stands in, per instance, rather than refusing, waving everything through
 // or making the request wait (docs/decisions.md §15).
-import type { RedisLink } from '../redis.js';
+import type { RedisLink } from '../core/redis.js';
 import { RateLimiterMemory, type RateLimiterAbstract, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 export interface RateLimitSettings {

@@ -1,30 +1,21 @@
 // Keeps secrets out of error bodies: FastAPI-style 422s echo inputs, and graphql-js quotes variable values in
-// coercion errors. Any value under a secret field name is shown as "****" + its last 4, as everywhere else.
-import { INTEGRATION_KINDS } from '../domain/integrations.schema.js';
+// coercion errors. Any value under a secret field name is shown as "****" + its last 4, as everywhere else. Which
+// names are secret is the domain's to say (SECRET_FIELD_NAMES, src/domain/secrets.schema.ts); callers pass them in.
 import { maskSecret } from './secrets.js';
-
-export const SECRET_FIELD_NAMES: ReadonlySet<string> = new Set([
-  'password',
-  ...INTEGRATION_KINDS.flatMap((kind) =>
-    Object.entries(kind.fields)
-      .filter(([, field]) => field.secret)
-      .map(([name]) => name),
-  ),
-]);
 
 /** How deep inputs are walked; anything deeper is shown as "…" (inputs that deep are refused anyway). */
 const MAX_DEPTH = 32;
 
 /** A copy of `value` with every string under a secret field name masked. */
-export function redactSecrets(value: unknown, secret = false, depth = 0): unknown {
+export function redactSecrets(value: unknown, secretNames: ReadonlySet<string>, secret = false, depth = 0): unknown {
   if (typeof value === 'string') return secret ? maskSecret(value) : value;
   if (depth >= MAX_DEPTH && value !== null && typeof value === 'object') return '…';
-  if (Array.isArray(value)) return value.map((item) => redactSecrets(item, secret, depth + 1));
+  if (Array.isArray(value)) return value.map((item) => redactSecrets(item, secretNames, secret, depth + 1));
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(
       Object.entries(value).map(([key, item]) => [
         key,
-        redactSecrets(item, secret || SECRET_FIELD_NAMES.has(key), depth + 1),
+        redactSecrets(item, secretNames, secret || secretNames.has(key), depth + 1),
       ]),
     );
   }
@@ -32,16 +23,22 @@ export function redactSecrets(value: unknown, secret = false, depth = 0): unknow
 }
 
 /** Every string found under a secret field name, to be scrubbed from messages. */
-export function secretValues(value: unknown, secret = false, found: string[] = [], depth = 0): string[] {
+export function secretValues(
+  value: unknown,
+  secretNames: ReadonlySet<string>,
+  secret = false,
+  found: string[] = [],
+  depth = 0,
+): string[] {
   if (typeof value === 'string') {
     if (secret && value.length > 0) found.push(value);
   } else if (depth >= MAX_DEPTH) {
     return found;
   } else if (Array.isArray(value)) {
-    for (const item of value) secretValues(item, secret, found, depth + 1);
+    for (const item of value) secretValues(item, secretNames, secret, found, depth + 1);
   } else if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
-      secretValues(item, secret || SECRET_FIELD_NAMES.has(key), found, depth + 1);
+      secretValues(item, secretNames, secret || secretNames.has(key), found, depth + 1);
     }
   }
   return found;

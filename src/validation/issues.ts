@@ -1,7 +1,7 @@
 // Turns zod issues into InputIssues worded like pydantic v2, so that both doors report the same problems
 // and the REST door can answer exactly as the FastAPI service did.
 import type { z } from 'zod';
-import type { InputIssue } from '../domain/errors.js';
+import type { InputIssue } from '../core/errors.js';
 
 type Key = PropertyKey | { key: PropertyKey };
 

@@ -2,7 +2,7 @@
 // the outage was noticed does not count as the database being back (that made the log flap).
 import { expect, test } from 'vitest';
 import { createDatabaseAvailability } from '../../src/db/availability.js';
-import type { Logger } from '../../src/logger.js';
+import type { Logger } from '../../src/core/logger.js';
 
 test('one line per change: a query sent before the outage was noticed does not say it is back', () => {
   const lines: string[] = [];

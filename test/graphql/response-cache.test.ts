@@ -2,7 +2,7 @@
 // the database; every write (a mutation of either door, a provider callback, any other write) is visible to the next
 // read, on every instance (the generation is shared through Redis); entries are per account and bounded.
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/core/config.js';
 import { startApp, TEST_DATABASE_URL, type TestApp } from '../helpers/app.js';
 import { tempSqliteFile } from '../helpers/temp-database.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';

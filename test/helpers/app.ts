@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import pg from 'pg';
 import { type App, type AppOptions, createApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/core/config.js';
 import { assertDocumentedAnswer, isRestPath } from './openapi-answers.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;

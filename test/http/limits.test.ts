@@ -8,7 +8,7 @@ import { type DocumentNode, Kind } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GRAPHIQL_DEFAULT_QUERY } from '../../src/graphql/graphiql.js';
-import { MAX_BODY_BYTES } from '../../src/http/body-limit.js';
+import { MAX_BODY_BYTES } from '../../src/core/request-context.js';
 import { type Reply, startApp, TEST_DATABASE_URL, type TestApp } from '../helpers/app.js';
 
 const apps: TestApp[] = [];

@@ -2,7 +2,7 @@
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type App, createApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/core/config.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp | undefined;

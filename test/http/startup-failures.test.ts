@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { runCli } from '../../src/cli.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/core/config.js';
 import { createHttpServer, listen } from '../../src/http/server.js';
 import { describeStartupFailure } from '../../src/startup-errors.js';
 import { migrations } from '../../migrations/index.js';

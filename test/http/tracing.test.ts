@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTracing, type Tracing, tracingWanted } from '../../src/tracing.js';
+import { startTracing, type Tracing, tracingWanted } from '../../src/core/tracing.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { logCapture } from '../helpers/log-lines.js';

@@ -22,7 +22,7 @@ import {
 } from 'graphql';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { MAX_BODY_BYTES } from '../../src/http/body-limit.js';
+import { MAX_BODY_BYTES } from '../../src/core/request-context.js';
 import type { RestRoute } from '../../src/rest/route.js';
 import { routes } from '../../src/rest/routes.js';
 import { type Reply, startApp, type TestApp } from '../helpers/app.js';

@@ -34,7 +34,7 @@ describe('the route table', () => {
       for (const path of imports) {
         expect(path, `${file} imports ${path}`).not.toMatch(/\/db\/|kysely|better-sqlite3|^pg$/);
         // Only the shared validation schemas may come from the domain.
-        if (path.includes('/domain/')) expect(path, `${file} imports ${path}`).toMatch(/\.schema\.js$|\/errors\.js$/);
+        if (path.includes('/domain/')) expect(path, `${file} imports ${path}`).toMatch(/\.schema\.js$/);
       }
     }
   });

@@ -3,7 +3,7 @@
 import type { Account } from '../../domain/accounts.js';
 import { z } from 'zod';
 import { changePassword, login, rotateApiKey, signUp } from '../../domain/accounts.js';
-import { rateLimited } from '../../domain/errors.js';
+import { rateLimited } from '../../core/errors.js';
 import { loginSchema, passwordField, signUpSchema } from '../../domain/accounts.schema.js';
 import { builder, viewerOf } from '../builder.js';
 import type { Context } from '../context.js';

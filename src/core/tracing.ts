@@ -5,7 +5,7 @@
 // - GraphQL parse, validate and execute (graphqlSpans, an envelop plugin);
 // - each SQL query (traceQuery, from Kysely's log hook; the statement text, never its values);
 // - each webhook delivery attempt (src/events/worker.ts).
-// Log lines written while a span is active carry its trace_id and span_id (src/logger.ts).
+// Log lines written while a span is active carry its trace_id and span_id (src/core/logger.ts).
 import { context, propagation, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';

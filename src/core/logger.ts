@@ -3,7 +3,7 @@
 import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { type DestinationStream, type Logger, pino } from 'pino';
 import type { Config } from './config.js';
-import { currentRequestId } from './http/request-context.js';
+import { currentRequestId } from './request-context.js';
 
 export type { Logger };
 

@@ -13,6 +13,12 @@ interface RequestState {
 
 const storage = new AsyncLocalStorage<RequestState>();
 
+/** What requests without a socket (in-process calls) count as for the per-address throttles (src/http/client-address.ts). */
+export const UNKNOWN_CLIENT = 'unknown';
+
+/** Request bodies are at most 1 MiB on every door (docs/decisions.md §11; src/http/body-limit.ts enforces it). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function requestIdFor(request: Request): string {

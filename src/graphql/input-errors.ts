@@ -1,0 +1,181 @@
+// An envelop plugin for argument values that do not fit their types (docs/graphql.md, "Errors"). graphql-js reports
+// them one error each, with no code and quoting the values: a bad variable at execution (`Variable "$input" got
+// invalid value …`), the same mistake written inline at validation (GRAPHQL_VALIDATION_FAILED). Here both spellings
+// answer alike: one BAD_USER_INPUT error whose `issues` name every problem (src/graphql/input-issues.ts), with a 400,
+// and no secret sent in the variables survives in any message.
+import {
+  type ArgumentNode,
+  type ASTNode,
+  type DocumentNode,
+  GraphQLError,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  getOperationAST,
+  Kind,
+  TypeInfo,
+  typeFromAST,
+  type ValueNode,
+  valueFromASTUntyped,
+  visit,
+  visitWithTypeInfo,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { InputIssue } from '../core/errors.js';
+import { SECRET_FIELD_NAMES } from '../domain/secrets.schema.js';
+import { scrubSecrets, secretValues } from '../security/redact.js';
+import { inputError, inputIssues, MAX_INPUT_ISSUES } from './input-issues.js';
+
+// graphql-js stops after 50 variable errors with one more error of its own, also without a code.
+const isVariableError = (error: GraphQLError) =>
+  error.path === undefined &&
+  (error.message.startsWith('Variable "$') || error.message.startsWith('Too many errors processing variables'));
+
+/** graphql-js quotes the whole offending value: a 49 KB string makes a 49 KB message. Long ones are cut here. */
+const MAX_MESSAGE_LENGTH = 500;
+const shortened = (message: string) =>
+  message.length <= MAX_MESSAGE_LENGTH ? message : `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
+
+/** The issues of the operation's variables, each under its variable's name. */
+function variableIssues(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  values: Readonly<Record<string, unknown>>,
+): InputIssue[] {
+  const issues: InputIssue[] = [];
+  for (const definition of getOperationAST(document, operationName)?.variableDefinitions ?? []) {
+    const type = typeFromAST(schema, definition.type) as GraphQLInputType | undefined;
+    if (!type) continue;
+    const name = definition.variable.name.value;
+    issues.push(...inputIssues(values[name], type, [name], definition.defaultValue !== undefined));
+    if (issues.length >= MAX_INPUT_ISSUES) break;
+  }
+  return issues;
+}
+
+const VALUE_KINDS: ReadonlySet<string> = new Set([
+  Kind.INT,
+  Kind.FLOAT,
+  Kind.STRING,
+  Kind.BOOLEAN,
+  Kind.NULL,
+  Kind.ENUM,
+  Kind.LIST,
+  Kind.OBJECT,
+  Kind.OBJECT_FIELD,
+]);
+const MISSING_ARGUMENT =
+  /^(?:Field|Directive) "[^"]+" argument "([^"]+)" of type "[^"]+" is required, but it was not provided\.$/;
+
+/** A validation error about a value written inline (ValuesOfCorrectTypeRule, ProvidedRequiredArgumentsRule). */
+const isValueError = (error: GraphQLError) => {
+  const node = error.nodes?.[0];
+  return node !== undefined && (VALUE_KINDS.has(node.kind) || MISSING_ARGUMENT.test(error.message));
+};
+
+/** The path of every value node below an argument's value (an object field's node names its field). */
+function valuePaths(value: ValueNode, path: Array<string | number>, into: Map<ASTNode, Array<string | number>>): void {
+  into.set(value, path);
+  if (value.kind === Kind.LIST) value.values.forEach((item, index) => valuePaths(item, [...path, index], into));
+  if (value.kind === Kind.OBJECT) {
+    for (const field of value.fields) {
+      into.set(field, [...path, field.name.value]);
+      valuePaths(field.value, [...path, field.name.value], into);
+    }
+  }
+}
+
+const hasVariables = (value: ValueNode): boolean =>
+  value.kind === Kind.VARIABLE ||
+  (value.kind === Kind.LIST && value.values.some(hasVariables)) ||
+  (value.kind === Kind.OBJECT && value.fields.some((field) => hasVariables(field.value)));
+
+/** The issues of the inline values the validation errors are about, each under its argument's name. */
+function literalIssues(schema: GraphQLSchema, document: DocumentNode, errors: readonly GraphQLError[]): InputIssue[] {
+  const byNode = new Map<ASTNode, GraphQLError[]>();
+  for (const error of errors) {
+    const node = error.nodes?.[0] as ASTNode;
+    byNode.set(node, [...(byNode.get(node) ?? []), error]);
+  }
+  const issues: InputIssue[] = [];
+  const typeInfo = new TypeInfo(schema);
+  const argument = (node: ArgumentNode) => {
+    const definition = typeInfo.getArgument();
+    const paths = new Map<ASTNode, Array<string | number>>();
+    valuePaths(node.value, [node.name.value], paths);
+    const wrong = [...paths.keys()].flatMap((value) => (byNode.get(value) ?? []).map((error) => ({ value, error })));
+    if (!definition || wrong.length === 0) return;
+    const found = hasVariables(node.value)
+      ? []
+      : inputIssues(valueFromASTUntyped(node.value), definition.type, [node.name.value]);
+    // What the coercion did not explain (a string where an enum value must be written, a value beside a variable):
+    // graphql-js's own words, at the value's path.
+    for (const { value, error } of wrong) {
+      const path = paths.get(value) ?? [];
+      const explained = found.some((issue) => path.every((segment, index) => issue.path[index] === segment));
+      if (!explained) found.push({ path, type: 'value_error', message: error.message });
+    }
+    issues.push(...found);
+  };
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Field: (node) => missingArguments(node),
+      Directive: (node) => missingArguments(node),
+      Argument: argument,
+    }),
+  );
+  function missingArguments(node: ASTNode) {
+    for (const error of byNode.get(node) ?? []) {
+      const name = MISSING_ARGUMENT.exec(error.message)?.[1];
+      if (name) issues.push({ path: [name], type: 'missing', message: 'Field required' });
+    }
+  }
+  return issues;
+}
+
+export function inputErrors(): Plugin {
+  return {
+    onValidate({ params }) {
+      return ({ valid, result, setResult }) => {
+        if (valid) return;
+        const values = result.filter(isValueError);
+        if (values.length === 0) return;
+        const issues = literalIssues(params.schema, params.documentAST, values);
+        if (issues.length === 0) return;
+        setResult([inputError(issues), ...result.filter((error) => !isValueError(error))]);
+      };
+    },
+    onExecute({ args }) {
+      return {
+        onExecuteDone({ result, setResult }) {
+          if (!('errors' in result) || !result.errors?.length) return;
+          const secrets = secretValues(args.variableValues ?? {}, SECRET_FIELD_NAMES);
+          const others = result.errors.filter((error) => !isVariableError(error));
+          const issues =
+            others.length < result.errors.length
+              ? variableIssues(args.schema, args.document, args.operationName, args.variableValues ?? {})
+              : [];
+          const scrubbedIssues = issues.map((issue) => ({ ...issue, message: scrubSecrets(issue.message, secrets) }));
+          const kept = (issues.length > 0 ? others : result.errors).map((error) => {
+            const variableError = isVariableError(error);
+            const scrubbed = scrubSecrets(error.message, secrets);
+            const message = variableError ? shortened(scrubbed) : scrubbed;
+            const code = variableError && !error.extensions?.code ? { code: 'BAD_USER_INPUT' } : {};
+            if (message === error.message && !('code' in code)) return error;
+            return new GraphQLError(message, {
+              nodes: error.nodes,
+              source: error.source,
+              positions: error.positions,
+              path: error.path,
+              originalError: error.originalError,
+              extensions: { ...error.extensions, ...code },
+            });
+          });
+          if (issues.length === 0 && kept.every((error, index) => error === result.errors?.[index])) return;
+          setResult({ ...result, errors: issues.length > 0 ? [inputError(scrubbedIssues), ...kept] : kept });
+        },
+      };
+    },
+  };
+}
