@@ -35,10 +35,11 @@ function parameters(route: RestRoute, schemas: SchemaCollector): JsonSchema[] {
   const required = new Set((query.required ?? []) as string[]);
   return [
     ...pathParameters(route),
-    ...Object.entries(properties).map(([name, { description, ...schema }]) => ({
+    ...Object.entries(properties).map(([name, { description, deprecated, ...schema }]) => ({
       name,
       in: 'query',
       required: required.has(name),
+      ...(deprecated === true ? { deprecated } : {}),
       ...(typeof description === 'string' ? { description } : {}),
       schema,
     })),
@@ -94,6 +95,9 @@ function responses(route: RestRoute, schemas: SchemaCollector): JsonSchema {
     ...(route.auth ? { 401: responseRef('Unauthorized') } : {}),
     ...(route.auth && isWrite(route) ? { 403: responseRef('ReadOnlyToken') } : {}),
     404: responseRef('NotFound'),
+    // The path answers 405 to the methods it does not serve (HEAD and OPTIONS among them; validators that read a
+    // HEAD as a GET look for it here).
+    405: responseRef('MethodNotAllowed'),
     413: responseRef('PayloadTooLarge'),
     ...(hasInput(route) ? { 422: responseRef('ValidationFailed') } : {}),
     429: responseRef('TooManyRequests'),
@@ -120,16 +124,19 @@ const DESCRIPTION = `The /api/v3 interface of the legacy service, served by a co
 schema’s resolvers (GraphQL at /graphql). Errors are FastAPI-shaped.
 
 Every operation lists every status it can answer, with its body and headers; the test suite checks each answer it \
-receives against this description. A path not described here answers 404 (NotFound), a described path called \
-with another method 405 (MethodNotAllowed, with Allow).
+receives against this description. A path not described here answers 404 (NotFound); a described path called \
+with a method it does not serve (HEAD and OPTIONS included) answers 405 (MethodNotAllowed, with Allow), listed on \
+each of its operations.
 
 Request schemas (bodies, query and path parameters) accept exactly what the server accepts, as a client sends it: \
 integers and numbers as JSON numbers or numeric strings ("5", " +05 "), booleans as true/false, 0/1 or the words \
 pydantic's lax mode reads ("yes", "Off", ...), strings the server trims with surrounding whitespace (their lengths \
 are counted once trimmed), e-mails and URLs by the server's own patterns (no JSON Schema format is asserted), and \
 the defaults the server applies. Where a rule cannot be written in JSON Schema (a voice of the catalogue, a time \
-zone or language tag the server knows, a URL the URL parser takes, one of several alias parameters) the schema is \
-looser, never stricter, and the field's description says what is left. Lengths count characters (code points) \
+zone or language tag the server knows, a URL the URL parser takes) the schema is looser, never stricter, and the \
+field's description says what is left. One exception: where older clients may name the campaign by an alias \
+(campaignId or camp_id for campId), the main name is required and the aliases are deprecated, since OpenAPI cannot \
+say "one of these parameters" and a generated client must not compile a call the server refuses. Lengths count characters (code points) \
 on both sides: an emoji is one. Every request body is at most 1 MiB (413) and JSON nested at most \
 ${MAX_JSON_DEPTH} levels deep (422, json_invalid); unknown body fields and query parameters are ignored.`;
 

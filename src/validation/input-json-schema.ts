@@ -9,14 +9,14 @@
 // accepts (an alias of a field). test/rest/openapi-requests.test.ts holds the result to the server's answers.
 // Lengths need no rewriting: zod counts a string's characters as JSON Schema does, in code points (an emoji is one).
 import type { z } from 'zod';
+import { fromBooleanWord, fromIntegerString, fromNumberString, NUMBER_STRING } from './fields.js';
 import {
-  FALSE_WORDS,
-  fromBooleanWord,
-  fromIntegerString,
-  fromNumberString,
-  NUMBER_STRING,
-  TRUE_WORDS,
-} from './fields.js';
+  BOOLEAN_WORD_PATTERN,
+  httpUrlPattern,
+  integerStringPattern,
+  spacelessBody,
+  trimmedLengthPattern,
+} from './input-patterns.js';
 /** A JSON Schema (2020-12) object, as zod's toJSONSchema and OpenAPI 3.1 write it. */
 export type JsonSchema = Record<string, unknown>;
 
@@ -52,92 +52,11 @@ export function documentInput<T extends z.ZodType>(schema: T, rewrite: (json: Js
   return schema;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Patterns: ECMA-262 without lookarounds (JSON Schema's recommended subset; fast-check's stringMatching can generate
-// from them). Ajv compiles them with the u flag, so `[\s\S]` is one character (code point), as zod counts.
-
 /** Adds a sentence to a schema's description, once. */
 export function note(json: JsonSchema, sentence: string): void {
   const description = typeof json.description === 'string' ? json.description : '';
   if (description.includes(sentence)) return;
   json.description = description ? `${description.replace(/\.?$/, '.')} ${sentence}` : sentence;
-}
-
-/** Same-length decimal strings lo ≤ hi → a regex source matching exactly the numbers between them, that length. */
-function digitsBetween(lo: string, hi: string): string {
-  if (lo === hi) return lo;
-  const n = lo.length - 1;
-  const any = n === 0 ? '' : n === 1 ? '\\d' : `\\d{${n}}`;
-  if (/^0*$/.test(lo) && /^9*$/.test(hi)) return n === 0 ? '\\d' : `\\d{${n + 1}}`;
-  const [a, b] = [Number(lo[0]), Number(hi[0])];
-  const [restLo, restHi] = [lo.slice(1), hi.slice(1)];
-  if (a === b) return `${a}${digitsBetween(restLo, restHi)}`;
-  const parts: string[] = [];
-  let [from, to] = [a, b];
-  if (!/^0*$/.test(restLo)) {
-    parts.push(`${a}${digitsBetween(restLo, '9'.repeat(n))}`);
-    from = a + 1;
-  }
-  const last = /^9*$/.test(restHi) ? undefined : `${b}${digitsBetween('0'.repeat(n), restHi)}`;
-  if (last) to = b - 1;
-  if (from <= to) parts.push(`${from === to ? from : `[${from}-${to}]`}${any}`);
-  if (last) parts.push(last);
-  return parts.length === 1 ? (parts[0] ?? '') : `(?:${parts.join('|')})`;
-}
-
-/**
- * The strings `fromIntegerString` turns into an integer between min and max (0 ≤ min): digits with an optional sign,
- * leading zeros and surrounding whitespace ("-0" is 0).
- */
-export function integerStringPattern(min: number, max: number): string {
-  if (!(Number.isSafeInteger(min) && Number.isSafeInteger(max) && min >= 0 && min <= max))
-    throw new Error(`integerStringPattern: unsupported range ${min}..${max}`);
-  const ranges: string[] = [];
-  for (let length = String(min).length; length <= String(max).length; length++) {
-    const lo = Math.max(min, length === 1 ? 0 : 10 ** (length - 1));
-    const hi = Math.min(max, 10 ** length - 1);
-    if (lo <= hi) ranges.push(digitsBetween(String(lo), String(hi)));
-  }
-  const unsigned = ranges.length === 1 ? ranges[0] : `(?:${ranges.join('|')})`;
-  return `^\\s*(?:\\+?0*${unsigned}${min === 0 ? '|-0+' : ''})\\s*$`;
-}
-
-/** A word of `words`, any case: [Tt][Rr][Uu][Ee]. */
-const anyCase = (word: string) =>
-  [...word].map((c) => (/[a-z]/.test(c) ? `[${c.toUpperCase()}${c}]` : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
-
-/** The strings `fromBooleanWord` reads as a boolean: a word of TRUE_WORDS or FALSE_WORDS, any case, padded. */
-const BOOLEAN_WORDS = [...TRUE_WORDS, ...FALSE_WORDS].map((word) => anyCase(word).join(''));
-export const BOOLEAN_WORD_PATTERN = `^\\s*(?:${BOOLEAN_WORDS.join('|')})\\s*$`;
-
-/**
- * The strings whose trimmed value (String#trim removes exactly what `\s` matches) has min–max characters: it starts
- * and ends with a non-space, surrounded by any whitespace.
- */
-export function trimmedLengthPattern(min: number, max: number | undefined): string {
-  const between = (least: number) => `[\\s\\S]{${least},${max === undefined ? '' : max - 2}}`;
-  const filled = max === 1 ? '\\S' : min <= 1 ? `\\S(?:${between(0)}\\S)?` : `\\S${between(min - 2)}\\S`;
-  return `^\\s*${min === 0 ? `(?:${filled})?` : filled}\\s*$`;
-}
-
-/**
- * zod's http(s) url check: the trimmed value must start with http:// or https:// (any case) and, once its tabs and
- * newlines are dropped, have at most `max` characters; that the URL parser takes it is for the server to say.
- */
-export function httpUrlPattern(max: number | undefined): string {
-  const rest = (scheme: number) =>
-    max === undefined ? '[\\s\\S]*' : `(?:[\\t\\n\\r]*[^\\t\\n\\r]){0,${max - scheme}}`;
-  return `^\\s*(?:[Hh][Tt][Tt][Pp]://${rest(7)}|[Hh][Tt][Tt][Pp][Ss]://${rest(8)})\\s*$`;
-}
-
-/** A regex source, anchored ^…$ and without flags, whose matches can hold no whitespace: its body, in a group. */
-function spacelessBody(regex: RegExp): string {
-  const { source, flags } = regex;
-  // Conservative: no class or escape that could match whitespace, no wildcard dot, no negated class.
-  const mayMatchSpace = /\\[sSWDPp]|(?<!\\)\.|\[\^| /.test(source);
-  if (flags !== '' || !source.startsWith('^') || !source.endsWith('$') || mayMatchSpace)
-    throw new Error(`input-json-schema: cannot describe /${source}/${flags} after a trim`);
-  return `(?:${source.slice(1, -1)})`;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -274,29 +193,31 @@ export function inputOverride({ zodSchema, jsonSchema }: { zodSchema: unknown; j
 }
 
 /**
- * A preprocessor that reads parameter `name` from the first of `name`, ...`aliases` present: none is required on its
- * own, and an alias is described as any string, since a rule per parameter cannot say that one of them is required
- * nor that the one read must be what `name` must be (looser than the server, never stricter; the descriptions say
- * it).
+ * A preprocessor that reads parameter `name` from the first of `name`, ...`aliases` present. A rule per parameter
+ * cannot say that one of several is required (OpenAPI has no parameter groups), and a description where none is
+ * required is one a generated client compiles a call from that the server refuses. So `name` is described as
+ * required, and the aliases as deprecated optional parameters that older clients may send in its place: the one
+ * exception to "looser than the server, never stricter" (docs/rest-compatibility.md, "The OpenAPI description").
  */
 export function documentAliases<T extends z.ZodType>(schema: T, name: string, aliases: readonly string[]): T {
   return documentInput(schema, (json) => {
     const properties = json.properties as Record<string, JsonSchema>;
     const primary = properties[name];
     if (!primary) throw new Error(`documentAliases: no property ${name}`);
-    json.required = ((json.required ?? []) as string[]).filter((required) => required !== name);
+    json.required = [...new Set([...((json.required ?? []) as string[]), name])];
     const all = [name, ...aliases];
     note(
       primary,
-      `One of ${all.join(', ')} is required; an alias is read when the names before it are absent, and must then ` +
-        `match this pattern.`,
+      `Older clients may send ${aliases.join(' or ')} instead (deprecated): an alias is read when the names before it ` +
+        `are absent, and must then match this pattern; without any of ${all.join(', ')} the answer is 422.`,
     );
     aliases.forEach((alias, index) => {
       properties[alias] = {
         type: 'string',
+        deprecated: true,
         description:
-          `Read as ${name} when ${all.slice(0, index + 1).join(' and ')} ${index === 0 ? 'is' : 'are'} absent; it ` +
-          `must then match ${name}’s pattern, which a rule per parameter cannot say`,
+          `Deprecated: send ${name}. Read as ${name} when ${all.slice(0, index + 1).join(' and ')} ` +
+          `${index === 0 ? 'is' : 'are'} absent; it must then match ${name}’s pattern`,
       };
     });
   });

@@ -221,7 +221,10 @@ describe('the mutations, through /graphql', () => {
       {},
       token,
     );
-    expect(notInSet.body.errors?.[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(notInSet.body.errors?.[0].extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      issues: [{ path: ['input', 'voiceProvider'], type: 'enum', message: "Input should be 'TELEPHONY'" }],
+    });
 
     // A call, reported by the provider, then its outcome attached.
     const callback = await sendCallback(t, apiKey, 'spring', { CallSid: 'CA1', CallStatus: 'completed' });

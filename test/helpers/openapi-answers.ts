@@ -143,14 +143,16 @@ export function answerChecker(doc: Json): AnswerChecker {
       where = `${method} ${paths.find((path) => doc.paths[path][method.toLowerCase()])}`;
       response = operation.responses[String(answer.status)];
     } else {
-      // Not an operation: the router's 404 (no such path) or 405 (another method), or the HTTP layer's answers.
+      // Not an operation: the router's 404 (no such path), the HTTP layer's answers, or the path's 405 (another
+      // method), which each operation of the path must list.
       where = paths.length === 0 ? 'a path not described' : `${method} on a path answering ${methods.join(', ')}`;
-      const shared: Record<number, string> = {
-        ...ANY_PATH,
-        ...(paths.length === 0 ? { 404: 'NotFound' } : { 405: 'MethodNotAllowed' }),
-      };
+      const shared: Record<number, string> = paths.length === 0 ? { ...ANY_PATH, 404: 'NotFound' } : { ...ANY_PATH };
       const name = shared[answer.status];
-      response = name ? doc.components.responses[name] : undefined;
+      if (name) response = doc.components.responses[name];
+      else if (answer.status === 405 && paths.length > 0) {
+        const listed = paths.flatMap((path) => Object.values<Json>(doc.paths[path]).map((op) => op.responses['405']));
+        response = listed.every(Boolean) ? listed[0] : undefined;
+      }
     }
     if (!response) return [`status ${answer.status} is not documented for ${where}`];
     response = resolve(doc, response);

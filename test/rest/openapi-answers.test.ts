@@ -3,7 +3,7 @@
 // last test shows it at work on real answers: a server whose result is spoiled fails the test that called it.
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type AnswerChecker, type RestAnswer, servedAnswerChecker } from '../helpers/openapi-answers.js';
+import { type AnswerChecker, answerChecker, type RestAnswer, servedAnswerChecker } from '../helpers/openapi-answers.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 
 let check: AnswerChecker;
@@ -69,6 +69,17 @@ describe('what the description allows passes', () => {
     expect(check(put)).toEqual([]);
     const limited = answer('GET', '/api/v3/nowhere', 429, { detail: 'Too many requests' }, { 'retry-after': '5' });
     expect(check(limited)).toEqual([]);
+    // A HEAD or OPTIONS on a GET path is a 405 too, listed on the path's operations.
+    const head = answer('HEAD', '/api/v3/get_campaigns', 405, { detail: 'Method Not Allowed' }, { allow: 'GET' });
+    expect(check(head)).toEqual([]);
+  });
+
+  it('a 405 is documented only where the path’s operations list it', () => {
+    const doc = structuredClone(check.doc);
+    delete doc.paths['/get_campaigns'].get.responses['405'];
+    const without = answerChecker(doc);
+    const patch = answer('PATCH', '/api/v3/get_campaigns', 405, { detail: 'Method Not Allowed' }, { allow: 'GET' });
+    expect(without(patch)).toEqual(['status 405 is not documented for PATCH on a path answering GET']);
   });
 });
 

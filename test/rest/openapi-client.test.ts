@@ -130,4 +130,17 @@ it('typed errors: FastAPI bodies, and requests the description refuses do not co
     params: { query: { status: 'IN_PROGRESS' } },
   });
   expect(wrongStatus.response.status).toBe(422);
+
+  // A call that names no campaign does not compile: the server refuses it. The aliases older clients send are typed,
+  // deprecated, beside the main name.
+  // @ts-expect-error one of campId, campaignId, camp_id is required: the description requires campId
+  const unnamed = await api.GET('/text_pipeline_configuration', { params: { query: {} } });
+  expect(unnamed.response.status).toBe(422);
+  const unattached = await api.POST('/add_webhook_campaingn', {
+    // @ts-expect-error the campaign is required: campaignId (or, deprecated, campId or camp_id)
+    params: { query: { webhookId: 'wh_x' } },
+  });
+  expect(unattached.response.status).toBe(422);
+  const named = await api.GET('/text_pipeline_configuration', { params: { query: { campId: 'nope', camp_id: 'x' } } });
+  expect(named.response.status).toBe(404);
 });

@@ -4,9 +4,9 @@
 // validated with Ajv against the operation's request schema in the served description (its path and query parameters
 // and its body). A request the server takes (2xx, or 401/403/404 once past validation: a wrong password, signature or
 // id) must be valid for the description; one it refuses as invalid (422) must be invalid, except the cases marked
-// `looser`: rules JSON Schema cannot write (a voice of the catalogue, a URL the URL parser takes, one of several alias
-// parameters...), where the description is looser, never stricter, and says the rest in words; those cases check
-// that it does. A second part holds the patterns the description uses for the
+// `looser`: rules JSON Schema cannot write (a voice of the catalogue, a URL the URL parser takes...), where the
+// description is looser and says the rest in words; those cases check that it does. One kind is `stricter`: a
+// campaign named by a deprecated alias alone, which the description refuses (it requires the main name) and says so. A second part holds the patterns the description uses for the
 // lenient fields to the very functions the server runs, value by value.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ import {
   httpUrlPattern,
   integerStringPattern,
   trimmedLengthPattern,
-} from '../../src/validation/input-json-schema.js';
+} from '../../src/validation/input-patterns.js';
 import { boolField, dateTimeField, httpUrlField, intField } from '../../src/validation/fields.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { campaignModelData, createLegacyCampaign } from '../helpers/campaigns.js';
@@ -64,8 +64,20 @@ interface Case {
    * operation's or the document's description).
    */
   looser?: RegExp;
+  /**
+   * The server takes it but the description refuses it, and says so: a campaign named by an alias alone, since OpenAPI
+   * cannot say "one of these parameters" and so describes the main name as required (docs/rest-compatibility.md).
+   */
+  stricter?: RegExp;
   before?: () => Promise<void>;
 }
+
+/** A campaign named by a deprecated alias alone: the server reads it, the description requires the main name. */
+const aliasAlone = (c: Case): Case => {
+  // Set on the case itself: a spread would read a `url` getter before its fixture exists.
+  c.stricter = /Older clients may send .* instead \(deprecated\)/;
+  return c;
+};
 
 const pad = (value: string) => ` \t${value}\n `;
 const text = (n: number, c = 'x') => c.repeat(n);
@@ -279,12 +291,12 @@ const TABLE: Record<string, (f: Fixtures) => Case[]> = {
     const camp = { campId: CAMP };
     return [
       set('valid', camp, { goal: 'Book a demo' }, 200),
-      set('camp_id instead of campId', { camp_id: CAMP }, { goal: 'g' }, 200),
-      set('campaignId instead of campId', { campaignId: CAMP }, { goal: 'g' }, 200),
+      aliasAlone(set('camp_id instead of campId', { camp_id: CAMP }, { goal: 'g' }, 200)),
+      aliasAlone(set('campaignId instead of campId', { campaignId: CAMP }, { goal: 'g' }, 200)),
       set('campId wins over a bad camp_id', { campId: CAMP, camp_id: 'bad!' }, { goal: 'g' }, 200),
       set('campId "bad!"', { campId: 'bad!' }, { goal: 'g' }, 422),
-      set('camp_id "bad!" alone', { camp_id: 'bad!' }, { goal: 'g' }, 422, /must then match/),
-      set('no campId at all', {}, { goal: 'g' }, 422, /One of campId, campaignId, camp_id is required/),
+      set('camp_id "bad!" alone', { camp_id: 'bad!' }, { goal: 'g' }, 422),
+      set('no campId at all', {}, { goal: 'g' }, 422),
       set('messageDelay "10"', camp, { goal: 'g', messageDelay: '10' }, 200),
       set('messageDelay "11"', camp, { goal: 'g', messageDelay: '11' }, 422),
       set('mexRetry " 5 "', camp, { goal: 'g', mexRetry: ' 5 ' }, 200),
@@ -323,11 +335,11 @@ const TABLE: Record<string, (f: Fixtures) => Case[]> = {
     });
     return [
       get('campId', { campId: CAMP }, 200),
-      get('camp_id', { camp_id: CAMP }, 200),
-      get('campaignId', { campaignId: CAMP }, 200),
+      aliasAlone(get('camp_id', { camp_id: CAMP }, 200)),
+      aliasAlone(get('campaignId', { campaignId: CAMP }, 200)),
       get('campId "bad!"', { campId: 'bad!' }, 422),
-      get('campaignId "bad!" alone', { campaignId: 'bad!' }, 422, /must then match/),
-      get('none', {}, 422, /is required/),
+      get('campaignId "bad!" alone', { campaignId: 'bad!' }, 422),
+      get('none', {}, 422),
     ];
   },
   'DELETE /text_pipeline_configuration': (f) => {
@@ -341,7 +353,7 @@ const TABLE: Record<string, (f: Fixtures) => Case[]> = {
     });
     return [
       del('campId', { campId: CAMP }, 200),
-      del('camp_id', { camp_id: CAMP }, 200),
+      aliasAlone(del('camp_id', { camp_id: CAMP }, 200)),
       del('campId padded', { campId: pad(CAMP) }, 422),
     ];
   },
@@ -704,12 +716,12 @@ const TABLE: Record<string, (f: Fixtures) => Case[]> = {
     });
     return [
       attach('campaignId', () => ({ webhookId: id, campaignId: CAMP }), 200),
-      attach('campId instead', () => ({ webhookId: id, campId: CAMP }), 200),
-      attach('camp_id instead', () => ({ webhookId: id, camp_id: CAMP }), 200),
+      aliasAlone(attach('campId instead', () => ({ webhookId: id, campId: CAMP }), 200)),
+      aliasAlone(attach('camp_id instead', () => ({ webhookId: id, camp_id: CAMP }), 200)),
       attach('campaignId wins over a bad campId', () => ({ webhookId: id, campaignId: CAMP, campId: 'bad!' }), 200),
       attach('campaignId "bad!"', () => ({ webhookId: id, campaignId: 'bad!' }), 422),
-      attach('campId "bad!" alone', () => ({ webhookId: id, campId: 'bad!' }), 422, /must then match/),
-      attach('no campaign at all', () => ({ webhookId: id }), 422, /is required/),
+      attach('campId "bad!" alone', () => ({ webhookId: id, campId: 'bad!' }), 422),
+      attach('no campaign at all', () => ({ webhookId: id }), 422),
       attach('webhookId missing', () => ({ campaignId: CAMP }), 422),
     ];
   },
@@ -900,7 +912,12 @@ describe('each request schema accepts exactly what the server accepts', () => {
         const { template, op } = checker.operation(c.method, c.url);
         expect(`${c.method} ${template}`).toBe(operation);
         if (status !== c.status) mismatches.push(`${label} (expected ${c.status})`);
-        if (c.looser) {
+        if (c.stricter) {
+          if (status === 422 || problems.length === 0)
+            mismatches.push(`${label}, described as stricter, but the server refuses it or the schema accepts it`);
+          if (!c.stricter.test(wordsOf(checker.doc, op)))
+            mismatches.push(`${label}: no description says ${c.stricter}`);
+        } else if (c.looser) {
           if (problems.length > 0)
             mismatches.push(`${label}, described as looser, but the schema refuses: ${problems.join('; ')}`);
           if (!c.looser.test(wordsOf(checker.doc, op))) mismatches.push(`${label}: no description says ${c.looser}`);

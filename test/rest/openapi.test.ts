@@ -91,11 +91,28 @@ describe('GET /api/v3/openapi.json', () => {
     expect(attach).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ name: 'webhookId', in: 'query', required: true }),
-        // Optional, as campId or camp_id may name the campaign instead (each is described).
-        expect.objectContaining({ name: 'campaignId', in: 'query', required: false }),
-        expect.objectContaining({ name: 'camp_id', in: 'query', required: false }),
+        // The main name is required (OpenAPI cannot say "one of these"); the aliases older clients send are deprecated.
+        expect.objectContaining({ name: 'campaignId', in: 'query', required: true }),
+        expect.objectContaining({ name: 'campId', in: 'query', required: false, deprecated: true }),
+        expect.objectContaining({ name: 'camp_id', in: 'query', required: false, deprecated: true }),
       ]),
     );
+    for (const method of ['get', 'post', 'delete']) {
+      const named = doc.paths['/text_pipeline_configuration'][method].parameters;
+      expect(named).toEqual([
+        expect.objectContaining({ name: 'campId', required: true }),
+        expect.objectContaining({ name: 'campaignId', required: false, deprecated: true }),
+        expect.objectContaining({ name: 'camp_id', required: false, deprecated: true }),
+      ]);
+    }
+    // Every operation lists the 405 its path answers to the methods it does not serve.
+    for (const [path, operations] of Object.entries<any>(doc.paths)) {
+      for (const [method, operation] of Object.entries<any>(operations)) {
+        expect(operation.responses['405'], `${method} ${path}`).toEqual({
+          $ref: '#/components/responses/MethodNotAllowed',
+        });
+      }
+    }
     const social = doc.paths['/social_webhook/{apiKey}/{campId}'].get.parameters.map((p: any) => `${p.in}:${p.name}`);
     expect(social).toEqual(expect.arrayContaining(['path:apiKey', 'path:campId', 'query:hub.challenge']));
     expect(resolve(doc.paths['/get_campaigns'].get.responses['422']).content['application/json'].schema.$ref).toBe(

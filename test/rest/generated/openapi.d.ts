@@ -1014,6 +1014,7 @@ export interface operations {
         };
       };
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       /** @description The e-mail has an account already */
       409: {
         headers: {
@@ -1091,6 +1092,7 @@ export interface operations {
         };
       };
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
       429: components['responses']['TooManyRequests'];
@@ -1208,6 +1210,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       /** @description The campaign is completed: it can no longer change (or another request created it at the same moment) */
       409: {
         headers: {
@@ -1251,6 +1254,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
       429: components['responses']['TooManyRequests'];
@@ -1281,6 +1285,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
       429: components['responses']['TooManyRequests'];
@@ -1309,6 +1314,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -1317,12 +1323,18 @@ export interface operations {
   };
   getTextPipelineConfiguration: {
     parameters: {
-      query?: {
-        /** @description The campaign’s campId (also accepted as campaignId or camp_id). One of campId, campaignId, camp_id is required; an alias is read when the names before it are absent, and must then match this pattern. */
-        campId?: string;
-        /** @description Read as campId when campId is absent; it must then match campId’s pattern, which a rule per parameter cannot say */
+      query: {
+        /** @description The campaign’s campId (also accepted as campaignId or camp_id). Older clients may send campaignId or camp_id instead (deprecated): an alias is read when the names before it are absent, and must then match this pattern; without any of campId, campaignId, camp_id the answer is 422. */
+        campId: string;
+        /**
+         * @deprecated
+         * @description Deprecated: send campId. Read as campId when campId is absent; it must then match campId’s pattern
+         */
         campaignId?: string;
-        /** @description Read as campId when campId and campaignId are absent; it must then match campId’s pattern, which a rule per parameter cannot say */
+        /**
+         * @deprecated
+         * @description Deprecated: send campId. Read as campId when campId and campaignId are absent; it must then match campId’s pattern
+         */
         camp_id?: string;
       };
       header?: never;
@@ -1343,6 +1355,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
       429: components['responses']['TooManyRequests'];
@@ -1352,12 +1365,18 @@ export interface operations {
   };
   postTextPipelineConfiguration: {
     parameters: {
-      query?: {
-        /** @description The campaign’s campId (also accepted as campaignId or camp_id). One of campId, campaignId, camp_id is required; an alias is read when the names before it are absent, and must then match this pattern. */
-        campId?: string;
-        /** @description Read as campId when campId is absent; it must then match campId’s pattern, which a rule per parameter cannot say */
+      query: {
+        /** @description The campaign’s campId (also accepted as campaignId or camp_id). Older clients may send campaignId or camp_id instead (deprecated): an alias is read when the names before it are absent, and must then match this pattern; without any of campId, campaignId, camp_id the answer is 422. */
+        campId: string;
+        /**
+         * @deprecated
+         * @description Deprecated: send campId. Read as campId when campId is absent; it must then match campId’s pattern
+         */
         campaignId?: string;
-        /** @description Read as campId when campId and campaignId are absent; it must then match campId’s pattern, which a rule per parameter cannot say */
+        /**
+         * @deprecated
+         * @description Deprecated: send campId. Read as campId when campId and campaignId are absent; it must then match campId’s pattern
+         */
         camp_id?: string;
       };
       header?: never;
@@ -1390,6 +1409,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
       429: components['responses']['TooManyRequests'];
@@ -1399,12 +1419,18 @@ export interface operations {
   };
   deleteTextPipelineConfiguration: {
     parameters: {
-      query?: {
-        /** @description The campaign’s campId (also accepted as campaignId or camp_id). One of campId, campaignId, camp_id is required; an alias is read when the names before it are absent, and must then match this pattern. */
-        campId?: string;
-        /** @description Read as campId when campId is absent; it must then match campId’s pattern, which a rule per parameter cannot say */
+      query: {
+        /** @description The campaign’s campId (also accepted as campaignId or camp_id). Older clients may send campaignId or camp_id instead (deprecated): an alias is read when the names before it are absent, and must then match this pattern; without any of campId, campaignId, camp_id the answer is 422. */
+        campId: string;
+        /**
+         * @deprecated
+         * @description Deprecated: send campId. Read as campId when campId is absent; it must then match campId’s pattern
+         */
         campaignId?: string;
-        /** @description Read as campId when campId and campaignId are absent; it must then match campId’s pattern, which a rule per parameter cannot say */
+        /**
+         * @deprecated
+         * @description Deprecated: send campId. Read as campId when campId and campaignId are absent; it must then match campId’s pattern
+         */
         camp_id?: string;
       };
       header?: never;
@@ -1429,6 +1455,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
       429: components['responses']['TooManyRequests'];
@@ -1475,6 +1502,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
       429: components['responses']['TooManyRequests'];
@@ -1503,6 +1531,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -1541,6 +1570,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
       429: components['responses']['TooManyRequests'];
@@ -1569,6 +1599,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -1600,6 +1631,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -1638,6 +1670,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
       429: components['responses']['TooManyRequests'];
@@ -1670,6 +1703,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -1709,6 +1743,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
       429: components['responses']['TooManyRequests'];
@@ -1737,6 +1772,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -1768,6 +1804,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -1808,6 +1845,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
       429: components['responses']['TooManyRequests'];
@@ -1836,6 +1874,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -1867,6 +1906,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -1905,6 +1945,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
       429: components['responses']['TooManyRequests'];
@@ -1933,6 +1974,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -1964,6 +2006,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -2002,6 +2045,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
       429: components['responses']['TooManyRequests'];
@@ -2041,6 +2085,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
       429: components['responses']['TooManyRequests'];
@@ -2123,6 +2168,7 @@ export interface operations {
         };
       };
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
       429: components['responses']['TooManyRequests'];
@@ -2151,6 +2197,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -2180,6 +2227,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
       429: components['responses']['TooManyRequests'];
@@ -2226,6 +2274,7 @@ export interface operations {
         };
       };
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
       429: components['responses']['TooManyRequests'];
@@ -2317,6 +2366,7 @@ export interface operations {
         };
       };
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
       429: components['responses']['TooManyRequests'];
@@ -2363,6 +2413,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       /** @description The account has 50 webhooks already, the most it may have */
       409: {
         headers: {
@@ -2401,6 +2452,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalServerError'];
@@ -2434,6 +2486,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
       429: components['responses']['TooManyRequests'];
@@ -2445,11 +2498,17 @@ export interface operations {
     parameters: {
       query: {
         webhookId: string;
-        /** @description The campaign’s campId (also accepted as campId or camp_id). One of campaignId, campId, camp_id is required; an alias is read when the names before it are absent, and must then match this pattern. */
-        campaignId?: string;
-        /** @description Read as campaignId when campaignId is absent; it must then match campaignId’s pattern, which a rule per parameter cannot say */
+        /** @description The campaign’s campId (also accepted as campId or camp_id). Older clients may send campId or camp_id instead (deprecated): an alias is read when the names before it are absent, and must then match this pattern; without any of campaignId, campId, camp_id the answer is 422. */
+        campaignId: string;
+        /**
+         * @deprecated
+         * @description Deprecated: send campaignId. Read as campaignId when campaignId is absent; it must then match campaignId’s pattern
+         */
         campId?: string;
-        /** @description Read as campaignId when campaignId and campId are absent; it must then match campaignId’s pattern, which a rule per parameter cannot say */
+        /**
+         * @deprecated
+         * @description Deprecated: send campaignId. Read as campaignId when campaignId and campId are absent; it must then match campaignId’s pattern
+         */
         camp_id?: string;
       };
       header?: never;
@@ -2471,6 +2530,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['ReadOnlyToken'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['ValidationFailed'];
       429: components['responses']['TooManyRequests'];
