@@ -1,5 +1,6 @@
 // The integration kinds, as declarations: their fields, which are secret, their rules and their words.
-// A new kind is one entry here (plus nothing else: storage, GraphQL types, mutations and REST routes are derived).
+// A new kind is one entry here (plus nothing else: storage, GraphQL types, the `<kind>Connect`/`<kind>Disconnect`
+// mutations and REST routes are derived).
 import { z } from 'zod';
 import { httpUrlField } from '../validation/fields.js';
 
@@ -25,7 +26,6 @@ export interface IntegrationKind {
   notConnected: string;
   /** DELETE of a kind that is not connected → 404 with this detail. */
   notFound: string;
-  graphql: { connect: string; disconnect: string };
   rest: { add?: string; get?: string; remove?: string };
 }
 
@@ -69,7 +69,6 @@ export const telephony: IntegrationKind = {
   },
   notConnected: 'Telephony is not configured',
   notFound: 'Telephony integration not found',
-  graphql: { connect: 'updateTelephony', disconnect: 'disconnectTelephony' },
   rest: { add: '/update_telephony', get: '/get_telephony' },
 };
 
@@ -85,7 +84,6 @@ export const board: IntegrationKind = {
   },
   notConnected: 'Board integration is not connected',
   notFound: 'Board integration not found',
-  graphql: { connect: 'connectBoard', disconnect: 'disconnectBoard' },
   rest: { add: '/add_board_info', get: '/get_board_info', remove: '/remove_board_info' },
 };
 
@@ -100,7 +98,6 @@ export const calendar: IntegrationKind = {
   },
   notConnected: 'Calendar integration is not connected',
   notFound: 'Calendar integration not found',
-  graphql: { connect: 'connectCalendar', disconnect: 'disconnectCalendar' },
   rest: { add: '/add_calendar_info', remove: '/remove_calendar_info' },
 };
 
@@ -115,7 +112,6 @@ export const erp: IntegrationKind = {
   },
   notConnected: 'ERP integration is not connected',
   notFound: 'ERP integration not found',
-  graphql: { connect: 'connectErp', disconnect: 'disconnectErp' },
   rest: { add: '/add_erp_info', get: '/get_erp_info', remove: '/remove_erp_info' },
 };
 
@@ -135,7 +131,6 @@ export const social: IntegrationKind = {
   },
   notConnected: 'Social integration is not connected',
   notFound: 'Social integration not found',
-  graphql: { connect: 'connectSocial', disconnect: 'disconnectSocial' },
   rest: { add: '/add_social_info', get: '/get_social_info', remove: '/remove_social_info' },
 };
 
@@ -149,7 +144,6 @@ export const chat: IntegrationKind = {
   },
   notConnected: 'Chat integration is not connected',
   notFound: 'Chat integration not found',
-  graphql: { connect: 'connectChat', disconnect: 'disconnectChat' },
   rest: { add: '/add_chat_info', get: '/get_chat_info', remove: '/remove_chat_info' },
 };
 

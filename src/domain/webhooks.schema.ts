@@ -11,6 +11,14 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** An event type's name in the GraphQL EventType enum: `call.ended` → CALL_ENDED. */
+export const eventTypeName = (type: EventType) => type.toUpperCase().replace(/\./g, '_');
+
+/** The event type of an EventType enum name: CALL_ENDED → `call.ended`. */
+export const EVENT_TYPE_BY_NAME: ReadonlyMap<string, EventType> = new Map(
+  EVENT_TYPES.map((type) => [eventTypeName(type), type]),
+);
+
 /** More than this many webhooks on one account is refused: each event is sent to every attached one. */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 50;
 

@@ -7,6 +7,7 @@ import './types/voice.js';
 import './types/campaign.js';
 import './types/campaign-mutations.js';
 import './types/integrations.js';
+import './types/integrations-deprecated.js';
 import './types/pipeline.js';
 import './types/call-log.js';
 import './types/call-mutations.js';

@@ -40,7 +40,10 @@ export interface RestRoute<Body = unknown, Query = unknown, Data = unknown, Resp
   /** Answer `respond`'s string as text/plain instead of JSON. */
   plainText?: boolean;
   variables(input: RouteInput<Body, Query>): Record<string, unknown>;
-  /** Where each GraphQL argument came from, so BAD_USER_INPUT issues get the legacy `loc`. */
+  /**
+   * Where each GraphQL argument (or a field of one, dotted: `input.campId`) came from, so BAD_USER_INPUT issues get
+   * the legacy `loc`; the longest key that begins an issue's path wins.
+   */
   argLocs?: Record<string, Loc>;
   /**
    * The success body (200), as the legacy service sent it: the OpenAPI description's 200 schema, and the type

@@ -125,10 +125,13 @@ function errorResponse(
     const issues = errors
       .flatMap((error) => (error.extensions?.issues as InputIssue[] | undefined) ?? [])
       .map((issue) => ({ ...issue, input: issue.type === 'missing' ? undefined : variableAt(variables, issue.path) }));
+    // The longest `argLocs` key that begins the issue's path (`input.campId` before `input`) says where it came from.
     const locate = (path: InputIssue['path']): Loc => {
-      const [argument, ...rest] = path;
-      const prefix = route.argLocs?.[String(argument)];
-      return prefix ? [...prefix, ...rest] : ['body', ...path];
+      for (let length = path.length; length > 0; length--) {
+        const prefix = route.argLocs?.[path.slice(0, length).join('.')];
+        if (prefix) return [...prefix, ...path.slice(length)];
+      }
+      return ['body', ...path];
     };
     return validationResponse(toValidationErrors(issues, locate));
   }

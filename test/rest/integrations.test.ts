@@ -11,7 +11,12 @@ import {
   type IntegrationKind,
 } from '../../src/domain/integrations.schema.js';
 import { routes } from '../../src/rest/routes.js';
+import { DEPRECATED_INTEGRATION_MUTATIONS } from '../../src/graphql/types/integrations-deprecated.js';
 import { type Reply, startApp, type TestApp } from '../helpers/app.js';
+
+/** A kind's deprecated connectX/disconnectX aliases (every kind of these tests has them). */
+const legacyNames = (kind: IntegrationKind) =>
+  DEPRECATED_INTEGRATION_MUTATIONS[kind.kind] as { connect: string; disconnect: string };
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -711,15 +716,15 @@ describe.each(KINDS.map((kind) => [kind.kind, kind] as const))('%s', (name, kind
 
     const replacement = sampleInput(kind, 1, true);
     const connected = record(
-      `GraphQL ${kind.graphql.connect}`,
+      `GraphQL ${legacyNames(kind).connect}`,
       await t.gql(
-        `mutation ($input: ${kind.label}IntegrationInput!) { ${kind.graphql.connect}(input: $input) { ${selection} } }`,
+        `mutation ($input: ${kind.label}IntegrationInput!) { ${legacyNames(kind).connect}(input: $input) { ${selection} } }`,
         { input: replacement },
         token,
       ),
     );
     expect(connected.body.errors, connected.text).toBeUndefined();
-    const { connected: isConnected, ...shown } = connected.body.data[kind.graphql.connect];
+    const { connected: isConnected, ...shown } = connected.body.data[legacyNames(kind).connect];
     expect(isConnected).toBe(true);
     expect((await get(kind)).body).toEqual({ ...shown, status: 'connected', ...getExtras(kind) });
     const { status: _expectedStatus, ...expectedShown } = expectedBody(kind, replacement);

@@ -1,9 +1,20 @@
 // The REST door is a table of prepared GraphQL operations: no SQL, no business rules of its own.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type DocumentNode, Kind, parse } from 'graphql';
+import {
+  type DocumentNode,
+  getNamedType,
+  isInputObjectType,
+  Kind,
+  parse,
+  TypeInfo,
+  typeFromAST,
+  visit,
+  visitWithTypeInfo,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { afterEach, describe, expect, test } from 'vitest';
+import { internalSchema } from '../../src/graphql/schema.js';
 import { routes } from '../../src/rest/routes.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { campaignModelData } from '../helpers/campaigns.js';
@@ -24,6 +35,34 @@ describe('the route table', () => {
       expect(operations, `${route.method} ${route.path}`).toHaveLength(1);
       expect(operations[0]?.name?.value, `${route.method} ${route.path}`).toMatch(/^Legacy/);
     }
+  });
+
+  test('every document runs the current schema: no deprecated mutation, field, argument or input field', () => {
+    const deprecated: string[] = [];
+    for (const route of routes) {
+      const typeInfo = new TypeInfo(internalSchema);
+      const note = (what: string) => deprecated.push(`${route.method} ${route.path}: ${what}`);
+      visit(
+        parse(route.document),
+        visitWithTypeInfo(typeInfo, {
+          Field: () => {
+            const field = typeInfo.getFieldDef();
+            if (field?.deprecationReason) note(`${typeInfo.getParentType()}.${field.name}`);
+          },
+          Argument: () => {
+            const argument = typeInfo.getArgument();
+            if (argument?.deprecationReason) note(`argument ${argument.name}`);
+          },
+          VariableDefinition: (node) => {
+            const type = getNamedType(typeFromAST(internalSchema, node.type));
+            if (!isInputObjectType(type)) return;
+            for (const field of Object.values(type.getFields()))
+              if (field.deprecationReason) note(`${type.name}.${field.name}`);
+          },
+        }),
+      );
+    }
+    expect(deprecated).toEqual([]);
   });
 
   test('no REST module reaches the database or the domain services', () => {

@@ -84,6 +84,11 @@ export const CallLogRef = builder.loadableNode('CallLog', {
       description: "The provider's Direction as it reported it (`outbound-api`); null when it did not say.",
       deprecationReason: 'Use callDirection.',
     }),
+    providerDirection: t.exposeString('direction', {
+      nullable: true,
+      subGraphs: INTERNAL_ONLY,
+      description: "The provider's Direction as it reported it (`outbound-api`): the REST door's `direction`.",
+    }),
     fromNumber: t.exposeString('fromNumber', {
       nullable: true,
       description: 'The calling number as the provider reported it (From); null when it did not say.',

@@ -1,5 +1,5 @@
 // The closed set of event types (docs/decisions.md §9) as a GraphQL enum: CALL_ENDED for `call.ended`, and so on.
-import { EVENT_TYPES, type EventType } from '../../domain/webhooks.schema.js';
+import { EVENT_TYPES, type EventType, eventTypeName } from '../../domain/webhooks.schema.js';
 import { builder } from '../builder.js';
 
 const DESCRIPTIONS: Record<EventType, string> = {
@@ -14,7 +14,7 @@ export const EventTypeEnum = builder.enumType('EventType', {
   description: 'What happened to a campaign: the `type` of a webhook body, as an enum.',
   values: Object.fromEntries(
     EVENT_TYPES.map((type) => [
-      type.toUpperCase().replace(/\./g, '_'),
+      eventTypeName(type),
       { value: type, description: `\`${type}\`: ${DESCRIPTIONS[type]}` },
     ]),
   ) as Record<string, { value: EventType; description: string }>,

@@ -1,6 +1,6 @@
 // GraphQL for every integration kind, derived from the declarations in src/domain/integrations.schema.ts:
-// `<Label>Integration` (connected + fields, secrets masked), `<Label>IntegrationInput`, the connect and
-// disconnect mutations, and `Account.integrations`.
+// `<Label>Integration` (connected + fields, secrets masked), `<Kind>ConnectInput`, the `<kind>Connect` and
+// `<kind>Disconnect` mutations, and `Account.integrations`.
 import { isDeepStrictEqual } from 'node:util';
 import {
   displayName,
@@ -19,12 +19,12 @@ import { builder, viewerOf } from '../builder.js';
 import type { Context } from '../context.js';
 import type { Account } from '../../domain/accounts.js';
 import { AccountRef } from './account.js';
-import { replacedBy, typeStem } from '../payloads.js';
+import { typeStem } from '../payloads.js';
 
 /** A kind that is not connected is `{ connected: false }` with every field null. */
 type IntegrationShape = IntegrationView | { connected: false; fields?: undefined; updatedAt?: undefined };
 
-const NOT_CONNECTED: IntegrationShape = { connected: false };
+export const NOT_CONNECTED: IntegrationShape = { connected: false };
 
 /** The GraphQL enum of each closed set an integration field declares, built once per name. */
 const closedSetEnums = new Map<
@@ -124,14 +124,18 @@ function integrationInput(kind: IntegrationKind, name: string, current: boolean)
 }
 
 /** The `input` argument of the connect mutations. */
-const connectInput = (kind: IntegrationKind) =>
+export const connectInput = (kind: IntegrationKind) =>
   `Every field of the ${displayName(kind)} integration; what was stored before is replaced.`;
 
+/** `<kind>Connect` and `<kind>Disconnect`: the mutations of each kind (docs/graphql.md#mutations). */
+export const connectMutationOf = (kind: IntegrationKind) => `${kind.kind}Connect`;
+export const disconnectMutationOf = (kind: IntegrationKind) => `${kind.kind}Disconnect`;
+
 /** Each kind with its GraphQL object type, built once. */
-const KINDS = INTEGRATION_KINDS.map((kind) => ({
+export const KINDS = INTEGRATION_KINDS.map((kind) => ({
   kind,
   ref: integrationType(kind),
-  input: integrationInput(kind, typeStem(`${kind.kind}Connect`) + 'Input', true),
+  input: integrationInput(kind, typeStem(connectMutationOf(kind)) + 'Input', true),
   legacyInput: integrationInput(kind, `${kind.label}IntegrationInput`, false),
 }));
 
@@ -180,23 +184,25 @@ function integrationPayload(mutation: string, ref: (typeof KINDS)[number]['ref']
   });
 }
 
+/** Connects (or replaces) a kind's integration for the caller: both the mutation below and its deprecated alias. */
+export const connectKind = (kind: IntegrationKind, context: Context, fields: unknown) =>
+  connectIntegration(context.db, context.secrets, viewerOf(context).id, kind, fields as Record<string, unknown>);
+export const disconnectKind = (kind: IntegrationKind, context: Context) =>
+  disconnectIntegration(context.db, viewerOf(context).id, kind);
+
 // Per kind: `<kind>Connect(input:)` and `<kind>Disconnect`, answering the integration as it now stands
-// (docs/graphql.md#mutations), and the verb-first `connectX`/`updateTelephony` and `disconnectX: Boolean!` of before,
-// deprecated aliases running the same code.
-for (const { kind, ref, input, legacyInput } of KINDS) {
+// (docs/graphql.md#mutations). Their deprecated aliases of before are in integrations-deprecated.ts.
+for (const { kind, ref, input } of KINDS) {
   const name = displayName(kind);
-  const connect = (context: Context, fields: unknown) =>
-    connectIntegration(context.db, context.secrets, viewerOf(context).id, kind, fields as Record<string, unknown>);
-  const disconnect = (context: Context) => disconnectIntegration(context.db, viewerOf(context).id, kind);
-  const connectMutation = `${kind.kind}Connect`;
-  const disconnectMutation = `${kind.kind}Disconnect`;
+  const connectMutation = connectMutationOf(kind);
+  const disconnectMutation = disconnectMutationOf(kind);
   builder.mutationFields((t) => ({
     [connectMutation]: t.field({
       type: integrationPayload(connectMutation, ref, `The ${name} integration as it is now.`),
       description: `Connects (or replaces) the ${name} integration.`,
       args: { input: t.arg({ type: input, required: true, description: connectInput(kind) }) },
       resolve: async (_root, args, context) => ({
-        integration: await connect(context, args.input),
+        integration: await connectKind(kind, context, args.input),
         account: viewerOf(context),
       }),
     }),
@@ -204,23 +210,8 @@ for (const { kind, ref, input, legacyInput } of KINDS) {
       type: integrationPayload(disconnectMutation, ref, `The ${name} integration as it is now: not connected.`),
       description: `Deletes the stored ${name} credentials; NOT_FOUND when there are none.`,
       resolve: async (_root, _args, context) => {
-        await disconnect(context);
+        await disconnectKind(kind, context);
         return { integration: NOT_CONNECTED, account: viewerOf(context) };
-      },
-    }),
-    [kind.graphql.connect]: t.field({
-      type: ref,
-      deprecationReason: replacedBy(connectMutation),
-      description: `Connects (or replaces) the ${name} integration.`,
-      args: { input: t.arg({ type: legacyInput, required: true, description: connectInput(kind) }) },
-      resolve: (_root, args, context) => connect(context, args.input),
-    }),
-    [kind.graphql.disconnect]: t.boolean({
-      deprecationReason: replacedBy(disconnectMutation),
-      description: `Deletes the stored ${name} credentials; NOT_FOUND when there are none.`,
-      resolve: async (_root, _args, context) => {
-        await disconnect(context);
-        return true;
       },
     }),
   }));

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { emailField, passwordField } from '../../domain/accounts.schema.js';
 import { documentInput, type JsonSchema } from '../../validation/input-json-schema.js';
 import { signUpResponse, tokenResponse } from '../responses/accounts.js';
+import { lowerCase } from '../responses/common.js';
 import { defineRoute } from '../route.js';
 
 const signUpBody = z.object({ email: emailField, password: passwordField });
@@ -42,7 +43,7 @@ export const accountRoutes = [
   defineRoute<
     z.infer<typeof signUpBody>,
     undefined,
-    { signUp: { apiKey: string; account: { accountId: string; email: string } } },
+    { accountSignUp: { apiKey: string; account: { accountId: string; email: string } } },
     typeof signUpResponse
   >({
     method: 'POST',
@@ -52,8 +53,8 @@ export const accountRoutes = [
     auth: false,
     errors: { 403: 'Sign-up is closed (ALLOW_SIGNUP=false)', 409: 'The e-mail has an account already' },
     document: /* GraphQL */ `
-      mutation LegacySignUp($email: String!, $password: String!) {
-        signUp(email: $email, password: $password) {
+      mutation LegacySignUp($input: AccountSignUpInput!) {
+        accountSignUp(input: $input) {
           apiKey
           account {
             accountId
@@ -64,14 +65,14 @@ export const accountRoutes = [
     `,
     body: signUpBody,
     response: signUpResponse,
-    variables: ({ body }) => body,
-    argLocs: { email: ['body', 'email'], password: ['body', 'password'] },
-    respond: ({ signUp }) => ({ id: signUp.account.accountId, email: signUp.account.email, apiKey: signUp.apiKey }),
+    variables: ({ body }) => ({ input: body }),
+    argLocs: { input: ['body'] },
+    respond: ({ accountSignUp: { account, apiKey } }) => ({ id: account.accountId, email: account.email, apiKey }),
   }),
   defineRoute<
     z.infer<typeof loginBody>,
     undefined,
-    { login: { accessToken: string; tokenType: 'bearer'; expiresIn: number } },
+    { accountLogin: { accessToken: string; tokenType: 'BEARER'; expiresIn: number } },
     typeof tokenResponse
   >({
     method: 'POST',
@@ -82,8 +83,8 @@ export const accountRoutes = [
     errors: { 401: 'Incorrect username or password (with WWW-Authenticate: Bearer)' },
     form: true,
     document: /* GraphQL */ `
-      mutation LegacyLogin($email: String!, $password: String!) {
-        login(email: $email, password: $password) {
+      mutation LegacyLogin($input: AccountLoginInput!) {
+        accountLogin(input: $input) {
           accessToken
           tokenType
           expiresIn
@@ -92,12 +93,12 @@ export const accountRoutes = [
     `,
     body: loginBody,
     response: tokenResponse,
-    variables: ({ body }) => ({ email: body.username, password: body.password }),
-    argLocs: { email: ['body', 'username'], password: ['body', 'password'] },
-    respond: ({ login }) => ({
-      access_token: login.accessToken,
-      token_type: login.tokenType,
-      expires_in: login.expiresIn,
+    variables: ({ body }) => ({ input: { email: body.username, password: body.password } }),
+    argLocs: { 'input.email': ['body', 'username'], input: ['body'] },
+    respond: ({ accountLogin }) => ({
+      access_token: accountLogin.accessToken,
+      token_type: lowerCase(accountLogin.tokenType),
+      expires_in: accountLogin.expiresIn,
     }),
   }),
 ];

@@ -10,7 +10,8 @@ import { campIdField } from '../../domain/campaigns.schema.js';
 import { callbackReceivedResponse, callLogResponse } from '../responses/call-logs.js';
 import { defineRoute } from '../route.js';
 
-const CALL_LOG_FIELDS = `callId campaignId direction fromNumber toNumber status startedAt endedAt durationSeconds cost
+// The legacy names, as aliases of the current fields (and of the internal graph's providerDirection).
+const CALL_LOG_FIELDS = `callId campaignId: campId direction: providerDirection fromNumber toNumber status startedAt endedAt durationSeconds cost
   recordingUrl transcript summary analysis createdAt updatedAt`;
 
 const LIST_DOCUMENT = (name: string) => /* GraphQL */ `

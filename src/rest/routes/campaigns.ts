@@ -20,7 +20,7 @@ const LEGACY_CAMPAIGN = /* GraphQL */ `
   fragment LegacyCampaign on Campaign {
     campId
     status
-    creationDate
+    creationDate: createdAt
     updatedAt
     ${CAMPAIGN_FIELD_NAMES.map(graphqlNameOf).join('\n    ')}
     metrics {
@@ -46,6 +46,17 @@ type CampaignData = CampaignGraphqlData & {
 /** The fields whose GraphQL name is not the legacy one (voiceId → voice). */
 const RENAMED = CAMPAIGN_FIELD_NAMES.filter((name) => graphqlNameOf(name) !== name);
 
+/** A legacy body's model fields under their GraphQL names (voice → voiceId), for the current inputs. */
+function toGraphqlNames(data: Record<string, unknown>): Record<string, unknown> {
+  const renamed: Record<string, unknown> = { ...data };
+  for (const name of RENAMED) {
+    if (!(name in renamed)) continue;
+    renamed[graphqlNameOf(name)] = renamed[name];
+    delete renamed[name];
+  }
+  return renamed;
+}
+
 /**
  * The stored campaign as the legacy service returned it: model fields, status, dates, derived metrics. The renamed
  * fields and the status come after the others, as they always have (the body is byte for byte what it was).
@@ -69,7 +80,7 @@ export const campaignRoutes = [
   defineRoute<
     z.infer<typeof legacyUpdateCampaignSchema>,
     undefined,
-    { upsertCampaign: CampaignData },
+    { campaignUpsert: { campaign: CampaignData } },
     typeof legacyCampaignResponse
   >({
     method: 'POST',
@@ -81,9 +92,11 @@ export const campaignRoutes = [
       409: 'The campaign is completed: it can no longer change (or another request created it at the same moment)',
     },
     document: /* GraphQL */ `
-      mutation LegacyUpdateCampaign($campId: String!, $data: CampaignDataInput!) {
-        upsertCampaign(campId: $campId, data: $data) {
-          ...LegacyCampaign
+      mutation LegacyUpdateCampaign($input: CampaignUpsertInput!) {
+        campaignUpsert(input: $input) {
+          campaign {
+            ...LegacyCampaign
+          }
         }
       }
       ${LEGACY_CAMPAIGN}
@@ -105,10 +118,16 @@ export const campaignRoutes = [
     variables: ({ body }) => {
       // The metrics are derived from call logs: accepted for compatibility, never stored.
       const { totalCallTime, totalNumCall, totalSpent, averageCallCost, ...data } = body.campaignModelData;
-      return { campId: body.campId, data };
+      return { input: { campId: body.campId, ...toGraphqlNames(data) } };
     },
-    argLocs: { campId: ['body', 'campId'], data: ['body', 'campaignModelData'] },
-    respond: ({ upsertCampaign }) => legacyCampaign(upsertCampaign),
+    argLocs: {
+      'input.campId': ['body', 'campId'],
+      input: ['body', 'campaignModelData'],
+      ...Object.fromEntries(
+        RENAMED.map((name) => [`input.${graphqlNameOf(name)}`, ['body', 'campaignModelData', name]]),
+      ),
+    },
+    respond: ({ campaignUpsert }) => legacyCampaign(campaignUpsert.campaign),
   }),
   defineRoute<
     undefined,
@@ -135,7 +154,7 @@ export const campaignRoutes = [
           campId
           title
           status
-          creationDate
+          creationDate: createdAt
           description
         }
       }

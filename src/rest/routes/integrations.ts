@@ -23,26 +23,35 @@ export function legacyIntegration({ connected, updatedAt, ...fields }: Integrati
 
 function routesOf(kind: IntegrationKind): RestRoute[] {
   const selection = `connected updatedAt ${Object.keys(kind.fields).join(' ')}`;
+  // The kind's mutations, as src/graphql/types/integrations.ts names them (docs/graphql.md#mutations).
+  const connect = `${kind.kind}Connect`;
+  const disconnect = `${kind.kind}Disconnect`;
+  const connectInput = `${kind.kind.charAt(0).toUpperCase()}${kind.kind.slice(1)}ConnectInput`;
   const routes: RestRoute[] = [];
   const inputSchema = integrationInputSchema(kind);
   const response = integrationResponse(kind);
   const removed = `${kind.displayName ?? kind.label} integration removed`;
   if (kind.rest.add) {
     routes.push(
-      defineRoute<Record<string, unknown>, undefined, Record<string, IntegrationData>, typeof response>({
+      defineRoute<
+        Record<string, unknown>,
+        undefined,
+        Record<string, { integration: IntegrationData }>,
+        typeof response
+      >({
         method: 'POST',
         path: kind.rest.add,
         summary: `Connect (or replace) the ${displayName(kind)} integration`,
         tag: 'integrations',
         auth: true,
-        document: `mutation LegacyConnect${kind.label}($input: ${kind.label}IntegrationInput!) {
-          ${kind.graphql.connect}(input: $input) { ${selection} }
+        document: `mutation LegacyConnect${kind.label}($input: ${connectInput}!) {
+          ${connect}(input: $input) { integration { ${selection} } }
         }`,
         body: inputSchema,
         response,
         variables: ({ body }) => ({ input: body }),
         argLocs: { input: ['body'] },
-        respond: (data) => legacyIntegration(data[kind.graphql.connect] as IntegrationData),
+        respond: (data) => legacyIntegration(data[connect]?.integration as IntegrationData),
       }),
     );
   }
@@ -64,13 +73,18 @@ function routesOf(kind: IntegrationKind): RestRoute[] {
   }
   if (kind.rest.remove) {
     routes.push(
-      defineRoute<undefined, undefined, Record<string, boolean>, ReturnType<typeof doneBody>>({
+      defineRoute<
+        undefined,
+        undefined,
+        Record<string, { integration: { connected: false } }>,
+        ReturnType<typeof doneBody>
+      >({
         method: 'DELETE',
         path: kind.rest.remove,
         summary: `Disconnect the ${displayName(kind)} integration and delete its stored credentials`,
         tag: 'integrations',
         auth: true,
-        document: `mutation LegacyRemove${kind.label} { ${kind.graphql.disconnect} }`,
+        document: `mutation LegacyRemove${kind.label} { ${disconnect} { integration { connected } } }`,
         response: doneBody(removed),
         variables: () => ({}),
         respond: () => ({ detail: removed }),

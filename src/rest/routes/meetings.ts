@@ -7,7 +7,8 @@ import { meetingResponse } from '../responses/meetings.js';
 import { defineRoute } from '../route.js';
 import { type IntegrationData, legacyIntegration } from './integrations.js';
 
-const MEETING_FIELDS = 'meetingId campaignId title startsAt endsAt timeZone participants { name email phone } status';
+const MEETING_FIELDS =
+  'meetingId campaignId: campId title startsAt endsAt timeZone participants { name email phone } status';
 
 type Meeting = z.output<typeof meetingResponse>;
 type MeetingData = Omit<Meeting, 'status'> & { status: Uppercase<Meeting['status']> };

@@ -29,19 +29,24 @@ const path = '/text_pipeline_configuration';
 const common = { path, tag: 'text pipeline', auth: true, query: campaignQuery } as const;
 
 export const pipelineRoutes = [
-  defineRoute<TextPipelineInput, CampaignQuery, { setTextPipeline: Pipeline }, typeof textPipelineResponse>({
+  defineRoute<
+    TextPipelineInput,
+    CampaignQuery,
+    { textPipelineSet: { textPipeline: Pipeline } },
+    typeof textPipelineResponse
+  >({
     ...common,
     method: 'POST',
     summary: "Set (replace) a campaign's text pipeline configuration",
     document: /* GraphQL */ `
-      mutation LegacySetTextPipeline($campId: String!, $input: TextPipelineInput!) {
-        setTextPipeline(campId: $campId, input: $input) { ${PIPELINE_FIELDS} }
+      mutation LegacySetTextPipeline($input: TextPipelineSetInput!) {
+        textPipelineSet(input: $input) { textPipeline { ${PIPELINE_FIELDS} } }
       }`,
     body: textPipelineSchema,
     response: textPipelineResponse,
-    variables: ({ body, query }) => ({ campId: query.campId, input: body }),
-    argLocs: { campId: ['query', 'campId'], input: ['body'] },
-    respond: ({ setTextPipeline }) => setTextPipeline,
+    variables: ({ body, query }) => ({ input: { campId: query.campId, pipeline: body } }),
+    argLocs: { 'input.campId': ['query', 'campId'], 'input.pipeline': ['body'] },
+    respond: ({ textPipelineSet }) => textPipelineSet.textPipeline,
   }),
   defineRoute<
     undefined,
@@ -67,15 +72,15 @@ export const pipelineRoutes = [
     method: 'DELETE',
     summary: "Delete a campaign's text pipeline configuration",
     document: /* GraphQL */ `
-      mutation LegacyDeleteTextPipeline($campId: String!) {
-        deleteTextPipeline(campId: $campId) {
-          campId
+      mutation LegacyDeleteTextPipeline($input: TextPipelineDeleteInput!) {
+        textPipelineDelete(input: $input) {
+          deletedId
         }
       }
     `,
     response: deleted,
-    variables: ({ query }) => query,
-    argLocs: { campId: ['query', 'campId'] },
+    variables: ({ query }) => ({ input: query }),
+    argLocs: { 'input.campId': ['query', 'campId'] },
     respond: () => ({ detail: 'Text pipeline configuration deleted' }),
   }),
 ];

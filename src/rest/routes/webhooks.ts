@@ -5,6 +5,9 @@ import { campIdField } from '../../domain/campaigns.schema.js';
 import {
   type CreateWebhookInput,
   createWebhookSchema,
+  EVENT_TYPE_BY_NAME,
+  type EventType,
+  eventTypeName,
   MAX_WEBHOOKS_PER_ACCOUNT,
   webhookIdField,
 } from '../../domain/webhooks.schema.js';
@@ -13,10 +16,21 @@ import { doneBody } from '../responses/common.js';
 import { webhookAttachmentResponse, webhookResponse } from '../responses/webhooks.js';
 import { defineRoute } from '../route.js';
 
-const WEBHOOK_FIELDS = 'webhookId url events description enabled disabledReason secret createdAt campaignIds';
+const WEBHOOK_FIELDS =
+  'webhookId url events: eventTypes description enabled disabledReason secret createdAt campaignIds';
 
-/** What WEBHOOK_FIELDS selects is the legacy body, key for key (campaignIds: the internal graph's, all of them). */
+/**
+ * What WEBHOOK_FIELDS selects is the legacy body, key for key (campaignIds: the internal graph's, all of them), but
+ * for the event types, which GraphQL names by their enum names (CALL_ENDED for `call.ended`).
+ */
 type Webhook = z.output<typeof webhookResponse>;
+type WebhookData = Omit<Webhook, 'events'> & { events: string[] };
+
+/** The legacy body of a webhook: its event types by their wire names, in place. */
+const legacyWebhook = (webhook: WebhookData): Webhook => ({
+  ...webhook,
+  events: webhook.events.map((name) => EVENT_TYPE_BY_NAME.get(name) as EventType),
+});
 
 const webhookQuery = z.object({ webhookId: webhookIdField });
 
@@ -40,7 +54,7 @@ const deleted = doneBody('Webhook deleted');
 const tag = 'webhooks';
 
 export const webhookRoutes = [
-  defineRoute<CreateWebhookInput, undefined, { createWebhook: Webhook }, typeof webhookResponse>({
+  defineRoute<CreateWebhookInput, undefined, { webhookCreate: { webhook: WebhookData } }, typeof webhookResponse>({
     method: 'POST',
     path: '/create_webhook',
     summary: 'Register a webhook: {url, events?, description?} → the webhook with its whsec_ signing secret',
@@ -48,16 +62,18 @@ export const webhookRoutes = [
     auth: true,
     errors: { 409: `The account has ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks already, the most it may have` },
     document: /* GraphQL */ `
-      mutation LegacyCreateWebhook($input: CreateWebhookInput!) {
-        createWebhook(input: $input) { ${WEBHOOK_FIELDS} }
+      mutation LegacyCreateWebhook($input: WebhookCreateInput!) {
+        webhookCreate(input: $input) { webhook { ${WEBHOOK_FIELDS} } }
       }`,
     body: createWebhookSchema,
     response: webhookResponse,
-    variables: ({ body }) => ({ input: body }),
-    argLocs: { input: ['body'] },
-    respond: ({ createWebhook }) => createWebhook,
+    variables: ({ body: { events, ...body } }) => ({
+      input: { ...body, ...(events === undefined ? {} : { eventTypes: events?.map(eventTypeName) ?? null }) },
+    }),
+    argLocs: { 'input.eventTypes': ['body', 'events'], input: ['body'] },
+    respond: ({ webhookCreate }) => legacyWebhook(webhookCreate.webhook),
   }),
-  defineRoute<undefined, undefined, { webhooks: Webhook[] }, z.ZodArray<typeof webhookResponse>>({
+  defineRoute<undefined, undefined, { webhooks: WebhookData[] }, z.ZodArray<typeof webhookResponse>>({
     method: 'GET',
     path: '/get_webhooks',
     summary: 'Your webhooks, oldest first, with the campaigns each is attached to',
@@ -69,7 +85,7 @@ export const webhookRoutes = [
       }`,
     response: z.array(webhookResponse),
     variables: () => ({}),
-    respond: ({ webhooks }) => webhooks,
+    respond: ({ webhooks }) => webhooks.map(legacyWebhook),
   }),
   defineRoute<undefined, z.infer<typeof webhookQuery>, unknown, typeof deleted>({
     method: 'DELETE',
@@ -80,20 +96,20 @@ export const webhookRoutes = [
     query: webhookQuery,
     response: deleted,
     document: /* GraphQL */ `
-      mutation LegacyRemoveWebhook($webhookId: String!) {
-        deleteWebhook(webhookId: $webhookId) {
-          webhookId
+      mutation LegacyRemoveWebhook($input: WebhookDeleteInput!) {
+        webhookDelete(input: $input) {
+          deletedId
         }
       }
     `,
-    variables: ({ query }) => query,
-    argLocs: { webhookId: ['query', 'webhookId'] },
+    variables: ({ query }) => ({ input: query }),
+    argLocs: { 'input.webhookId': ['query', 'webhookId'] },
     respond: () => ({ detail: 'Webhook deleted' }),
   }),
   defineRoute<
     undefined,
     z.infer<typeof attachQuery>,
-    { attachWebhook: { webhookId: string } },
+    { webhookAttach: { webhook: { webhookId: string } } },
     typeof webhookAttachmentResponse
   >({
     method: 'POST',
@@ -104,17 +120,19 @@ export const webhookRoutes = [
     query: attachQuery,
     response: webhookAttachmentResponse,
     document: /* GraphQL */ `
-      mutation LegacyAttachWebhook($webhookId: String!, $campId: String!) {
-        attachWebhook(webhookId: $webhookId, campId: $campId) {
-          webhookId
+      mutation LegacyAttachWebhook($input: WebhookAttachInput!) {
+        webhookAttach(input: $input) {
+          webhook {
+            webhookId
+          }
         }
       }
     `,
-    variables: ({ query }) => ({ webhookId: query.webhookId, campId: query.campaignId }),
-    argLocs: { webhookId: ['query', 'webhookId'], campId: ['query', 'campaignId'] },
-    respond: ({ attachWebhook }, { campId }) => ({
-      webhookId: attachWebhook.webhookId,
-      campaignId: String(campId),
+    variables: ({ query }) => ({ input: { webhookId: query.webhookId, campId: query.campaignId } }),
+    argLocs: { 'input.webhookId': ['query', 'webhookId'], 'input.campId': ['query', 'campaignId'] },
+    respond: ({ webhookAttach }, { input }) => ({
+      webhookId: webhookAttach.webhook.webhookId,
+      campaignId: String((input as { campId: string }).campId),
       attached: true,
     }),
   }),
