@@ -11,8 +11,13 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** `call.ended` → CALL_ENDED, as a type. */
+type EnumNameOf<S extends string> = S extends `${infer A}.${infer B}`
+  ? `${Uppercase<A>}_${EnumNameOf<B>}`
+  : Uppercase<S>;
+
 /** An event type's name in the GraphQL EventType enum: `call.ended` → CALL_ENDED. */
-export const eventTypeName = (type: EventType) => type.toUpperCase().replace(/\./g, '_');
+export const eventTypeName = <T extends EventType>(type: T) => type.toUpperCase().replace(/\./g, '_') as EnumNameOf<T>;
 
 /** The event type of an EventType enum name: CALL_ENDED → `call.ended`. */
 export const EVENT_TYPE_BY_NAME: ReadonlyMap<string, EventType> = new Map(

@@ -1,5 +1,7 @@
 // What a legacy REST route is: a prepared GraphQL operation plus adapters between the legacy wire format and it.
 // Routes hold no SQL and no business rules; the router executes `document` through yoga's pipeline.
+import type { TadaDocumentNode } from 'gql.tada';
+import { print } from 'graphql';
 import type { z } from 'zod';
 import type { Loc } from './fastapi-errors.js';
 
@@ -59,10 +61,35 @@ export interface RestRoute<Body = unknown, Query = unknown, Data = unknown, Resp
 }
 
 /**
- * Typed constructor for a route: checks the adapters against the request's types, the GraphQL data and the declared
- * response (`typeof` its schema). Every type argument is required, so no route can leave `respond` unchecked.
+ * A route whose document is written with `graphql()` (src/rest/typed-documents.ts): its result and variables are
+ * the document's own types, read by gql.tada from the internal graph, so `variables` must make what the document
+ * declares and `respond` reads only what it selects. Body, query and response types are those of their zod schemas.
  */
-export function defineRoute<Body, Query, Data, Response extends z.ZodType>(
+export type TypedRoute<Body, Query, Result, Vars, Response extends z.ZodType> = Omit<
+  RestRoute<Body, Query, Result, Response>,
+  'document' | 'variables' | 'respond'
+> & {
+  document: TadaDocumentNode<Result, Vars>;
+  variables(input: RouteInput<Body, Query>): Vars;
+  respond(data: Result, variables: Vars): z.output<Response> | null;
+};
+
+export function defineRoute<
+  Body = undefined,
+  Query = undefined,
+  Result = never,
+  Vars = never,
+  Response extends z.ZodType = z.ZodType,
+>(route: TypedRoute<Body, Query, Result, Vars, Response>): RestRoute {
+  return { ...route, document: print(route.document) } as unknown as RestRoute;
+}
+
+/**
+ * A route whose document is built from declarations (a campaign's model fields, an integration kind's fields), which
+ * gql.tada cannot read: the result type comes from the same declarations, and every type argument is required, so
+ * `respond` is still checked. Prefer `defineRoute` wherever the document can be written out.
+ */
+export function defineDeclaredRoute<Body, Query, Data, Response extends z.ZodType>(
   route: RestRoute<Body, Query, Data, Response>,
 ): RestRoute {
   return route as unknown as RestRoute;

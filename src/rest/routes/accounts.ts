@@ -5,6 +5,7 @@ import { documentInput, type JsonSchema } from '../../validation/input-json-sche
 import { signUpResponse, tokenResponse } from '../responses/accounts.js';
 import { lowerCase } from '../responses/common.js';
 import { defineRoute } from '../route.js';
+import { graphql } from '../typed-documents.js';
 
 const signUpBody = z.object({ email: emailField, password: passwordField });
 
@@ -40,19 +41,14 @@ const loginBody = documentInput(
 );
 
 export const accountRoutes = [
-  defineRoute<
-    z.infer<typeof signUpBody>,
-    undefined,
-    { accountSignUp: { apiKey: string; account: { accountId: string; email: string } } },
-    typeof signUpResponse
-  >({
+  defineRoute({
     method: 'POST',
     path: '/signup',
     summary: 'Create an account; the API key is shown only here',
     tag: 'accounts',
     auth: false,
     errors: { 403: 'Sign-up is closed (ALLOW_SIGNUP=false)', 409: 'The e-mail has an account already' },
-    document: /* GraphQL */ `
+    document: graphql(`
       mutation LegacySignUp($input: AccountSignUpInput!) {
         accountSignUp(input: $input) {
           apiKey
@@ -62,19 +58,14 @@ export const accountRoutes = [
           }
         }
       }
-    `,
+    `),
     body: signUpBody,
     response: signUpResponse,
     variables: ({ body }) => ({ input: body }),
     argLocs: { input: ['body'] },
     respond: ({ accountSignUp: { account, apiKey } }) => ({ id: account.accountId, email: account.email, apiKey }),
   }),
-  defineRoute<
-    z.infer<typeof loginBody>,
-    undefined,
-    { accountLogin: { accessToken: string; tokenType: 'BEARER'; expiresIn: number } },
-    typeof tokenResponse
-  >({
+  defineRoute({
     method: 'POST',
     path: '/login',
     summary: 'OAuth2 password flow: exchange e-mail (username) and password for a bearer token',
@@ -82,7 +73,7 @@ export const accountRoutes = [
     auth: false,
     errors: { 401: 'Incorrect username or password (with WWW-Authenticate: Bearer)' },
     form: true,
-    document: /* GraphQL */ `
+    document: graphql(`
       mutation LegacyLogin($input: AccountLoginInput!) {
         accountLogin(input: $input) {
           accessToken
@@ -90,7 +81,7 @@ export const accountRoutes = [
           expiresIn
         }
       }
-    `,
+    `),
     body: loginBody,
     response: tokenResponse,
     variables: ({ body }) => ({ input: { email: body.username, password: body.password } }),

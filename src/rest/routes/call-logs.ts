@@ -9,27 +9,38 @@ import {
 import { campIdField } from '../../domain/campaigns.schema.js';
 import { callbackReceivedResponse, callLogResponse } from '../responses/call-logs.js';
 import { defineRoute } from '../route.js';
+import { graphql, type ResultOf } from '../typed-documents.js';
 
 // The legacy names, as aliases of the current fields (and of the internal graph's providerDirection).
-const CALL_LOG_FIELDS = `callId campaignId: campId direction: providerDirection fromNumber toNumber status startedAt endedAt durationSeconds cost
-  recordingUrl transcript summary analysis createdAt updatedAt`;
-
-const LIST_DOCUMENT = (name: string) => /* GraphQL */ `
-  query ${name}($campId: String, $status: CallStatus, $since: DateTime, $until: DateTime, $limit: Int!, $offset: Int!) {
-    callLogList(campId: $campId, status: $status, since: $since, until: $until, limit: $limit, offset: $offset) {
-      ${CALL_LOG_FIELDS}
-    }
-  }`;
+const LegacyCallLog = graphql(`
+  fragment LegacyCallLog on CallLog {
+    callId
+    campaignId: campId
+    direction: providerDirection
+    fromNumber
+    toNumber
+    status
+    startedAt
+    endedAt
+    durationSeconds
+    cost
+    recordingUrl
+    transcript
+    summary
+    analysis
+    createdAt
+    updatedAt
+  }
+`);
 
 type ListQuery = z.infer<typeof callLogListQuerySchema>;
 /** GraphQL's name of a provider's status: in-progress → IN_PROGRESS. */
 type EnumName<S extends string> = Uppercase<S extends `${infer A}-${infer B}` ? `${A}_${B}` : S>;
-type CallLogBody = z.output<typeof callLogResponse>;
-type CallLogData = Omit<CallLogBody, 'status'> & { status: EnumName<CallStatus> };
+type CallLogData = ResultOf<typeof LegacyCallLog>;
 const callLogsResponse = z.array(callLogResponse);
 
 /** Legacy statuses are the provider's words (in-progress); GraphQL's enum names are IN_PROGRESS. */
-const toEnum = (status: string | undefined) => status?.toUpperCase().replace('-', '_');
+const toEnum = (status: CallStatus | undefined) => status?.toUpperCase().replace('-', '_') as EnumName<CallStatus>;
 const fromEnum = (status: EnumName<CallStatus>) => status.toLowerCase().replace('_', '-') as CallStatus;
 
 const listVariables = ({ query }: { query: ListQuery }) => ({ ...query, status: toEnum(query.status) });
@@ -50,33 +61,65 @@ const callbackForm = z
   .meta({ maxProperties: CALLBACK_FORM_LIMITS.fields });
 
 export const callLogRoutes = [
-  defineRoute<undefined, ListQuery & { campId: string }, { callLogList: CallLogData[] }, typeof callLogsResponse>({
+  defineRoute({
     method: 'GET',
     path: '/get_call_logs_for_campaign',
     summary: "A campaign's call logs, newest first (status, since, until, limit ≤ 1000, offset)",
     tag: 'call logs',
     auth: true,
-    document: LIST_DOCUMENT('LegacyCampaignCallLogs'),
+    document: graphql(
+      `
+        query LegacyCampaignCallLogs(
+          $campId: String
+          $status: CallStatus
+          $since: DateTime
+          $until: DateTime
+          $limit: Int!
+          $offset: Int!
+        ) {
+          callLogList(campId: $campId, status: $status, since: $since, until: $until, limit: $limit, offset: $offset) {
+            ...LegacyCallLog
+          }
+        }
+      `,
+      [LegacyCallLog],
+    ),
     query: callLogListQuerySchema.extend({ campId: campIdField }),
     response: callLogsResponse,
     variables: listVariables,
     argLocs: listLocs,
     respond: respondList,
   }),
-  defineRoute<undefined, ListQuery, { callLogList: CallLogData[] }, typeof callLogsResponse>({
+  defineRoute({
     method: 'GET',
     path: '/get_call_logs_for_user',
     summary: 'All your call logs, newest first (campId, status, since, until, limit ≤ 1000, offset)',
     tag: 'call logs',
     auth: true,
-    document: LIST_DOCUMENT('LegacyUserCallLogs'),
+    document: graphql(
+      `
+        query LegacyUserCallLogs(
+          $campId: String
+          $status: CallStatus
+          $since: DateTime
+          $until: DateTime
+          $limit: Int!
+          $offset: Int!
+        ) {
+          callLogList(campId: $campId, status: $status, since: $since, until: $until, limit: $limit, offset: $offset) {
+            ...LegacyCallLog
+          }
+        }
+      `,
+      [LegacyCallLog],
+    ),
     query: callLogListQuerySchema,
     response: callLogsResponse,
     variables: listVariables,
     argLocs: listLocs,
     respond: respondList,
   }),
-  defineRoute<Record<string, string>, undefined, unknown, typeof callbackReceivedResponse>({
+  defineRoute({
     method: 'POST',
     path: '/telephony_webhook/{apiKey}/{campId}',
     summary: "The telephony provider's call-status callback (form-encoded, signed with X-Telephony-Signature)",
@@ -84,7 +127,7 @@ export const callLogRoutes = [
     errors: { 403: 'Unknown API key, or a missing or wrong X-Telephony-Signature' },
     auth: false,
     form: true,
-    document: /* GraphQL */ `
+    document: graphql(`
       mutation LegacyTelephonyCallback(
         $apiKey: String!
         $campId: String!
@@ -96,19 +139,20 @@ export const callLogRoutes = [
           callId
         }
       }
-    `,
+    `),
     body: z.record(z.string(), z.string()).default({}),
     // Only a flat object of strings here; the resolver checks the parameters themselves (after the signature).
     documentedBody: z.intersection(callbackForm, callbackParamsSchema),
     response: callbackReceivedResponse,
     variables: ({ body, path, headers, publicUrl }) => ({
-      apiKey: path.apiKey,
-      campId: path.campId,
+      // The router matched the path's template: both parameters are there.
+      apiKey: path.apiKey as string,
+      campId: path.campId as string,
       url: publicUrl,
       params: body,
       signature: headers.get('x-telephony-signature'),
     }),
     argLocs: { params: ['body'] },
-    respond: () => ({ received: true }),
+    respond: () => ({ received: true as const }),
   }),
 ];

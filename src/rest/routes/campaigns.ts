@@ -1,4 +1,6 @@
 // Legacy campaign paths: update_campaign (upsert, full replacement), get_campaigns, get_campaign (docs/decisions.md §5).
+// The two that answer a whole campaign select its model fields from their declarations (LEGACY_CAMPAIGN), so their
+// results are typed from the declarations (defineDeclaredRoute); get_campaigns' document is typed by gql.tada.
 import { z } from 'zod';
 import {
   CAMPAIGN_DEFAULTS,
@@ -13,7 +15,8 @@ import { intField } from '../../validation/fields.js';
 import { documentInput, type JsonSchema, note } from '../../validation/input-json-schema.js';
 import { lowerCase } from '../responses/common.js';
 import { campaignListEntryResponse, legacyCampaignResponse } from '../responses/campaigns.js';
-import { defineRoute } from '../route.js';
+import { defineDeclaredRoute, defineRoute } from '../route.js';
+import { graphql } from '../typed-documents.js';
 
 /** The campaign as the legacy door shows it: every declared model field (src/domain/campaigns.schema.ts). */
 const LEGACY_CAMPAIGN = /* GraphQL */ `
@@ -77,7 +80,7 @@ const listQuery = z.object({
 });
 
 export const campaignRoutes = [
-  defineRoute<
+  defineDeclaredRoute<
     z.infer<typeof legacyUpdateCampaignSchema>,
     undefined,
     { campaignUpsert: { campaign: CampaignData } },
@@ -129,26 +132,13 @@ export const campaignRoutes = [
     },
     respond: ({ campaignUpsert }) => legacyCampaign(campaignUpsert.campaign),
   }),
-  defineRoute<
-    undefined,
-    z.infer<typeof listQuery>,
-    {
-      campaignList: Array<{
-        campId: string;
-        title: string;
-        status: Uppercase<LegacyCampaign['status']>;
-        creationDate: string;
-        description: string;
-      }>;
-    },
-    z.ZodArray<typeof campaignListEntryResponse>
-  >({
+  defineRoute({
     method: 'GET',
     path: '/get_campaigns',
     summary: 'Your campaigns, newest first, as list entries',
     tag: 'campaigns',
     auth: true,
-    document: /* GraphQL */ `
+    document: graphql(`
       query LegacyCampaigns($limit: Int!, $offset: Int!) {
         campaignList(limit: $limit, offset: $offset) {
           campId
@@ -158,7 +148,7 @@ export const campaignRoutes = [
           description
         }
       }
-    `,
+    `),
     query: listQuery,
     response: z.array(campaignListEntryResponse),
     variables: ({ query }) => query,
@@ -172,7 +162,7 @@ export const campaignRoutes = [
         details: c.description === '' ? null : c.description,
       })),
   }),
-  defineRoute<undefined, { campId: string }, { campaign: CampaignData | null }, typeof legacyCampaignResponse>({
+  defineDeclaredRoute<undefined, { campId: string }, { campaign: CampaignData | null }, typeof legacyCampaignResponse>({
     method: 'GET',
     path: '/get_campaign',
     summary: 'One campaign with all its fields',

@@ -1,4 +1,5 @@
-// Legacy integration paths, derived from each kind's declaration (src/domain/integrations.schema.ts).
+// Legacy integration paths, derived from each kind's declaration (src/domain/integrations.schema.ts): their documents
+// are built from the declared fields, so their results are typed from the declarations too (defineDeclaredRoute).
 import {
   displayName,
   INTEGRATION_KINDS,
@@ -7,7 +8,7 @@ import {
 } from '../../domain/integrations.schema.js';
 import { doneBody } from '../responses/common.js';
 import { integrationResponse } from '../responses/integrations.js';
-import { defineRoute, type RestRoute } from '../route.js';
+import { defineDeclaredRoute, type RestRoute } from '../route.js';
 
 /** A kind's GraphQL fields: a connected integration has been stored, so it has an `updatedAt`. */
 export type IntegrationData = { [field: string]: unknown } & (
@@ -33,7 +34,7 @@ function routesOf(kind: IntegrationKind): RestRoute[] {
   const removed = `${kind.displayName ?? kind.label} integration removed`;
   if (kind.rest.add) {
     routes.push(
-      defineRoute<
+      defineDeclaredRoute<
         Record<string, unknown>,
         undefined,
         Record<string, { integration: IntegrationData }>,
@@ -57,7 +58,7 @@ function routesOf(kind: IntegrationKind): RestRoute[] {
   }
   if (kind.rest.get) {
     routes.push(
-      defineRoute<undefined, undefined, ViewerIntegrations, typeof response>({
+      defineDeclaredRoute<undefined, undefined, ViewerIntegrations, typeof response>({
         method: 'GET',
         path: kind.rest.get,
         summary: `The ${displayName(kind)} integration, secrets masked`,
@@ -73,7 +74,7 @@ function routesOf(kind: IntegrationKind): RestRoute[] {
   }
   if (kind.rest.remove) {
     routes.push(
-      defineRoute<
+      defineDeclaredRoute<
         undefined,
         undefined,
         Record<string, { integration: { connected: false } }>,

@@ -1,22 +1,39 @@
 // The calendar integration with its upcoming meetings, and one meeting by id (docs/decisions.md §8).
+import { print } from 'graphql';
 import { z } from 'zod';
 import { calendar } from '../../domain/integrations.schema.js';
 import { lowerCase } from '../responses/common.js';
 import { calendarInfoResponse } from '../responses/integrations.js';
 import { meetingResponse } from '../responses/meetings.js';
-import { defineRoute } from '../route.js';
+import { defineDeclaredRoute, defineRoute } from '../route.js';
+import { graphql, type ResultOf } from '../typed-documents.js';
 import { type IntegrationData, legacyIntegration } from './integrations.js';
 
-const MEETING_FIELDS =
-  'meetingId campaignId: campId title startsAt endsAt timeZone participants { name email phone } status';
+const LegacyMeeting = graphql(`
+  fragment LegacyMeeting on Meeting {
+    meetingId
+    campaignId: campId
+    title
+    startsAt
+    endsAt
+    timeZone
+    participants {
+      name
+      email
+      phone
+    }
+    status
+  }
+`);
 
 type Meeting = z.output<typeof meetingResponse>;
-type MeetingData = Omit<Meeting, 'status'> & { status: Uppercase<Meeting['status']> };
+type MeetingData = ResultOf<typeof LegacyMeeting>;
 
 const legacyMeeting = (meeting: MeetingData): Meeting => ({ ...meeting, status: lowerCase(meeting.status) });
 
 export const meetingRoutes = [
-  defineRoute<
+  // The calendar's fields come from its declaration: typed from it (and the meetings from their fragment).
+  defineDeclaredRoute<
     undefined,
     undefined,
     { viewer: { integrations: { calendar: IntegrationData } }; upcomingMeetings: MeetingData[] },
@@ -30,8 +47,9 @@ export const meetingRoutes = [
     document: /* GraphQL */ `
       query LegacyGetCalendar {
         viewer { integrations { calendar { connected updatedAt ${Object.keys(calendar.fields).join(' ')} } } }
-        upcomingMeetings(limit: 200) { ${MEETING_FIELDS} }
-      }`,
+        upcomingMeetings(limit: 200) { ...LegacyMeeting }
+      }
+      ${print(LegacyMeeting)}`,
     response: calendarInfoResponse,
     variables: () => ({}),
     respond: ({ viewer, upcomingMeetings }) => {
@@ -40,14 +58,22 @@ export const meetingRoutes = [
     },
     missing: calendar.notConnected,
   }),
-  defineRoute<undefined, { meeting_id: string }, { meeting: MeetingData | null }, typeof meetingResponse>({
+  defineRoute({
     method: 'GET',
     path: '/meetings/get_calendar_info',
     summary: 'One meeting, by meeting_id',
     tag: 'integrations',
     auth: true,
-    document: /* GraphQL */ `
-      query LegacyGetMeeting($meetingId: String!) { meeting(meetingId: $meetingId) { ${MEETING_FIELDS} } }`,
+    document: graphql(
+      `
+        query LegacyGetMeeting($meetingId: String!) {
+          meeting(meetingId: $meetingId) {
+            ...LegacyMeeting
+          }
+        }
+      `,
+      [LegacyMeeting],
+    ),
     query: z.object({ meeting_id: z.string().min(1).max(64) }),
     response: meetingResponse,
     variables: ({ query }) => ({ meetingId: query.meeting_id }),

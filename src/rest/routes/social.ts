@@ -3,16 +3,12 @@ import { z } from 'zod';
 import { socialEnvelopeSchema } from '../../domain/social.schema.js';
 import { socialHandshakeResponse, socialReceivedResponse } from '../responses/social.js';
 import { defineRoute } from '../route.js';
+import { graphql } from '../typed-documents.js';
 
 const path = '/social_webhook/{apiKey}/{campId}';
 
 export const socialRoutes = [
-  defineRoute<
-    undefined,
-    Record<string, string | undefined>,
-    { verifySocialWebhook: string },
-    typeof socialHandshakeResponse
-  >({
+  defineRoute({
     method: 'GET',
     path,
     summary: 'Verification handshake: hub.mode=subscribe, hub.verify_token, hub.challenge → the challenge as text',
@@ -20,7 +16,7 @@ export const socialRoutes = [
     errors: { 403: 'Verification failed: unknown key or campaign, or a wrong verify token' },
     auth: false,
     plainText: true,
-    document: /* GraphQL */ `
+    document: graphql(`
       query LegacySocialHandshake(
         $apiKey: String!
         $campId: String!
@@ -30,23 +26,24 @@ export const socialRoutes = [
       ) {
         verifySocialWebhook(apiKey: $apiKey, campId: $campId, mode: $mode, verifyToken: $token, challenge: $challenge)
       }
-    `,
+    `),
     query: z.object({
       'hub.mode': z.string().max(64).optional(),
       'hub.verify_token': z.string().max(512).optional(),
       'hub.challenge': z.string().max(512).optional(),
     }),
     response: socialHandshakeResponse,
+    // The router matched the path's template: both parameters are there.
     variables: ({ path: params, query }) => ({
-      apiKey: params.apiKey,
-      campId: params.campId,
+      apiKey: params.apiKey as string,
+      campId: params.campId as string,
       mode: query['hub.mode'],
       token: query['hub.verify_token'],
       challenge: query['hub.challenge'],
     }),
     respond: ({ verifySocialWebhook }) => verifySocialWebhook,
   }),
-  defineRoute<string, undefined, { receiveSocialWebhook: number }, typeof socialReceivedResponse>({
+  defineRoute({
     method: 'POST',
     path,
     summary: 'Inbound messages (signed with X-Hub-Signature-256 when an app secret is stored)',
@@ -54,18 +51,18 @@ export const socialRoutes = [
     errors: { 403: 'Unknown API key, or a missing or wrong X-Hub-Signature-256' },
     auth: false,
     rawBody: true,
-    document: /* GraphQL */ `
+    document: graphql(`
       mutation LegacySocialMessages($apiKey: String!, $campId: String!, $rawBody: String!, $signature: String) {
         receiveSocialWebhook(apiKey: $apiKey, campId: $campId, rawBody: $rawBody, signature: $signature)
       }
-    `,
+    `),
     body: z.string(),
     // The exact bytes go to the resolver (the signature covers them), which parses and checks the envelope.
     documentedBody: socialEnvelopeSchema,
     response: socialReceivedResponse,
     variables: ({ body, path: params, headers }) => ({
-      apiKey: params.apiKey,
-      campId: params.campId,
+      apiKey: params.apiKey as string,
+      campId: params.campId as string,
       rawBody: body,
       signature: headers.get('x-hub-signature-256'),
     }),

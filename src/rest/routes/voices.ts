@@ -1,17 +1,17 @@
 // GET /get_supported_voices: the catalogue as a bare array.
 import { z } from 'zod';
-import type { Voice } from '../../domain/voices.js';
 import { voiceResponse } from '../responses/voices.js';
 import { defineRoute } from '../route.js';
+import { graphql } from '../typed-documents.js';
 
 export const voiceRoutes = [
-  defineRoute<undefined, undefined, { voices: Voice[] }, z.ZodArray<typeof voiceResponse>>({
+  defineRoute({
     method: 'GET',
     path: '/get_supported_voices',
     summary: 'The voices a campaign may use',
     tag: 'voices',
     auth: true,
-    document: /* GraphQL */ `
+    document: graphql(`
       query LegacySupportedVoices {
         voices {
           voiceId
@@ -23,7 +23,7 @@ export const voiceRoutes = [
           previewUrl
         }
       }
-    `,
+    `),
     response: z.array(voiceResponse),
     variables: () => ({}),
     respond: ({ voices }) => voices,

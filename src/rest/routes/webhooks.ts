@@ -3,7 +3,6 @@
 import { z } from 'zod';
 import { campIdField } from '../../domain/campaigns.schema.js';
 import {
-  type CreateWebhookInput,
   createWebhookSchema,
   EVENT_TYPE_BY_NAME,
   type EventType,
@@ -15,16 +14,28 @@ import { documentAliases } from '../../validation/input-json-schema.js';
 import { doneBody } from '../responses/common.js';
 import { webhookAttachmentResponse, webhookResponse } from '../responses/webhooks.js';
 import { defineRoute } from '../route.js';
+import { graphql, type ResultOf } from '../typed-documents.js';
 
-const WEBHOOK_FIELDS =
-  'webhookId url events: eventTypes description enabled disabledReason secret createdAt campaignIds';
+const LegacyWebhook = graphql(`
+  fragment LegacyWebhook on Webhook {
+    webhookId
+    url
+    events: eventTypes
+    description
+    enabled
+    disabledReason
+    secret
+    createdAt
+    campaignIds
+  }
+`);
 
 /**
- * What WEBHOOK_FIELDS selects is the legacy body, key for key (campaignIds: the internal graph's, all of them), but
+ * What LegacyWebhook selects is the legacy body, key for key (campaignIds: the internal graph's, all of them), but
  * for the event types, which GraphQL names by their enum names (CALL_ENDED for `call.ended`).
  */
 type Webhook = z.output<typeof webhookResponse>;
-type WebhookData = Omit<Webhook, 'events'> & { events: string[] };
+type WebhookData = ResultOf<typeof LegacyWebhook>;
 
 /** The legacy body of a webhook: its event types by their wire names, in place. */
 const legacyWebhook = (webhook: WebhookData): Webhook => ({
@@ -54,17 +65,25 @@ const deleted = doneBody('Webhook deleted');
 const tag = 'webhooks';
 
 export const webhookRoutes = [
-  defineRoute<CreateWebhookInput, undefined, { webhookCreate: { webhook: WebhookData } }, typeof webhookResponse>({
+  defineRoute({
     method: 'POST',
     path: '/create_webhook',
     summary: 'Register a webhook: {url, events?, description?} → the webhook with its whsec_ signing secret',
     tag,
     auth: true,
     errors: { 409: `The account has ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks already, the most it may have` },
-    document: /* GraphQL */ `
-      mutation LegacyCreateWebhook($input: WebhookCreateInput!) {
-        webhookCreate(input: $input) { webhook { ${WEBHOOK_FIELDS} } }
-      }`,
+    document: graphql(
+      `
+        mutation LegacyCreateWebhook($input: WebhookCreateInput!) {
+          webhookCreate(input: $input) {
+            webhook {
+              ...LegacyWebhook
+            }
+          }
+        }
+      `,
+      [LegacyWebhook],
+    ),
     body: createWebhookSchema,
     response: webhookResponse,
     variables: ({ body: { events, ...body } }) => ({
@@ -73,21 +92,27 @@ export const webhookRoutes = [
     argLocs: { 'input.eventTypes': ['body', 'events'], input: ['body'] },
     respond: ({ webhookCreate }) => legacyWebhook(webhookCreate.webhook),
   }),
-  defineRoute<undefined, undefined, { webhooks: WebhookData[] }, z.ZodArray<typeof webhookResponse>>({
+  defineRoute({
     method: 'GET',
     path: '/get_webhooks',
     summary: 'Your webhooks, oldest first, with the campaigns each is attached to',
     tag,
     auth: true,
-    document: /* GraphQL */ `
-      query LegacyGetWebhooks {
-        webhooks { ${WEBHOOK_FIELDS} }
-      }`,
+    document: graphql(
+      `
+        query LegacyGetWebhooks {
+          webhooks {
+            ...LegacyWebhook
+          }
+        }
+      `,
+      [LegacyWebhook],
+    ),
     response: z.array(webhookResponse),
     variables: () => ({}),
     respond: ({ webhooks }) => webhooks.map(legacyWebhook),
   }),
-  defineRoute<undefined, z.infer<typeof webhookQuery>, unknown, typeof deleted>({
+  defineRoute({
     method: 'DELETE',
     path: '/remove_webhook',
     summary: 'Delete a webhook, its attachments and its deliveries',
@@ -95,23 +120,18 @@ export const webhookRoutes = [
     auth: true,
     query: webhookQuery,
     response: deleted,
-    document: /* GraphQL */ `
+    document: graphql(`
       mutation LegacyRemoveWebhook($input: WebhookDeleteInput!) {
         webhookDelete(input: $input) {
           deletedId
         }
       }
-    `,
+    `),
     variables: ({ query }) => ({ input: query }),
     argLocs: { 'input.webhookId': ['query', 'webhookId'] },
     respond: () => ({ detail: 'Webhook deleted' }),
   }),
-  defineRoute<
-    undefined,
-    z.infer<typeof attachQuery>,
-    { webhookAttach: { webhook: { webhookId: string } } },
-    typeof webhookAttachmentResponse
-  >({
+  defineRoute({
     method: 'POST',
     path: '/add_webhook_campaingn',
     summary: "Attach a webhook to a campaign (it then receives the campaign's events); repeating it is harmless",
@@ -119,7 +139,7 @@ export const webhookRoutes = [
     auth: true,
     query: attachQuery,
     response: webhookAttachmentResponse,
-    document: /* GraphQL */ `
+    document: graphql(`
       mutation LegacyAttachWebhook($input: WebhookAttachInput!) {
         webhookAttach(input: $input) {
           webhook {
@@ -127,13 +147,13 @@ export const webhookRoutes = [
           }
         }
       }
-    `,
+    `),
     variables: ({ query }) => ({ input: { webhookId: query.webhookId, campId: query.campaignId } }),
     argLocs: { 'input.webhookId': ['query', 'webhookId'], 'input.campId': ['query', 'campaignId'] },
     respond: ({ webhookAttach }, { input }) => ({
       webhookId: webhookAttach.webhook.webhookId,
-      campaignId: String((input as { campId: string }).campId),
-      attached: true,
+      campaignId: input.campId,
+      attached: true as const,
     }),
   }),
 ];
