@@ -7,6 +7,8 @@ import {
   type ArgumentNode,
   type ASTNode,
   type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
   GraphQLError,
   type GraphQLInputType,
   type GraphQLSchema,
@@ -30,7 +32,10 @@ const isVariableError = (error: GraphQLError) =>
   error.path === undefined &&
   (error.message.startsWith('Variable "$') || error.message.startsWith('Too many errors processing variables'));
 
-/** graphql-js quotes the whole offending value: a 49 KB string makes a 49 KB message. Long ones are cut here. */
+/**
+ * graphql-js (and a scalar's own message) quotes the whole offending value: a 49 KB string makes a 49 KB message.
+ * Long ones are cut here, the messages of issues as well.
+ */
 const MAX_MESSAGE_LENGTH = 500;
 const shortened = (message: string) =>
   message.length <= MAX_MESSAGE_LENGTH ? message : `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
@@ -90,8 +95,16 @@ const hasVariables = (value: ValueNode): boolean =>
   (value.kind === Kind.LIST && value.values.some(hasVariables)) ||
   (value.kind === Kind.OBJECT && value.fields.some((field) => hasVariables(field.value)));
 
-/** The issues of the inline values the validation errors are about, each under its argument's name. */
-function literalIssues(schema: GraphQLSchema, document: DocumentNode, errors: readonly GraphQLError[]): InputIssue[] {
+/**
+ * The issues of the inline values the validation errors are about, each under its argument's name, and which errors
+ * they stand for (an error elsewhere, in a variable's default value for one, is left as it is).
+ */
+function literalIssues(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  errors: readonly GraphQLError[],
+): { issues: InputIssue[]; explained: Set<GraphQLError> } {
+  const explainedErrors = new Set<GraphQLError>();
   const byNode = new Map<ASTNode, GraphQLError[]>();
   for (const error of errors) {
     const node = error.nodes?.[0] as ASTNode;
@@ -113,9 +126,10 @@ function literalIssues(schema: GraphQLSchema, document: DocumentNode, errors: re
     for (const { value, error } of wrong) {
       const path = paths.get(value) ?? [];
       const explained = found.some((issue) => path.every((segment, index) => issue.path[index] === segment));
-      if (!explained) found.push({ path, type: 'value_error', message: error.message });
+      if (!explained) found.push({ path, type: 'value_error', message: shortened(error.message) });
+      explainedErrors.add(error);
     }
-    issues.push(...found);
+    issues.push(...found.map((issue) => ({ ...issue, message: shortened(issue.message) })));
   };
   visit(
     document,
@@ -128,10 +142,45 @@ function literalIssues(schema: GraphQLSchema, document: DocumentNode, errors: re
   function missingArguments(node: ASTNode) {
     for (const error of byNode.get(node) ?? []) {
       const name = MISSING_ARGUMENT.exec(error.message)?.[1];
-      if (name) issues.push({ path: [name], type: 'missing', message: 'Field required' });
+      if (!name) continue;
+      issues.push({ path: [name], type: 'missing', message: 'Field required' });
+      explainedErrors.add(error);
     }
   }
-  return issues;
+  return { issues, explained: explainedErrors };
+}
+
+/** The result of an operation, its variable errors made one BAD_USER_INPUT and every message scrubbed of secrets. */
+function withInputIssues(args: ExecutionArgs, result: ExecutionResult): ExecutionResult | undefined {
+  if (!result.errors?.length) return undefined;
+  const errors = result.errors;
+  const secrets = secretValues(args.variableValues ?? {}, SECRET_FIELD_NAMES);
+  const others = errors.filter((error) => !isVariableError(error));
+  const issues =
+    others.length < errors.length
+      ? variableIssues(args.schema, args.document, args.operationName, args.variableValues ?? {})
+      : [];
+  const scrubbedIssues = issues.map((issue) => ({
+    ...issue,
+    message: shortened(scrubSecrets(issue.message, secrets)),
+  }));
+  const kept = (issues.length > 0 ? others : errors).map((error) => {
+    const variableError = isVariableError(error);
+    const scrubbed = scrubSecrets(error.message, secrets);
+    const message = variableError ? shortened(scrubbed) : scrubbed;
+    const code = variableError && !error.extensions?.code ? { code: 'BAD_USER_INPUT' } : {};
+    if (message === error.message && !('code' in code)) return error;
+    return new GraphQLError(message, {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      path: error.path,
+      originalError: error.originalError,
+      extensions: { ...error.extensions, ...code },
+    });
+  });
+  if (issues.length === 0 && kept.every((error, index) => error === errors[index])) return undefined;
+  return { ...result, errors: issues.length > 0 ? [inputError(scrubbedIssues), ...kept] : kept };
 }
 
 export function inputErrors(): Plugin {
@@ -141,39 +190,28 @@ export function inputErrors(): Plugin {
         if (valid) return;
         const values = result.filter(isValueError);
         if (values.length === 0) return;
-        const issues = literalIssues(params.schema, params.documentAST, values);
+        const { issues, explained } = literalIssues(params.schema, params.documentAST, values);
         if (issues.length === 0) return;
-        setResult([inputError(issues), ...result.filter((error) => !isValueError(error))]);
+        // What was not made an issue (a variable's default value, say) stays as graphql-js reported it.
+        setResult([inputError(issues), ...result.filter((error) => !explained.has(error))]);
       };
     },
+    // Queries and mutations, and subscriptions (SSE, WebSocket), whose variables are coerced the same way.
     onExecute({ args }) {
       return {
         onExecuteDone({ result, setResult }) {
-          if (!('errors' in result) || !result.errors?.length) return;
-          const secrets = secretValues(args.variableValues ?? {}, SECRET_FIELD_NAMES);
-          const others = result.errors.filter((error) => !isVariableError(error));
-          const issues =
-            others.length < result.errors.length
-              ? variableIssues(args.schema, args.document, args.operationName, args.variableValues ?? {})
-              : [];
-          const scrubbedIssues = issues.map((issue) => ({ ...issue, message: scrubSecrets(issue.message, secrets) }));
-          const kept = (issues.length > 0 ? others : result.errors).map((error) => {
-            const variableError = isVariableError(error);
-            const scrubbed = scrubSecrets(error.message, secrets);
-            const message = variableError ? shortened(scrubbed) : scrubbed;
-            const code = variableError && !error.extensions?.code ? { code: 'BAD_USER_INPUT' } : {};
-            if (message === error.message && !('code' in code)) return error;
-            return new GraphQLError(message, {
-              nodes: error.nodes,
-              source: error.source,
-              positions: error.positions,
-              path: error.path,
-              originalError: error.originalError,
-              extensions: { ...error.extensions, ...code },
-            });
-          });
-          if (issues.length === 0 && kept.every((error, index) => error === result.errors?.[index])) return;
-          setResult({ ...result, errors: issues.length > 0 ? [inputError(scrubbedIssues), ...kept] : kept });
+          if (!('errors' in result)) return;
+          const changed = withInputIssues(args, result);
+          if (changed) setResult(changed);
+        },
+      };
+    },
+    onSubscribe({ args }) {
+      return {
+        onSubscribeResult({ result, setResult }) {
+          if (!('errors' in result)) return;
+          const changed = withInputIssues(args, result);
+          if (changed) setResult(changed);
         },
       };
     },

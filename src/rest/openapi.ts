@@ -135,8 +135,9 @@ are counted once trimmed), e-mails and URLs by the server's own patterns (no JSO
 the defaults the server applies. Where a rule cannot be written in JSON Schema (a voice of the catalogue, a time \
 zone or language tag the server knows, a URL the URL parser takes) the schema is looser, never stricter, and the \
 field's description says what is left. One exception: where older clients may name the campaign by an alias \
-(campaignId or camp_id for campId), the main name is required and the aliases are deprecated, since OpenAPI cannot \
-say "one of these parameters" and a generated client must not compile a call the server refuses. Lengths count characters (code points) \
+(campaignId or camp_id for campId; campId or camp_id for campaignId at add_webhook_campaingn), the main name is \
+required and the aliases are deprecated, since OpenAPI cannot say "one of these parameters" and a generated client \
+must not compile a call the server refuses. Lengths count characters (code points) \
 on both sides: an emoji is one. Every request body is at most 1 MiB (413) and JSON nested at most \
 ${MAX_JSON_DEPTH} levels deep (422, json_invalid); unknown body fields and query parameters are ignored.`;
 

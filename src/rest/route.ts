@@ -70,8 +70,9 @@ export type TypedRoute<Body, Query, Result, Vars, Response extends z.ZodType> = 
   'document' | 'variables' | 'respond'
 > & {
   document: TadaDocumentNode<Result, Vars>;
-  variables(input: RouteInput<Body, Query>): Vars;
-  respond(data: Result, variables: Vars): z.output<Response> | null;
+  /** The document's variables, typed from the document alone (a missing or mistyped one does not compile). */
+  variables(input: RouteInput<Body, Query>): NoInfer<Vars>;
+  respond(data: Result, variables: NoInfer<Vars>): z.output<Response> | null;
 };
 
 export function defineRoute<

@@ -143,3 +143,62 @@ describe('a value that does not fit its type', () => {
     }
   });
 });
+
+describe('beyond a query or a mutation', () => {
+  test('a subscription whose variable does not fit answers the same BAD_USER_INPUT, the value not quoted', async () => {
+    t = await startApp();
+    const { token } = await t.account();
+    const long = 'z'.repeat(5_000);
+    const reply = await t.request('POST', '/graphql', {
+      token,
+      headers: { accept: 'text/event-stream' },
+      body: {
+        query: 'subscription ($campId: String!) { campaignEvents(campId: $campId) { type } }',
+        variables: { campId: [long] },
+      },
+    });
+    const data = reply.text
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => JSON.parse(line.slice(5)) as { errors?: Array<{ extensions: Record<string, unknown> }> })
+      .find((payload) => payload.errors);
+    expect(data?.errors, reply.text.slice(0, 500)).toHaveLength(1);
+    expect(data?.errors?.[0]?.extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      issues: [{ path: ['campId'], type: 'string_type', message: 'Input should be a valid string' }],
+    });
+    expect(reply.text).not.toContain('zzzz');
+  });
+
+  test('an inline mistake beside one in a variable’s default value: neither is lost', async () => {
+    t = await startApp();
+    const { token } = await t.account();
+    const reply = await post(
+      token,
+      'query ($n: Int = "x") { campaigns(first: 1.5, last: $n) { pageInfo { hasNextPage } } }',
+    );
+    const errors: Array<{ message: string; extensions: { code: string; issues?: unknown[] } }> = reply.body.errors;
+    expect(errors.find((error) => error.extensions.code === 'BAD_USER_INPUT')?.extensions.issues, reply.text).toEqual([
+      { path: ['first'], type: 'int_type', message: 'Input should be a valid integer' },
+    ]);
+    expect(
+      errors.some((error) => /"x"/.test(error.message)),
+      reply.text,
+    ).toBe(true);
+  });
+
+  test('an issue message quoting a long value is cut', async () => {
+    t = await startApp();
+    const { token } = await t.account();
+    const reply = await post(
+      token,
+      'query ($since: DateTime) { callLogs(first: 1, since: $since) { pageInfo { hasNextPage } } }',
+      {
+        since: 'y'.repeat(5_000),
+      },
+    );
+    const [issue] = reply.body.errors[0].extensions.issues;
+    expect(issue.path, reply.text.slice(0, 300)).toEqual(['since']);
+    expect(issue.message.length).toBeLessThanOrEqual(500);
+  });
+});

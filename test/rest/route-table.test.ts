@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import {
   type DocumentNode,
   getNamedType,
+  type GraphQLNamedType,
+  isEnumType,
   isInputObjectType,
   Kind,
   parse,
@@ -54,10 +56,22 @@ describe('the route table', () => {
             if (argument?.deprecationReason) note(`argument ${argument.name}`);
           },
           VariableDefinition: (node) => {
-            const type = getNamedType(typeFromAST(internalSchema, node.type));
-            if (!isInputObjectType(type)) return;
-            for (const field of Object.values(type.getFields()))
-              if (field.deprecationReason) note(`${type.name}.${field.name}`);
+            // The variable's input type, and every input and enum type below it.
+            const seen = new Set<string>();
+            const walk = (type: GraphQLNamedType) => {
+              if (seen.has(type.name)) return;
+              seen.add(type.name);
+              if (isEnumType(type)) {
+                for (const value of type.getValues()) if (value.deprecationReason) note(`${type.name}.${value.name}`);
+              }
+              if (!isInputObjectType(type)) return;
+              for (const field of Object.values(type.getFields())) {
+                if (field.deprecationReason) note(`${type.name}.${field.name}`);
+                walk(getNamedType(field.type));
+              }
+            };
+            const type = typeFromAST(internalSchema, node.type);
+            if (type) walk(getNamedType(type));
           },
         }),
       );

@@ -71,5 +71,11 @@ it('defineRoute refuses a respond that reads what is not selected, and variables
     variables: () => ({ id: 'c1' }),
     respond: () => null,
   });
+  defineRoute({
+    ...common,
+    // @ts-expect-error $campId is a String: the document's type wins, not what `variables` happens to return
+    variables: () => ({ campId: 5 }),
+    respond: () => null,
+  });
   expect(good.document).toMatch(/^query TypedRouteProbe/);
 });
