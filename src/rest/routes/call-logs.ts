@@ -33,6 +33,25 @@ const LegacyCallLog = graphql(`
   }
 `);
 
+/** A page of call logs, a campaign's or all of the account's (both list routes). */
+const CALL_LOG_LIST = graphql(
+  `
+    query LegacyCallLogs(
+      $campId: String
+      $status: CallStatus
+      $since: DateTime
+      $until: DateTime
+      $limit: Int!
+      $offset: Int!
+    ) {
+      callLogList(campId: $campId, status: $status, since: $since, until: $until, limit: $limit, offset: $offset) {
+        ...LegacyCallLog
+      }
+    }
+  `,
+  [LegacyCallLog],
+);
+
 type ListQuery = z.infer<typeof callLogListQuerySchema>;
 /** GraphQL's name of a provider's status: in-progress → IN_PROGRESS. */
 type EnumName<S extends string> = Uppercase<S extends `${infer A}-${infer B}` ? `${A}_${B}` : S>;
@@ -67,23 +86,7 @@ export const callLogRoutes = [
     summary: "A campaign's call logs, newest first (status, since, until, limit ≤ 1000, offset)",
     tag: 'call logs',
     auth: true,
-    document: graphql(
-      `
-        query LegacyCampaignCallLogs(
-          $campId: String
-          $status: CallStatus
-          $since: DateTime
-          $until: DateTime
-          $limit: Int!
-          $offset: Int!
-        ) {
-          callLogList(campId: $campId, status: $status, since: $since, until: $until, limit: $limit, offset: $offset) {
-            ...LegacyCallLog
-          }
-        }
-      `,
-      [LegacyCallLog],
-    ),
+    document: CALL_LOG_LIST,
     query: callLogListQuerySchema.extend({ campId: campIdField }),
     response: callLogsResponse,
     variables: listVariables,
@@ -96,23 +99,7 @@ export const callLogRoutes = [
     summary: 'All your call logs, newest first (campId, status, since, until, limit ≤ 1000, offset)',
     tag: 'call logs',
     auth: true,
-    document: graphql(
-      `
-        query LegacyUserCallLogs(
-          $campId: String
-          $status: CallStatus
-          $since: DateTime
-          $until: DateTime
-          $limit: Int!
-          $offset: Int!
-        ) {
-          callLogList(campId: $campId, status: $status, since: $since, until: $until, limit: $limit, offset: $offset) {
-            ...LegacyCallLog
-          }
-        }
-      `,
-      [LegacyCallLog],
-    ),
+    document: CALL_LOG_LIST,
     query: callLogListQuerySchema,
     response: callLogsResponse,
     variables: listVariables,
