@@ -14,8 +14,10 @@ import {
   type GraphQLSchema,
   getOperationAST,
   Kind,
+  isNonNullType,
   TypeInfo,
   typeFromAST,
+  ValidationContext,
   type ValueNode,
   valueFromASTUntyped,
   visit,
@@ -24,7 +26,7 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import type { InputIssue } from '../core/errors.js';
 import { SECRET_FIELD_NAMES } from '../domain/secrets.schema.js';
-import { scrubSecrets, secretValues } from '../security/redact.js';
+import { secretScrubber, secretValues } from '../security/redact.js';
 import { inputError, inputIssues, MAX_INPUT_ISSUES } from './input-issues.js';
 
 // graphql-js stops after 50 variable errors with one more error of its own, also without a code.
@@ -52,8 +54,10 @@ function variableIssues(
     const type = typeFromAST(schema, definition.type) as GraphQLInputType | undefined;
     if (!type) continue;
     const name = definition.variable.name.value;
-    issues.push(...inputIssues(values[name], type, [name], definition.defaultValue !== undefined));
-    if (issues.length >= MAX_INPUT_ISSUES) break;
+    // Own properties only: a variable named `constructor` or `toString` is not the object's prototype's.
+    const value = Object.hasOwn(values, name) ? values[name] : undefined;
+    issues.push(...inputIssues(value, type, [name], definition.defaultValue !== undefined));
+    if (issues.length > MAX_INPUT_ISSUES) break;
   }
   return issues;
 }
@@ -90,10 +94,15 @@ function valuePaths(value: ValueNode, path: Array<string | number>, into: Map<AS
   }
 }
 
-const hasVariables = (value: ValueNode): boolean =>
-  value.kind === Kind.VARIABLE ||
-  (value.kind === Kind.LIST && value.values.some(hasVariables)) ||
-  (value.kind === Kind.OBJECT && value.fields.some((field) => hasVariables(field.value)));
+/** Marks the value that stands for a variable inside an inline value (see literalIssues). */
+const PLACEHOLDER = Symbol('variable');
+
+/** A placeholder for each variable the value names. */
+function collectVariables(value: ValueNode, into: Map<string, object>): void {
+  if (value.kind === Kind.VARIABLE) into.set(value.name.value, { [PLACEHOLDER]: value.name.value });
+  if (value.kind === Kind.LIST) for (const item of value.values) collectVariables(item, into);
+  if (value.kind === Kind.OBJECT) for (const field of value.fields) collectVariables(field.value, into);
+}
 
 /**
  * The issues of the inline values the validation errors are about, each under its argument's name, and which errors
@@ -118,11 +127,19 @@ function literalIssues(
     valuePaths(node.value, [node.name.value], paths);
     const wrong = [...paths.keys()].flatMap((value) => (byNode.get(value) ?? []).map((error) => ({ value, error })));
     if (!definition || wrong.length === 0) return;
-    const found = hasVariables(node.value)
-      ? []
-      : inputIssues(valueFromASTUntyped(node.value), definition.type, [node.name.value]);
-    // What the coercion did not explain (a string where an enum value must be written, a value beside a variable):
-    // graphql-js's own words, at the value's path.
+    // A variable inside the value stands as a placeholder: the value around it is checked, the variable is not.
+    const placeholders = new Map<string, object>();
+    collectVariables(node.value, placeholders);
+    const isPlaceholder = (value: unknown) => typeof value === 'object' && value !== null && PLACEHOLDER in value;
+    const found = inputIssues(
+      valueFromASTUntyped(node.value, Object.fromEntries(placeholders)),
+      definition.type,
+      [node.name.value],
+      false,
+      isPlaceholder,
+    );
+    // What the coercion did not explain (a string where an enum value must be written): graphql-js's own words, at
+    // the value's path.
     for (const { value, error } of wrong) {
       const path = paths.get(value) ?? [];
       const explained = found.some((issue) => path.every((segment, index) => issue.path[index] === segment));
@@ -154,7 +171,7 @@ function literalIssues(
 function withInputIssues(args: ExecutionArgs, result: ExecutionResult): ExecutionResult | undefined {
   if (!result.errors?.length) return undefined;
   const errors = result.errors;
-  const secrets = secretValues(args.variableValues ?? {}, SECRET_FIELD_NAMES);
+  const scrub = secretScrubber(secretValues(args.variableValues ?? {}, SECRET_FIELD_NAMES));
   const others = errors.filter((error) => !isVariableError(error));
   const issues =
     others.length < errors.length
@@ -162,11 +179,11 @@ function withInputIssues(args: ExecutionArgs, result: ExecutionResult): Executio
       : [];
   const scrubbedIssues = issues.map((issue) => ({
     ...issue,
-    message: shortened(scrubSecrets(issue.message, secrets)),
+    message: shortened(scrub(issue.message)),
   }));
   const kept = (issues.length > 0 ? others : errors).map((error) => {
     const variableError = isVariableError(error);
-    const scrubbed = scrubSecrets(error.message, secrets);
+    const scrubbed = scrub(error.message);
     const message = variableError ? shortened(scrubbed) : scrubbed;
     const code = variableError && !error.extensions?.code ? { code: 'BAD_USER_INPUT' } : {};
     if (message === error.message && !('code' in code)) return error;
@@ -183,21 +200,71 @@ function withInputIssues(args: ExecutionArgs, result: ExecutionResult): Executio
   return { ...result, errors: issues.length > 0 ? [inputError(scrubbedIssues), ...kept] : kept };
 }
 
+/** A validation error as graphql-js made it, its message cut (a default value of 300 KB is quoted whole). */
+function cut(error: GraphQLError): GraphQLError {
+  if (error.message.length <= MAX_MESSAGE_LENGTH) return error;
+  return new GraphQLError(shortened(error.message), {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    originalError: error.originalError,
+    extensions: error.extensions,
+  });
+}
+
+/**
+ * An explicit null in a nullable variable that has a default, used where a non-null value is required
+ * (`query ($l: Int = 50) { upcomingMeetings(limit: $l) }` with `{"l": null}`): the spec lets the document through and
+ * leaves the null to the executor, where graphql-js reports it without a code (or graphql-jit passes it on). Answered
+ * here, before anything runs, as the same BAD_USER_INPUT. Only when such a null was sent is the document walked.
+ */
+function nullsWhereRequired(args: ExecutionArgs): InputIssue[] {
+  const operation = getOperationAST(args.document, args.operationName);
+  const values = args.variableValues ?? {};
+  const suspects = (operation?.variableDefinitions ?? []).filter(
+    (definition) =>
+      definition.defaultValue !== undefined &&
+      definition.type.kind !== Kind.NON_NULL_TYPE &&
+      Object.hasOwn(values, definition.variable.name.value) &&
+      values[definition.variable.name.value] === null,
+  );
+  if (!operation || suspects.length === 0) return [];
+  const names = new Set(suspects.map((definition) => definition.variable.name.value));
+  const context = new ValidationContext(args.schema, args.document, new TypeInfo(args.schema), () => undefined);
+  const issues: InputIssue[] = [];
+  for (const { node, type } of context.getRecursiveVariableUsages(operation)) {
+    const name = node.name.value;
+    if (!names.has(name) || !type || !isNonNullType(type)) continue;
+    names.delete(name);
+    issues.push(...inputIssues(null, type, [name]));
+  }
+  return issues;
+}
+
 export function inputErrors(): Plugin {
   return {
     onValidate({ params }) {
       return ({ valid, result, setResult }) => {
         if (valid) return;
         const values = result.filter(isValueError);
-        if (values.length === 0) return;
-        const { issues, explained } = literalIssues(params.schema, params.documentAST, values);
-        if (issues.length === 0) return;
-        // What was not made an issue (a variable's default value, say) stays as graphql-js reported it.
-        setResult([inputError(issues), ...result.filter((error) => !explained.has(error))]);
+        const { issues, explained } =
+          values.length > 0
+            ? literalIssues(params.schema, params.documentAST, values)
+            : { issues: [], explained: new Set<GraphQLError>() };
+        // What was not made an issue (a variable's default value, say) stays as graphql-js reported it, cut short.
+        const others = result.filter((error) => !explained.has(error)).map(cut);
+        const answer = issues.length > 0 ? [inputError(issues), ...others] : others;
+        if (answer.length !== result.length || answer.some((error, index) => error !== result[index]))
+          setResult(answer);
       };
     },
     // Queries and mutations, and subscriptions (SSE, WebSocket), whose variables are coerced the same way.
-    onExecute({ args }) {
+    onExecute({ args, setResultAndStopExecution }) {
+      const nulls = nullsWhereRequired(args);
+      if (nulls.length > 0) {
+        setResultAndStopExecution({ errors: [inputError(nulls)] });
+        return undefined;
+      }
       return {
         onExecuteDone({ result, setResult }) {
           if (!('errors' in result)) return;
@@ -206,7 +273,12 @@ export function inputErrors(): Plugin {
         },
       };
     },
-    onSubscribe({ args }) {
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const nulls = nullsWhereRequired(args);
+      if (nulls.length > 0) {
+        setResultAndStopExecution({ errors: [inputError(nulls)] });
+        return undefined;
+      }
       return {
         onSubscribeResult({ result, setResult }) {
           if (!('errors' in result)) return;

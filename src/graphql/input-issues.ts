@@ -15,7 +15,7 @@ import {
 } from 'graphql';
 import type { InputIssue } from '../core/errors.js';
 
-/** At most this many issues are named (graphql-js stops at 50 variable errors too). */
+/** At most this many issues are named (graphql-js stops at 50 variable errors too); the message says when more were. */
 export const MAX_INPUT_ISSUES = 50;
 
 const REQUIRED_FIELD = /^Field "([^"]+)" of required type "[^"]+" was not provided\.$/;
@@ -73,6 +73,8 @@ export function inputIssues(
   type: GraphQLInputType,
   path: Array<string | number>,
   hasDefault = false,
+  /** A value that stands for a variable inside an inline value: its problems are the variable's, not reported here. */
+  isPlaceholder: (value: unknown) => boolean = () => false,
 ): InputIssue[] {
   if (value === undefined) return isNonNullType(type) && !hasDefault ? [missing(path)] : [];
   if (value === null) {
@@ -80,7 +82,8 @@ export function inputIssues(
   }
   const issues: InputIssue[] = [];
   try {
-    coerceInputValue(value, type, (at, _invalid, error) => {
+    coerceInputValue(value, type, (at, invalid, error) => {
+      if (isPlaceholder(invalid)) return;
       const where = [...path, ...at];
       const required = REQUIRED_FIELD.exec(error.message);
       const unknown = UNKNOWN_FIELD.exec(error.message);
@@ -92,7 +95,8 @@ export function inputIssues(
           message: 'Extra inputs are not permitted',
         });
       } else issues.push(mismatch(typeAt(type, at), where, error));
-      if (issues.length >= MAX_INPUT_ISSUES) throw new Enough();
+      // One more than is named: so that the message can say some were left out.
+      if (issues.length > MAX_INPUT_ISSUES) throw new Enough();
     });
   } catch (error) {
     if (!(error instanceof Enough)) throw error;
@@ -103,8 +107,10 @@ export function inputIssues(
 /** One error for every issue of a request's inputs, as a resolver's zod check answers (README, "Errors"). */
 export function inputError(issues: InputIssue[]): GraphQLError {
   const named = issues.slice(0, MAX_INPUT_ISSUES);
-  const text = named.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; ');
-  return new GraphQLError(text.length <= 500 ? text : `${text.slice(0, 499)}…`, {
+  const listed = named.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; ');
+  const more = issues.length > MAX_INPUT_ISSUES ? ` (and more: the first ${MAX_INPUT_ISSUES} are listed)` : '';
+  const text = listed.length + more.length <= 500 ? listed : `${listed.slice(0, 499 - more.length)}…`;
+  return new GraphQLError(`${text}${more}`, {
     extensions: { code: 'BAD_USER_INPUT', issues: named, http: { spec: true, status: 400 } },
   });
 }

@@ -202,3 +202,98 @@ describe('beyond a query or a mutation', () => {
     expect(issue.message.length).toBeLessThanOrEqual(500);
   });
 });
+
+describe('what a hostile-input probe found', () => {
+  test('an explicit null in a nullable variable with a default, where a value is required, is BAD_USER_INPUT everywhere', async () => {
+    t = await startApp();
+    const { token } = await t.account();
+    const expected = (path: string, type: string) => ({
+      code: 'BAD_USER_INPUT',
+      issues: [expect.objectContaining({ path: [path], type })],
+    });
+    // A query (graphql-jit), a mutation (graphql-js), a directive, an input field.
+    const query = await post(token, 'query ($l: Int = 50) { upcomingMeetings(limit: $l) { meetingId } }', { l: null });
+    expect(query.body.errors?.[0].extensions, query.text).toEqual(expected('l', 'int_type'));
+    const mutation = await post(
+      token,
+      'mutation ($m: String = "mtg_1") { meetingCancel(input: { meetingId: $m }) { meeting { meetingId } } }',
+      { m: null },
+    );
+    expect(mutation.body.errors?.[0].extensions, mutation.text).toEqual(expected('m', 'string_type'));
+    const skip = await post(token, 'query ($s: Boolean = true) { viewer @skip(if: $s) { id } }', { s: null });
+    expect(skip.body.errors?.[0].extensions, skip.text).toEqual(expected('s', 'bool_type'));
+    // Over SSE, a subscription: the same error, no 500.
+    const sse = await t.request('POST', '/graphql', {
+      token,
+      headers: { accept: 'text/event-stream' },
+      body: {
+        query: 'subscription ($c: String = "x") { campaignEvents(campId: $c) { type } }',
+        variables: { c: null },
+      },
+    });
+    expect(sse.status).toBe(200);
+    expect(sse.text).toContain('"code":"BAD_USER_INPUT"');
+    // A null where null is allowed, or no value at all, is no mistake.
+    const fine = await post(token, 'query ($l: Int = 5) { upcomingMeetings(limit: $l) { meetingId } }', {});
+    expect(fine.body.errors, fine.text).toBeUndefined();
+  });
+
+  test('variables named like Object.prototype’s members are read as given, not from the prototype', async () => {
+    t = await startApp();
+    const { token } = await t.account();
+    const reply = await post(
+      token,
+      'query ($constructor: String, $toString: String!, $first: Int) { campaign(campId: $toString) { campId } campaigns(first: $first) { pageInfo { hasNextPage } } v: viewer { email } x: campaigns(search: $constructor) { pageInfo { hasNextPage } } }',
+      { first: 'x' },
+    );
+    expect(reply.body.errors?.[0].extensions.issues, reply.text).toEqual([
+      { path: ['toString'], type: 'missing', message: 'Field required' },
+      { path: ['first'], type: 'int_type', message: 'Input should be a valid integer' },
+    ]);
+  });
+
+  test('a variable inside an inline value: the mistakes around it get the same issues as without it', async () => {
+    t = await startApp();
+    const { token } = await t.account();
+    const withVariable = await post(
+      token,
+      'mutation ($c: String!) { campaignCreate(input: { campId: $c, title: 5 }) { campaign { id } } }',
+      { c: 'c1' },
+    );
+    const without = await post(
+      token,
+      'mutation { campaignCreate(input: { campId: "c1", title: 5 }) { campaign { id } } }',
+    );
+    expect(withVariable.body.errors?.[0].extensions.issues, withVariable.text).toEqual(
+      without.body.errors?.[0].extensions.issues,
+    );
+    expect(without.body.errors?.[0].extensions.issues).toContainEqual({
+      path: ['input', 'title'],
+      type: 'string_type',
+      message: 'Input should be a valid string',
+    });
+    expect(without.body.errors?.[0].extensions.issues).toContainEqual({
+      path: ['input', 'voiceId'],
+      type: 'missing',
+      message: 'Field required',
+    });
+  });
+
+  test('a long default value is not quoted whole; more than 50 issues are said to be more', async () => {
+    t = await startApp();
+    const { token } = await t.account();
+    const long = await post(
+      token,
+      `query ($n: Int = "${'Q'.repeat(300_000)}") { campaigns(first: $n) { pageInfo { hasNextPage } } }`,
+    );
+    expect(long.text.length, long.text.slice(0, 300)).toBeLessThan(5_000);
+    const names = Array.from({ length: 60 }, (_, i) => `v${i}`);
+    const many = await post(
+      token,
+      `query (${names.map((n) => `$${n}: ID!`).join(', ')}) { nodes(ids: [${names.map((n) => `$${n}`).join(', ')}]) { id } }`,
+      Object.fromEntries(names.map((n) => [n, true])),
+    );
+    expect(many.body.errors?.[0].extensions.issues, many.text.slice(0, 300)).toHaveLength(50);
+    expect(many.body.errors?.[0].message).toMatch(/\(and more: the first 50 are listed\)$/);
+  });
+});
