@@ -241,6 +241,28 @@ function nullsWhereRequired(args: ExecutionArgs): InputIssue[] {
   return issues;
 }
 
+/**
+ * Before an operation runs: a null where a value is required stops it with its BAD_USER_INPUT. Otherwise, what to do
+ * with its result: variable errors made one BAD_USER_INPUT (an async iterable of results is left alone).
+ */
+function checkedBeforehand(
+  args: ExecutionArgs,
+  stop: (result: ExecutionResult) => void,
+):
+  | ((result: ExecutionResult | AsyncIterable<unknown>, setResult: (result: ExecutionResult) => void) => void)
+  | undefined {
+  const nulls = nullsWhereRequired(args);
+  if (nulls.length > 0) {
+    stop({ errors: [inputError(nulls)] });
+    return undefined;
+  }
+  return (result, setResult) => {
+    if (!('errors' in result)) return;
+    const changed = withInputIssues(args, result);
+    if (changed) setResult(changed);
+  };
+}
+
 export function inputErrors(): Plugin {
   return {
     onValidate({ params }) {
@@ -260,32 +282,12 @@ export function inputErrors(): Plugin {
     },
     // Queries and mutations, and subscriptions (SSE, WebSocket), whose variables are coerced the same way.
     onExecute({ args, setResultAndStopExecution }) {
-      const nulls = nullsWhereRequired(args);
-      if (nulls.length > 0) {
-        setResultAndStopExecution({ errors: [inputError(nulls)] });
-        return undefined;
-      }
-      return {
-        onExecuteDone({ result, setResult }) {
-          if (!('errors' in result)) return;
-          const changed = withInputIssues(args, result);
-          if (changed) setResult(changed);
-        },
-      };
+      const adjust = checkedBeforehand(args, setResultAndStopExecution);
+      return adjust && { onExecuteDone: ({ result, setResult }) => adjust(result, setResult) };
     },
     onSubscribe({ args, setResultAndStopExecution }) {
-      const nulls = nullsWhereRequired(args);
-      if (nulls.length > 0) {
-        setResultAndStopExecution({ errors: [inputError(nulls)] });
-        return undefined;
-      }
-      return {
-        onSubscribeResult({ result, setResult }) {
-          if (!('errors' in result)) return;
-          const changed = withInputIssues(args, result);
-          if (changed) setResult(changed);
-        },
-      };
+      const adjust = checkedBeforehand(args, setResultAndStopExecution);
+      return adjust && { onSubscribeResult: ({ result, setResult }) => adjust(result, setResult) };
     },
   };
 }
