@@ -2,7 +2,7 @@
 // attempt's outcome, abandons what can no longer be sent. A claim is a lease: `next_attempt_at` moves to the lease's
 // end and `lease_owner` names the worker, so a worker that dies mid-attempt only delays the delivery until the lease
 // runs out, and another worker takes it then. What owners see of deliveries is src/domain/deliveries.ts.
-import type { Kysely } from 'kysely';
+import type { Kysely, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import { dialectOf } from '../db/dialect.js';
 import type { Database } from '../db/types.js';
 import { failedFor } from './deliveries.js';
@@ -117,6 +117,18 @@ export interface Lease {
   leaseUntil: string;
 }
 
+type DeliveryUpdate = UpdateQueryBuilder<Database, 'webhook_deliveries', 'webhook_deliveries', UpdateResult>;
+
+/** Limits an update to the delivery while `lease` on it is still held (see `Lease`): pending, same owner, same end. */
+const whileLeaseHeld =
+  (lease: Lease, deliveryId: string) =>
+  (query: DeliveryUpdate): DeliveryUpdate =>
+    query
+      .where('delivery_id', '=', deliveryId)
+      .where('lease_owner', '=', lease.owner)
+      .where('next_attempt_at', '=', lease.leaseUntil)
+      .where('status', '=', 'pending');
+
 /** Records an attempt, if the lease it was made under is still held (see `Lease`). */
 export async function recordAttempt(
   db: Kysely<Database>,
@@ -140,10 +152,7 @@ export async function recordAttempt(
             last_error: outcome.error,
           },
     )
-    .where('delivery_id', '=', deliveryId)
-    .where('lease_owner', '=', lease.owner)
-    .where('next_attempt_at', '=', lease.leaseUntil)
-    .where('status', '=', 'pending')
+    .$call(whileLeaseHeld(lease, deliveryId))
     .execute();
 }
 
@@ -157,14 +166,7 @@ export async function abandonDelivery(
   deliveryId: string,
   reason: string,
 ): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set(failedFor(reason))
-    .where('delivery_id', '=', deliveryId)
-    .where('lease_owner', '=', lease.owner)
-    .where('next_attempt_at', '=', lease.leaseUntil)
-    .where('status', '=', 'pending')
-    .execute();
+  await db.updateTable('webhook_deliveries').set(failedFor(reason)).$call(whileLeaseHeld(lease, deliveryId)).execute();
 }
 
 /** Turns a webhook off (its receiver answered 410 Gone); new events are no longer sent to it. */
