@@ -1,8 +1,8 @@
 // An envelop plugin for argument values that do not fit their types (docs/graphql.md, "Errors"). graphql-js reports
 // them one error each, with no code and quoting the values: a bad variable at execution (`Variable "$input" got
 // invalid value …`), the same mistake written inline at validation (GRAPHQL_VALIDATION_FAILED). Here both spellings
-// answer alike: one BAD_USER_INPUT error whose `issues` name every problem (src/graphql/input-issues.ts), with a 400,
-// and no secret sent in the variables survives in any message.
+// answer alike: one BAD_USER_INPUT error whose `issues` name every problem (src/graphql/input-issues.ts), a request
+// error in GraphQL over HTTP's terms, and no secret sent in the variables survives in any message.
 import {
   type ArgumentNode,
   type ASTNode,
@@ -27,20 +27,23 @@ import type { Plugin } from 'graphql-yoga';
 import type { InputIssue } from '../core/errors.js';
 import { SECRET_FIELD_NAMES } from '../domain/secrets.schema.js';
 import { secretScrubber, secretValues } from '../security/redact.js';
-import { inputError, inputIssues, MAX_INPUT_ISSUES } from './input-issues.js';
+import { inputError, inputIssues, MAX_INPUT_ISSUES, MAX_MESSAGE_LENGTH, shortened } from './input-issues.js';
 
 // graphql-js stops after 50 variable errors with one more error of its own, also without a code.
 const isVariableError = (error: GraphQLError) =>
   error.path === undefined &&
   (error.message.startsWith('Variable "$') || error.message.startsWith('Too many errors processing variables'));
 
-/**
- * graphql-js (and a scalar's own message) quotes the whole offending value: a 49 KB string makes a 49 KB message.
- * Long ones are cut here, the messages of issues as well.
- */
-const MAX_MESSAGE_LENGTH = 500;
-const shortened = (message: string) =>
-  message.length <= MAX_MESSAGE_LENGTH ? message : `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
+/** `error` with another message (and more extensions), the rest as graphql-js made it. */
+const rewritten = (error: GraphQLError, message: string, extensions: Record<string, unknown> = {}) =>
+  new GraphQLError(message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: { ...error.extensions, ...extensions },
+  });
 
 /** The issues of the operation's variables, each under its variable's name. */
 function variableIssues(
@@ -97,13 +100,6 @@ function valuePaths(value: ValueNode, path: Array<string | number>, into: Map<AS
 /** Marks the value that stands for a variable inside an inline value (see literalIssues). */
 const PLACEHOLDER = Symbol('variable');
 
-/** A placeholder for each variable the value names. */
-function collectVariables(value: ValueNode, into: Map<string, object>): void {
-  if (value.kind === Kind.VARIABLE) into.set(value.name.value, { [PLACEHOLDER]: value.name.value });
-  if (value.kind === Kind.LIST) for (const item of value.values) collectVariables(item, into);
-  if (value.kind === Kind.OBJECT) for (const field of value.fields) collectVariables(field.value, into);
-}
-
 /**
  * The issues of the inline values the validation errors are about, each under its argument's name, and which errors
  * they stand for (an error elsewhere, in a variable's default value for one, is left as it is).
@@ -129,7 +125,8 @@ function literalIssues(
     if (!definition || wrong.length === 0) return;
     // A variable inside the value stands as a placeholder: the value around it is checked, the variable is not.
     const placeholders = new Map<string, object>();
-    collectVariables(node.value, placeholders);
+    for (const value of paths.keys())
+      if (value.kind === Kind.VARIABLE) placeholders.set(value.name.value, { [PLACEHOLDER]: value.name.value });
     const isPlaceholder = (value: unknown) => typeof value === 'object' && value !== null && PLACEHOLDER in value;
     const found = inputIssues(
       valueFromASTUntyped(node.value, Object.fromEntries(placeholders)),
@@ -143,7 +140,7 @@ function literalIssues(
     for (const { value, error } of wrong) {
       const path = paths.get(value) ?? [];
       const explained = found.some((issue) => path.every((segment, index) => issue.path[index] === segment));
-      if (!explained) found.push({ path, type: 'value_error', message: shortened(error.message) });
+      if (!explained) found.push({ path, type: 'value_error', message: error.message });
       explainedErrors.add(error);
     }
     issues.push(...found.map((issue) => ({ ...issue, message: shortened(issue.message) })));
@@ -186,31 +183,15 @@ function withInputIssues(args: ExecutionArgs, result: ExecutionResult): Executio
     const scrubbed = scrub(error.message);
     const message = variableError ? shortened(scrubbed) : scrubbed;
     const code = variableError && !error.extensions?.code ? { code: 'BAD_USER_INPUT' } : {};
-    if (message === error.message && !('code' in code)) return error;
-    return new GraphQLError(message, {
-      nodes: error.nodes,
-      source: error.source,
-      positions: error.positions,
-      path: error.path,
-      originalError: error.originalError,
-      extensions: { ...error.extensions, ...code },
-    });
+    return message === error.message && !('code' in code) ? error : rewritten(error, message, code);
   });
   if (issues.length === 0 && kept.every((error, index) => error === errors[index])) return undefined;
   return { ...result, errors: issues.length > 0 ? [inputError(scrubbedIssues), ...kept] : kept };
 }
 
 /** A validation error as graphql-js made it, its message cut (a default value of 300 KB is quoted whole). */
-function cut(error: GraphQLError): GraphQLError {
-  if (error.message.length <= MAX_MESSAGE_LENGTH) return error;
-  return new GraphQLError(shortened(error.message), {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    originalError: error.originalError,
-    extensions: error.extensions,
-  });
-}
+const cut = (error: GraphQLError): GraphQLError =>
+  error.message.length <= MAX_MESSAGE_LENGTH ? error : rewritten(error, shortened(error.message));
 
 /**
  * An explicit null in a nullable variable that has a default, used where a non-null value is required

@@ -104,13 +104,20 @@ export function inputIssues(
   return issues;
 }
 
+/**
+ * graphql-js (and a scalar's own message) quotes the whole offending value: a 49 KB string makes a 49 KB message.
+ * Messages, of errors and of issues, are cut to this many characters.
+ */
+export const MAX_MESSAGE_LENGTH = 500;
+export const shortened = (message: string, max = MAX_MESSAGE_LENGTH) =>
+  message.length <= max ? message : `${message.slice(0, max - 1)}…`;
+
 /** One error for every issue of a request's inputs, as a resolver's zod check answers (README, "Errors"). */
 export function inputError(issues: InputIssue[]): GraphQLError {
   const named = issues.slice(0, MAX_INPUT_ISSUES);
   const listed = named.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; ');
   const more = issues.length > MAX_INPUT_ISSUES ? ` (and more: the first ${MAX_INPUT_ISSUES} are listed)` : '';
-  const text = listed.length + more.length <= 500 ? listed : `${listed.slice(0, 499 - more.length)}…`;
-  return new GraphQLError(`${text}${more}`, {
+  return new GraphQLError(`${shortened(listed, MAX_MESSAGE_LENGTH - more.length)}${more}`, {
     extensions: { code: 'BAD_USER_INPUT', issues: named, http: { spec: true, status: 400 } },
   });
 }
