@@ -4,14 +4,11 @@
 // completion of each node turns asynchronous. Here the `id` field of each node type calls that node's own `id.resolve`
 // and encodes the global id directly, exactly as the relay plugin would (its `encodeGlobalID` option, else the
 // standard base64 of `Type:key`); when the node's resolver does return a promise, the relay plugin's resolver runs.
-import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
+import SchemaBuilder, { BasePlugin, isThenable, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import type { GraphQLFieldResolver } from 'graphql';
 
 type IdResolver = (parent: unknown, args: object, context: object, info: unknown) => unknown;
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
 
 export class SyncGlobalIdsPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   override wrapResolve(
