@@ -6,6 +6,8 @@ import {
   type IntegrationKind,
   integrationInputSchema,
 } from '../../domain/integrations.schema.js';
+import { typeStem } from '../../graphql/payloads.js';
+import { connectMutationOf, disconnectMutationOf } from '../../graphql/types/integrations.js';
 import { doneBody } from '../responses/common.js';
 import { integrationResponse } from '../responses/integrations.js';
 import { defineDeclaredRoute, type RestRoute } from '../route.js';
@@ -24,10 +26,10 @@ export function legacyIntegration({ connected, updatedAt, ...fields }: Integrati
 
 function routesOf(kind: IntegrationKind): RestRoute[] {
   const selection = `connected updatedAt ${Object.keys(kind.fields).join(' ')}`;
-  // The kind's mutations, as src/graphql/types/integrations.ts names them (docs/graphql.md#mutations).
-  const connect = `${kind.kind}Connect`;
-  const disconnect = `${kind.kind}Disconnect`;
-  const connectInput = `${kind.kind.charAt(0).toUpperCase()}${kind.kind.slice(1)}ConnectInput`;
+  // The kind's mutations and input, as the GraphQL layer names them (docs/graphql.md#mutations).
+  const connect = connectMutationOf(kind);
+  const disconnect = disconnectMutationOf(kind);
+  const connectInput = `${typeStem(connect)}Input`;
   const routes: RestRoute[] = [];
   const inputSchema = integrationInputSchema(kind);
   const response = integrationResponse(kind);
