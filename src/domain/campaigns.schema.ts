@@ -291,17 +291,32 @@ export const campaignGraphqlDataSchema = z.object(
   ) as GraphqlDataShape,
 );
 
-/** Fields under their GraphQL names → under their legacy names, for the domain (other keys, like campId, stay). */
-export function fromGraphqlNames(input: Record<string, unknown>): Record<string, unknown> {
-  const legacy: Record<string, unknown> = { ...input };
-  for (const name of CAMPAIGN_FIELD_NAMES) {
-    const graphqlName = graphqlNameOf(name);
-    if (graphqlName === name || !(graphqlName in legacy)) continue;
-    legacy[name] = legacy[graphqlName];
-    delete legacy[graphqlName];
+/** The fields whose GraphQL name is not the legacy one (voice ↔ voiceId), as [legacy, GraphQL] pairs. */
+const RENAMED_FIELDS = CAMPAIGN_FIELD_NAMES.map((name) => [name, graphqlNameOf(name)] as const).filter(
+  ([name, graphqlName]) => name !== graphqlName,
+);
+
+/** `input` with each key `from` names moved to the name `to` gives it (other keys, like campId, stay). */
+function renamed(input: Record<string, unknown>, pairs: ReadonlyArray<readonly [string, string]>) {
+  const output: Record<string, unknown> = { ...input };
+  for (const [from, to] of pairs) {
+    if (!(from in output)) continue;
+    output[to] = output[from];
+    delete output[from];
   }
-  return legacy;
+  return output;
 }
+
+/** Fields under their GraphQL names → under their legacy names, for the domain (other keys, like campId, stay). */
+export const fromGraphqlNames = (input: Record<string, unknown>): Record<string, unknown> =>
+  renamed(
+    input,
+    RENAMED_FIELDS.map(([name, graphqlName]) => [graphqlName, name] as const),
+  );
+
+/** Fields under their legacy names → under their GraphQL names (the REST door's body, for the current inputs). */
+export const toGraphqlNames = (input: Record<string, unknown>): Record<string, unknown> =>
+  renamed(input, RENAMED_FIELDS);
 
 /** A whole campaign as a client sends it, before defaults. */
 export type CampaignDataInput = z.infer<typeof campaignDataSchema>;

@@ -8,8 +8,10 @@ import {
   CAMPAIGN_FIELDS,
   type CampaignGraphqlData,
   campIdField,
+  fromGraphqlNames,
   graphqlNameOf,
   legacyUpdateCampaignSchema,
+  toGraphqlNames,
 } from '../../domain/campaigns.schema.js';
 import { intField } from '../../validation/fields.js';
 import { documentInput, type JsonSchema, note } from '../../validation/input-json-schema.js';
@@ -46,32 +48,15 @@ type CampaignData = CampaignGraphqlData & {
   metrics: Pick<LegacyCampaign, Metric>;
 };
 
-/** The fields whose GraphQL name is not the legacy one (voiceId → voice). */
+/** The fields whose GraphQL name is not the legacy one (voiceId → voice): where their input issues came from. */
 const RENAMED = CAMPAIGN_FIELD_NAMES.filter((name) => graphqlNameOf(name) !== name);
-
-/** A legacy body's model fields under their GraphQL names (voice → voiceId), for the current inputs. */
-function toGraphqlNames(data: Record<string, unknown>): Record<string, unknown> {
-  const renamed: Record<string, unknown> = { ...data };
-  for (const name of RENAMED) {
-    if (!(name in renamed)) continue;
-    renamed[graphqlNameOf(name)] = renamed[name];
-    delete renamed[name];
-  }
-  return renamed;
-}
 
 /**
  * The stored campaign as the legacy service returned it: model fields, status, dates, derived metrics. The renamed
  * fields and the status come after the others, as they always have (the body is byte for byte what it was).
  */
 function legacyCampaign({ status, metrics, ...fields }: CampaignData): LegacyCampaign {
-  const legacy: Record<string, unknown> = { ...fields };
-  for (const name of RENAMED) {
-    const value = legacy[graphqlNameOf(name)];
-    delete legacy[graphqlNameOf(name)];
-    legacy[name] = value;
-  }
-  return { ...legacy, status: lowerCase(status), ...metrics } as LegacyCampaign;
+  return { ...fromGraphqlNames(fields), status: lowerCase(status), ...metrics } as LegacyCampaign;
 }
 
 const listQuery = z.object({
