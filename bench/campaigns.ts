@@ -303,6 +303,7 @@ async function main(): Promise<void> {
         ] as TargetSpec[])),
     ['REST GET /api/v3/get_campaigns', 'dist/src/main.js', ours, { url: '/api/v3/get_campaigns', headers: auth }],
     [`GraphQL campaigns(first: ${CAMPAIGNS}), all fields`, 'dist/src/main.js', ours, graphqlPost],
+    ...(process.env.BENCH_AB ? [['GraphQL AB-before', process.env.BENCH_AB, ours, graphqlPost] as TargetSpec] : []),
     // The same GraphQL request with one per-request feature of issue 15 off (on by default) or on (off by default).
     ...FEATURE_VARIANTS(sink.url).map(([name, env]): TargetSpec => [
       name,
@@ -374,7 +375,9 @@ async function main(): Promise<void> {
     }
   } finally {
     sink.server.close();
-    rmSync(dir, { recursive: true, force: true });
+    // BENCH_KEEP=1 keeps the run's folder (the database, each server's output) for a look afterwards.
+    if (process.env.BENCH_KEEP === '1') console.log(`kept ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
     await administer(POSTGRES, `drop database if exists ${benchDatabase} with (force)`);
   }
 }

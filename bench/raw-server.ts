@@ -35,3 +35,5 @@ server.listen(0, '127.0.0.1', () => {
   const address = server.address();
   console.log(`listening on http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`);
 });
+// SIGTERM ends the process through exit, so that a `--cpu-prof` run (BENCH_NODE_FLAGS) writes its profile.
+process.on('SIGTERM', () => process.exit(0));

@@ -172,6 +172,28 @@ const errorCodesToAccessLog: Plugin = {
 const isRequestAuth = (value: unknown): value is RequestAuth =>
   typeof value === 'object' && value !== null && 'authentication' in value && 'claims' in value;
 
+/** What the HTTP door knows of a request before yoga sees it. */
+export interface DoorFacts {
+  clientAddress: string;
+  auth: RequestAuth;
+}
+
+/** The door's facts of each request it hands to yoga, read by the context factory (see serveGraphQL). */
+const doorFacts = new WeakMap<Request, DoorFacts>();
+
+/**
+ * Hands an HTTP request to yoga from the door (src/http/doors.ts), which has converted it from node:http already.
+ * Not `yoga.fetch(request, facts)`: that runs yoga's server adapter a second time around the first — a copy of the
+ * server context by property descriptors, an abort listener racing the answer — and the answer's data then lives
+ * long enough to be promoted out of V8's young generation (bench/README.md, "One adapter"). The facts travel beside
+ * the request instead.
+ */
+export function serveGraphQL(yoga: Yoga, request: Request, facts: DoorFacts): Promise<Response> | Response {
+  doorFacts.set(request, facts);
+  // No server context: the adapter gives yoga a fresh one with its waitUntil.
+  return yoga.handleRequest(request, undefined as never);
+}
+
 /** bench/ablation-server.ts: each Authorization header authenticated once, then its answer reused. */
 const authenticatedOnce = (() => {
   const known = new Map<string | null, ReturnType<typeof authenticateRequest>>();
@@ -221,7 +243,10 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
     ],
     // The REST door authenticates before validating (as FastAPI does) and passes the result in.
     context: async (initial) => {
-      const clientAddress = typeof initial.clientAddress === 'string' ? initial.clientAddress : UNKNOWN_CLIENT;
+      const facts = doorFacts.get(initial.request);
+      const clientAddress =
+        facts?.clientAddress ?? (typeof initial.clientAddress === 'string' ? initial.clientAddress : UNKNOWN_CLIENT);
+      const auth = facts?.auth ?? initial.auth;
       return 'viewer' in initial
         ? {
             ...services,
@@ -233,8 +258,8 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
             clientAddress,
             ...(await (ablated.has('authentication')
               ? authenticatedOnce(services, initial.request.headers.get('authorization'))
-              : isRequestAuth(initial.auth)
-                ? initial.auth.authentication()
+              : isRequestAuth(auth)
+                ? auth.authentication()
                 : authenticateRequest(services, initial.request.headers.get('authorization')))),
           };
     },

@@ -4,7 +4,7 @@
 import { DATABASE_RETRY_AFTER_SECONDS } from '../db/availability.js';
 import { requestAuth } from '../authentication.js';
 import { type Services } from '../services.js';
-import type { Yoga } from '../graphql/yoga.js';
+import { serveGraphQL, type Yoga } from '../graphql/yoga.js';
 import type { DocsHandler } from '../rest/docs.js';
 import { detailResponse } from '../rest/fastapi-errors.js';
 import { type RestHandler, REST_PREFIX } from '../rest/router.js';
@@ -145,8 +145,8 @@ export function createDoors({
     }
     if (url.pathname !== '/graphql') return detailResponse(404, 'Not Found');
     try {
-      if (ablated.has('door-wrappers')) return await yoga.fetch(request, { clientAddress, auth });
-      return withETag(request, await withErrorBody(await yoga.fetch(request, { clientAddress, auth })));
+      if (ablated.has('door-wrappers')) return await serveGraphQL(yoga, request, { clientAddress, auth });
+      return withETag(request, await withErrorBody(await serveGraphQL(yoga, request, { clientAddress, auth })));
     } catch (error) {
       if (services.availability.failed(error)) return databaseUnavailable(false);
       throw error;
