@@ -303,7 +303,19 @@ async function main(): Promise<void> {
         ] as TargetSpec[])),
     ['REST GET /api/v3/get_campaigns', 'dist/src/main.js', ours, { url: '/api/v3/get_campaigns', headers: auth }],
     [`GraphQL campaigns(first: ${CAMPAIGNS}), all fields`, 'dist/src/main.js', ours, graphqlPost],
-    ...(process.env.BENCH_AB ? [['GraphQL AB-before', process.env.BENCH_AB, ours, graphqlPost] as TargetSpec] : []),
+    // BENCH_AB=<another build's main.js under this folder>: the same two requests against that build, in the same run
+    // (a change measured before and after under the same conditions).
+    ...(process.env.BENCH_AB
+      ? ([
+          [
+            'REST GET /api/v3/get_campaigns, the other build',
+            process.env.BENCH_AB,
+            ours,
+            { url: '/api/v3/get_campaigns', headers: auth },
+          ],
+          [`GraphQL campaigns(first: ${CAMPAIGNS}), the other build`, process.env.BENCH_AB, ours, graphqlPost],
+        ] as TargetSpec[])
+      : []),
     // The same GraphQL request with one per-request feature of issue 15 off (on by default) or on (off by default).
     ...FEATURE_VARIANTS(sink.url).map(([name, env]): TargetSpec => [
       name,

@@ -17,8 +17,22 @@ export function clientAddressOf(request: Request, socketAddress: string | undefi
   return normalise(entry) ?? peer;
 }
 
+/** Addresses already seen, by their text: a client's (or its proxy's) comes back with each of its requests. */
+const canonical = new Map<string, string | undefined>();
+/** Past this many, the map starts over (X-Forwarded-For entries are the client's to choose). */
+const MAX_REMEMBERED = 1024;
+/** Longer than any address ipaddr.js accepts (an IPv6 address with a zone id): not remembered. */
+const MAX_ADDRESS_LENGTH = 64;
+
 /** A valid address in canonical form (IPv4-mapped IPv6 as IPv4), or undefined. */
 function normalise(address: string | undefined): string | undefined {
-  if (!address || !ipaddr.isValid(address)) return undefined;
-  return ipaddr.process(address).toString();
+  if (!address) return undefined;
+  const known = canonical.get(address);
+  if (known !== undefined || canonical.has(address)) return known;
+  const found = ipaddr.isValid(address) ? ipaddr.process(address).toString() : undefined;
+  if (address.length <= MAX_ADDRESS_LENGTH) {
+    if (canonical.size >= MAX_REMEMBERED) canonical.clear();
+    canonical.set(address, found);
+  }
+  return found;
 }

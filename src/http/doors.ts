@@ -1,6 +1,7 @@
 // The three doors behind one fetch handler: health checks, the REST compatibility router (with its docs) under
 // /api/v3, and GraphQL at /graphql. Every request gets a request id (on its log lines and echoed back), the
 // per-account rate limit and the 1 MiB body limit before it reaches a door, and one access-log line.
+import { Response } from '../core/fetch-api.js';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../db/availability.js';
 import { requestAuth } from '../authentication.js';
 import { type Services } from '../services.js';

@@ -2,6 +2,7 @@
 // the body), and a request whose If-None-Match holds it gets 304 with no body. Answers are per account, so they are
 // `Cache-Control: private, no-cache` (a browser revalidates each time; a shared cache stores nothing) and vary by
 // Authorization. Nothing is kept on the server: the answer is computed, then compared.
+import { Response } from '../core/fetch-api.js';
 import { createHash } from 'node:crypto';
 
 const JSON_TYPES = /^application\/(graphql-response\+)?json/;

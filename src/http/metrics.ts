@@ -6,6 +6,7 @@
 // - the process (CPU, memory, event-loop lag, GC), from prom-client.
 // Every label takes values from a bounded set: operation names are client text, so only the first
 // MAX_OPERATION_NAMES distinct ones get their own label value; the rest are counted as "other".
+import { Response } from '../core/fetch-api.js';
 import { timingSafeEqual } from 'node:crypto';
 import { createHistogram, usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import type { Plugin } from 'graphql-yoga';

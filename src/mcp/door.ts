@@ -2,6 +2,7 @@
 // answered on its own, by any instance: no session, no sticky routing), with the same bearer tokens as the other
 // doors. Its tools are the named operations of src/mcp/operations.ts, run through yoga's enveloped pipeline on the
 // public graph, as the REST door runs its own: one set of validation, tenancy, limits, error masking and traces.
+import { Response } from '../core/fetch-api.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';

@@ -1,4 +1,5 @@
 // GET /api/v3/openapi.json and the interactive docs at /api/v3/docs (Swagger UI's files from swagger-ui-dist).
+import { Response } from '../core/fetch-api.js';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

@@ -1,4 +1,5 @@
 // Error bodies exactly as the legacy FastAPI service sent them (docs/decisions.md §10).
+import { Response } from '../core/fetch-api.js';
 import { type ParseError, parse as parseJsonc } from 'jsonc-parser';
 import type { z } from 'zod';
 import type { ErrorCode, InputIssue } from '../core/errors.js';

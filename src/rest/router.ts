@@ -2,6 +2,7 @@
 // then runs the route's prepared GraphQL operation through yoga's enveloped pipeline (as the SOFA plugin does) on the
 // internal graph (the public one plus the REST door's own fields),
 // so both doors share auth, validation, resolvers, dataloaders and error masking.
+import { Response } from '../core/fetch-api.js';
 import { type DocumentNode, type ExecutionResult, type GraphQLError, parse, validate } from 'graphql';
 import type { ErrorCode, InputIssue } from '../core/errors.js';
 import type { Services } from '../services.js';
