@@ -48,7 +48,9 @@ function perRequest(path: string, cpuMicros: number, keyOf: (frame: CallFrame) =
 
 const [first, firstCpu, second, secondCpu, mode = 'pkg', rows = '40'] = process.argv.slice(2);
 if (!first || !second || !Number(firstCpu) || !Number(secondCpu)) {
-  console.error('usage: profile-diff <a.cpuprofile> <a CPU µs/request> <b.cpuprofile> <b CPU µs/request> [fn|pkg] [rows]');
+  console.error(
+    'usage: profile-diff <a.cpuprofile> <a CPU µs/request> <b.cpuprofile> <b CPU µs/request> [fn|pkg] [rows]',
+  );
   process.exit(2);
 }
 const keyOf = mode === 'fn' ? functionOf : packageOf;

@@ -24,6 +24,9 @@ const MAX_REMEMBERED = 1024;
 /** Longer than any address ipaddr.js accepts (an IPv6 address with a zone id): not remembered. */
 const MAX_ADDRESS_LENGTH = 64;
 
+/** How many addresses are remembered (tests check the bound). */
+export const rememberedAddresses = (): number => canonical.size;
+
 /** A valid address in canonical form (IPv4-mapped IPv6 as IPv4), or undefined. */
 function normalise(address: string | undefined): string | undefined {
   if (!address) return undefined;

@@ -2,7 +2,7 @@
 // e-mail and address, login timing that does not tell whether an e-mail exists, and how the address is found
 // (TRUST_PROXY).
 import { afterEach, describe, expect, test } from 'vitest';
-import { clientAddressOf } from '../../src/http/client-address.js';
+import { clientAddressOf, rememberedAddresses } from '../../src/http/client-address.js';
 import { hashPassword } from '../../src/security/passwords.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 
@@ -21,6 +21,20 @@ describe('the client address', () => {
     expect(clientAddressOf(request('garbage'), '10.0.0.1', 1)).toBe('10.0.0.1');
     expect(clientAddressOf(request(), '::ffff:10.0.0.1', 1)).toBe('10.0.0.1');
     expect(clientAddressOf(request(), undefined, 0)).toBe('unknown');
+  });
+
+  test('is worked out once per distinct text, remembering a bounded number of them', () => {
+    // X-Forwarded-For entries are the client's to choose: thousands of distinct ones, valid or not, keep the memory
+    // of canonical forms bounded and each answer right.
+    for (let i = 0; i < 3000; i++) {
+      const address = `10.${(i >> 8) & 255}.${i & 255}.7`;
+      expect(clientAddressOf(request(`::ffff:${address}`), '10.0.0.1', 1)).toBe(address);
+      expect(clientAddressOf(request(`not-an-address-${i}`), '10.0.0.1', 1)).toBe('10.0.0.1');
+      expect(rememberedAddresses()).toBeLessThanOrEqual(1024);
+    }
+    const long = `${'1'.repeat(100)}`;
+    expect(clientAddressOf(request(long), '10.0.0.1', 1)).toBe('10.0.0.1');
+    expect(clientAddressOf(request('::ffff:192.0.2.1'), '10.0.0.1', 1)).toBe('192.0.2.1');
   });
 });
 
