@@ -28,6 +28,17 @@ export default tseslint.config(
     },
   },
   {
+    // Answers are made with the server adapter's Response, never Node's built-in one (docs/decisions.md §14).
+    files: ['src/**/*.ts'],
+    ignores: ['src/core/fetch-api.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        { name: 'Response', message: 'Import { Response } from src/core/fetch-api.ts (docs/decisions.md §14).' },
+      ],
+    },
+  },
+  {
     // Migrations are typed against no schema (Kysely<any>), and tests read loosely typed JSON replies.
     files: ['migrations/**', 'test/**', 'src/db/migrate.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -19,9 +19,9 @@ export function clientAddressOf(request: Request, socketAddress: string | undefi
 
 /** Addresses already seen, by their text: a client's (or its proxy's) comes back with each of its requests. */
 const canonical = new Map<string, string | undefined>();
-/** Past this many, the map starts over (X-Forwarded-For entries are the client's to choose). */
+/** Past this many, the oldest goes first (X-Forwarded-For entries are the client's to choose). */
 const MAX_REMEMBERED = 1024;
-/** Longer than any address ipaddr.js accepts (an IPv6 address with a zone id): not remembered. */
+/** Longer texts (an IPv6 address with a long zone id, or garbage) are worked out each time, not remembered. */
 const MAX_ADDRESS_LENGTH = 64;
 
 /** How many addresses are remembered (tests check the bound). */
@@ -34,7 +34,7 @@ function normalise(address: string | undefined): string | undefined {
   if (known !== undefined || canonical.has(address)) return known;
   const found = ipaddr.isValid(address) ? ipaddr.process(address).toString() : undefined;
   if (address.length <= MAX_ADDRESS_LENGTH) {
-    if (canonical.size >= MAX_REMEMBERED) canonical.clear();
+    if (canonical.size >= MAX_REMEMBERED) canonical.delete(canonical.keys().next().value as string);
     canonical.set(address, found);
   }
   return found;

@@ -184,14 +184,17 @@ export function createDoors({
         const errors = currentErrorCodes() ?? (door === 'rest' ? restErrorCodes(response.status) : null);
         const routeLabel = routeOf(door, url.pathname);
         const path = loggablePath(url);
-        metrics.observeRequest(door, routeLabel, request.method, response.status, (performance.now() - started) / 1000);
+        // A client that went away before its answer was ready never sees it: 499, as proxies log it (the work itself
+        // is not cancelled; README "Logs").
+        const status = request.signal.aborted ? CLIENT_CLOSED_REQUEST : response.status;
+        metrics.observeRequest(door, routeLabel, request.method, status, (performance.now() - started) / 1000);
         if (errors) metrics.countErrors(door, errors);
         span.updateName(`${request.method} ${routeLabel}`);
         span.setAttributes({
           'http.request.method': request.method,
           'http.route': routeLabel,
           'url.path': path,
-          'http.response.status_code': response.status,
+          'http.response.status_code': status,
         });
         if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
         span.end();
@@ -199,7 +202,7 @@ export function createDoors({
           {
             method: request.method,
             path,
-            status: response.status,
+            status,
             ms: Math.round((performance.now() - started) * 10) / 10,
             ...(errors ? { errors } : {}),
           },
@@ -231,6 +234,9 @@ function restErrorCodes(status: number): string[] | null {
   if (status < 400) return null;
   return [REST_STATUS_CODES[status] ?? (status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST')];
 }
+
+/** The status logged and counted for a request whose client closed the connection before the answer (nginx's). */
+const CLIENT_CLOSED_REQUEST = 499;
 
 /** The span of a request while tracing is off. */
 const NO_SPAN = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);

@@ -5,15 +5,25 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
+import type { Plugin } from 'graphql-yoga';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
+import { eventually } from '../helpers/eventually.js';
+import { logCapture } from '../helpers/log-lines.js';
 
 let t: TestApp;
 let http: HttpServer;
 let port: number;
+const { stream, lines } = logCapture();
+
+/** Holds every GraphQL execution 300 ms: long enough for a client to give up first. */
+const slowExecution: Plugin = {
+  onExecute: () => new Promise<void>((resolve) => setTimeout(resolve, 300)),
+};
 
 beforeEach(async () => {
-  t = await startApp({}, [], { worker: false });
+  lines.length = 0;
+  t = await startApp({ LOG_LEVEL: 'info' }, [slowExecution], { worker: false, logStream: stream });
   http = createHttpServer(t.app);
   ({ port } = await listen(http.server, 0, '127.0.0.1'));
 });
@@ -91,5 +101,41 @@ describe('answers on the wire', () => {
     );
     expect(tooLarge.status).toBe(413);
     expectOnePiece(tooLarge);
+  });
+
+  it('a request whose client left before the answer was ready is logged with status 499, not as answered', async () => {
+    const { token } = await t.account();
+    lines.length = 0;
+    await new Promise<void>((resolve) => {
+      const req = httpRequest({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/graphql',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      });
+      req.on('error', () => resolve());
+      req.end(JSON.stringify({ query: '{ campaigns(first: 1) { edges { cursor } } }' }));
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 50);
+    });
+    const access = await eventually(async () => {
+      const line = lines.find((entry) => entry.msg === 'request' && entry.path === '/graphql');
+      if (!line) throw new Error('no access line yet');
+      return line;
+    });
+    expect(access).toMatchObject({ method: 'POST', status: 499 });
+    // A client that waits gets its answer, logged as it went out.
+    lines.length = 0;
+    const answered = await send(
+      'POST',
+      '/graphql',
+      { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      JSON.stringify({ query: '{ campaigns(first: 1) { edges { cursor } } }' }),
+    );
+    expect(answered.status).toBe(200);
+    expect(lines.find((entry) => entry.msg === 'request' && entry.path === '/graphql')).toMatchObject({ status: 200 });
   });
 });
