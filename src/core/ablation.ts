@@ -1,6 +1,6 @@
-// Per-request steps a benchmark may take out, one at a time, to measure what each costs (bench/README.md, "The floor and the ablation").
-// Only bench/ablation-server.ts fills this set, before the app starts; in the gateway it is always empty, and every
-// check is one Set lookup.
+// Per-request steps a benchmark may take out, one at a time, to measure what each costs (bench/README.md, "The floor
+// and the ablation"). Only bench/ablation-server.ts fills this set, before the app starts; in the gateway it is always
+// empty, and every check is one Set lookup.
 export const ABLATABLE_STEPS = [
   /** Each Authorization header is authenticated once, then its viewer reused (no token check, no account read). */
   'authentication',
