@@ -51,6 +51,8 @@ export interface AppOptions {
   /** Extra envelop plugins (tests use one to see which operations ran). */
   plugins?: Plugin[];
   onQuery?: (sql: string) => void;
+  /** Tests: SQLite's account changes as PostgreSQL's (unknown), see src/db/database.ts OpenOptions. */
+  accountChanges?: 'tracked' | 'unknown';
   /** Where log lines go (stdout when unset); tests read them. */
   logStream?: DestinationStream;
   /** Spans for SQL queries and GraphQL phases (README "Traces"); by default when the OTEL_* variables ask for traces. */
@@ -69,6 +71,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     onCommittedWrite: config.RESPONSE_CACHE ? () => generation?.bump() : undefined,
     traceQueries: traced,
     onQuery: options.onQuery,
+    accountChanges: options.accountChanges,
     onAnswer: (sql, startedAt) => availability.answered(sql, startedAt),
     timeoutMs: config.DATABASE_TIMEOUT_SECONDS * 1000,
   });

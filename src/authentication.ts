@@ -1,5 +1,6 @@
 // Who is calling (docs/decisions.md §14): the bearer token of a request, verified once and read into an account, for
 // every door (GraphQL, REST, MCP, WebSocket) and the rate limiter alike.
+import { type CredentialCheck, noteCredentialCheck } from './core/request-context.js';
 import { type AccessTokenCredential, accessTokenMatches } from './domain/access-tokens.js';
 import type { Account } from './domain/accounts.js';
 import type { AccountCache } from './domain/account-cache.js';
@@ -39,17 +40,107 @@ export interface RequestAuth {
   readonly claims: VerifiedToken | null;
   /** The caller, with the account as the database has it now (a revoked token is `invalid`). */
   authentication(): Promise<Authentication>;
+  /**
+   * For a read: the caller, taken on PostgreSQL from the account last read for this token without reading it now
+   * (docs/decisions.md §14); the request's first hot read checks it in its own statement. Whoever answers on it
+   * must call confirm() before the answer leaves. Elsewhere the same as authentication().
+   */
+  provisional(): Promise<Authentication>;
+  /**
+   * Null when the answer given by provisional() stands (or none was given): a statement of this request found the
+   * credential as it was taken, or the account read now is the same. Otherwise the caller as the database has it
+   * now, which the request must be answered with instead.
+   */
+  confirm(): Promise<Authentication | null>;
+  /** Whether provisional() answered without reading the account (confirm() then has work to do). */
+  readonly taken: boolean;
 }
 
 export function requestAuth(services: AuthServices, authorization: string | null): RequestAuth {
   const token = bearerToken(authorization);
   const claims = token ? services.tokens.verify(token) : null;
   let answer: Promise<Authentication> | undefined;
+  let taken: { authentication: Authentication; check: CredentialCheck } | null = null;
+  let confirmed: Promise<Authentication | null> | undefined;
+  const authentication = () => (answer ??= authenticate(services, token, claims));
   return {
     claims,
-    authentication: () => (answer ??= authenticate(services, token, claims)),
+    authentication,
+    provisional: () => {
+      if (taken) return Promise.resolve(taken.authentication);
+      if (answer) return answer;
+      const guess = token && claims ? provisionalAuthentication(services, token, claims) : null;
+      // Without request state to carry the check (an in-process call), nothing is taken on trust.
+      if (!guess || !noteCredentialCheck(guess.check)) return authentication();
+      taken = guess;
+      return Promise.resolve(guess.authentication);
+    },
+    confirm: () => (confirmed ??= taken ? confirmTaken(taken, authentication) : Promise.resolve(null)),
+    get taken() {
+      return taken !== null;
+    },
   };
 }
+
+/** Whether a provisional answer stands: checked by a statement of the request already, or by reading now. */
+async function confirmTaken(
+  taken: { authentication: Authentication; check: CredentialCheck },
+  authentication: () => Promise<Authentication>,
+): Promise<Authentication | null> {
+  const outcome = taken.check.outcome;
+  if (outcome === true) return null;
+  // Not checked (no hot read, or only empty ones) or refuted (say a named token whose account's key was rotated, which
+  // does not revoke the token but changes the account): the account as it is now decides.
+  const now = await authentication();
+  return outcome === undefined && sameCaller(taken.authentication, now) ? null : now;
+}
+
+function sameCaller(before: Authentication, now: Authentication): boolean {
+  return (
+    now.authFailure === null &&
+    now.viewer !== null &&
+    now.viewer.id === before.viewer?.id &&
+    now.viewer.tokenVersion === before.viewer.tokenVersion &&
+    now.accessTokenId === before.accessTokenId &&
+    now.readOnly === before.readOnly &&
+    now.tokenExpiresAt === before.tokenExpiresAt
+  );
+}
+
+/** The answer authenticate() gave last for this token, if the account cache keeps one to be confirmed (PostgreSQL). */
+function provisionalAuthentication(
+  services: AuthServices,
+  token: string,
+  claims: VerifiedToken,
+): { authentication: Authentication; check: CredentialCheck } | null {
+  if (claims.accessTokenId) {
+    const credential = services.accessTokens.recent(claims.accessTokenId);
+    if (!credential || credential.account.id !== claims.accountId || !accessTokenMatches(credential, token))
+      return null;
+    return {
+      authentication: credentialAuthentication(credential),
+      check: {
+        accountId: credential.account.id,
+        tokenVersion: credential.account.tokenVersion,
+        accessToken: { tokenId: credential.tokenId, tokenHash: credential.tokenHash },
+      },
+    };
+  }
+  const viewer = services.accounts.recent(claims.accountId);
+  if (!viewer || viewer.tokenVersion !== claims.version) return null;
+  return {
+    authentication: { viewer, authFailure: null, tokenExpiresAt: claims.expiresAt },
+    check: { accountId: viewer.id, tokenVersion: viewer.tokenVersion },
+  };
+}
+
+const credentialAuthentication = (credential: AccessTokenCredential): Authentication => ({
+  viewer: credential.account,
+  authFailure: null,
+  readOnly: credential.readOnly,
+  accessTokenId: credential.tokenId,
+  ...(credential.expiresAt ? { tokenExpiresAt: Date.parse(credential.expiresAt) } : {}),
+});
 
 async function authenticate(
   services: AuthServices,
@@ -62,13 +153,7 @@ async function authenticate(
     if (!credential || credential.account.id !== claims.accountId || !accessTokenMatches(credential, token)) {
       return { viewer: null, authFailure: 'invalid' };
     }
-    return {
-      viewer: credential.account,
-      authFailure: null,
-      readOnly: credential.readOnly,
-      accessTokenId: credential.tokenId,
-      ...(credential.expiresAt ? { tokenExpiresAt: Date.parse(credential.expiresAt) } : {}),
-    };
+    return credentialAuthentication(credential);
   }
   const viewer = claims ? await services.accounts.find(claims.accountId) : null;
   // A token of an older version was issued before the API key was rotated or the password changed: revoked.

@@ -9,6 +9,23 @@ interface RequestState {
   errorCodes?: string[];
   /** The REST route template the request matched (a bounded metrics label, never the raw path). */
   route?: string;
+  /** The caller's credential, answered provisionally and still to be checked (src/authentication.ts). */
+  credentialCheck?: CredentialCheck;
+}
+
+/**
+ * A credential a request was answered provisionally on PostgreSQL (docs/decisions.md §14): the account (and named
+ * access token) last read for it, to be confirmed by the first hot read of the request, which carries this check in
+ * its own statement (src/db/reusable-query.ts), or else by reading the account before the answer leaves.
+ */
+export interface CredentialCheck {
+  readonly accountId: string;
+  /** The account's token version the answer relies on. */
+  readonly tokenVersion: number;
+  /** A named access token: its id and stored digest, which must still be there. */
+  readonly accessToken?: { readonly tokenId: string; readonly tokenHash: string };
+  /** What a statement of this request found: whether the credential still stands. */
+  outcome?: boolean;
 }
 
 const storage = new AsyncLocalStorage<RequestState>();
@@ -54,6 +71,19 @@ export function noteRoute(template: string): void {
 
 export function currentRoute(): string | undefined {
   return storage.getStore()?.route;
+}
+
+/** Notes the credential the request was answered provisionally on (false when there is no request state to keep it). */
+export function noteCredentialCheck(check: CredentialCheck): boolean {
+  const state = storage.getStore();
+  if (state) state.credentialCheck = check;
+  return state !== undefined;
+}
+
+/** The request's credential while no statement has confirmed or refuted it yet. */
+export function pendingCredentialCheck(): CredentialCheck | undefined {
+  const check = storage.getStore()?.credentialCheck;
+  return check && check.outcome === undefined ? check : undefined;
 }
 
 /**

@@ -3,7 +3,7 @@
 // version it was read at and trusts it only while the version is the same.
 //   - this process's writes: a counter bumped after every committed write, whatever it wrote;
 //   - SQLite: `PRAGMA data_version`, which changes when any other connection (another process) commits;
-//   - PostgreSQL: no version (every request reads its account; see unknownAccountChanges).
+//   - PostgreSQL: no version (every request reads its account, or checks it in its first statement: src/authentication.ts).
 import type SQLite from 'better-sqlite3';
 
 export interface AccountChanges {
@@ -25,7 +25,8 @@ export function sqliteAccountChanges(sqlite: SQLite.Database): AccountChanges {
 /**
  * PostgreSQL: several instances and the CLI write through connections of their own, and no notification reaches an
  * instance before a request that follows the change could (LISTEN/NOTIFY arrives soon, not first: a test under load
- * showed a revoked token served once). The version is never known there, so every request reads its account.
+ * showed a revoked token served once). The version is never known there, so every request reads its account or
+ * checks it in the statement of its first hot read (src/db/credential-check.ts).
  */
 export function unknownAccountChanges(): AccountChanges {
   return { version: () => null, localWrite: () => undefined };

@@ -48,6 +48,11 @@ export interface OpenOptions {
   traceQueries?: boolean;
   /** Told (and awaited) each time a write has become visible: the response cache's invalidation. */
   onCommittedWrite?: () => Promise<void> | void;
+  /**
+   * SQLite only: 'unknown' gives up its account-change version and works as on PostgreSQL (every credential read or
+   * confirmed in the database: src/authentication.ts), so that tests on SQLite cover that path too.
+   */
+  accountChanges?: 'tracked' | 'unknown';
 }
 
 /** What Kysely's SQLite driver uses of a statement. */
@@ -171,7 +176,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
       dialect: watched(new SqliteDialect({ database: withStatementCache(sqlite) })),
       log,
     });
-    changes = sqliteAccountChanges(sqlite);
+    changes = options.accountChanges === 'unknown' ? unknownAccountChanges() : sqliteAccountChanges(sqlite);
     return { db, dialect: 'sqlite', accountChanges: changes, close: once(() => db.destroy()) };
   }
   // int8 (COUNT, SUM of integers) arrives as a string by default; our counts fit in a double.

@@ -1,5 +1,5 @@
 // The per-request context every resolver sees: the app's services and who is calling.
-import type { AuthFailure } from '../authentication.js';
+import type { Authentication, AuthFailure } from '../authentication.js';
 import type { Account } from '../domain/accounts.js';
 import type { Services } from '../services.js';
 
@@ -14,4 +14,9 @@ export interface Context extends Services {
   readOnly?: boolean;
   /** The id of the caller's named access token, when that is the credential (live streams end when it is revoked). */
   accessTokenId?: string;
+  /**
+   * Present when the caller was taken provisionally (src/authentication.ts): resolves null when that stands, else to the
+   * caller as the database has it now (src/graphql/provisional-credentials.ts answers with that instead).
+   */
+  confirmCredential?: () => Promise<Authentication | null>;
 }

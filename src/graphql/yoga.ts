@@ -19,6 +19,7 @@ import { type Services } from '../services.js';
 import { type Context } from './context.js';
 import { GRAPHIQL_DEFAULT_QUERY, withTokenFromLogin } from './graphiql.js';
 import { limitIncrementalDirectives, usesIncrementalDelivery } from './incremental-delivery.js';
+import { confirmProvisionalCredentials } from './provisional-credentials.js';
 import { persistedOperationPlugins } from './persisted-operations.js';
 import { requestShapeLimits } from './request-limits.js';
 import { inputErrors } from './input-errors.js';
@@ -205,7 +206,7 @@ const authenticatedOnce = (() => {
 })();
 
 export function createGraphQLServer(services: Services, plugins: Plugin[] = []): Yoga {
-  return createYoga<Record<string, unknown>, Context>({
+  const yoga: Yoga = createYoga<Record<string, unknown>, Context>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
@@ -219,7 +220,9 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
     maskedErrors: { maskError: (error, message, isDev) => maskDomainErrors(services, error, message, isDev) },
     logging: yogaLogger(services.logger),
     plugins: [
-      // First: a persisted operation's document is in place before anything reads or limits it.
+      // Before any plugin that may answer in execution's place (the response cache, read-only tokens).
+      confirmProvisionalCredentials((context) => yoga.getEnveloped(context).execute),
+      // A persisted operation's document is in place before anything reads or limits it.
       ...persistedOperationPlugins(services),
       ...(ablated.has('armor') ? [] : [...armor(), deepNestingIsAParseError, requestShapeLimits()]),
       errorCodesToAccessLog,
@@ -259,9 +262,14 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
             ...(await (ablated.has('authentication')
               ? authenticatedOnce(services, initial.request.headers.get('authorization'))
               : isRequestAuth(auth)
-                ? auth.authentication()
+                ? auth
+                    .provisional()
+                    .then((authentication) =>
+                      auth.taken ? { ...authentication, confirmCredential: auth.confirm } : authentication,
+                    )
                 : authenticateRequest(services, initial.request.headers.get('authorization')))),
           };
     },
   });
+  return yoga;
 }

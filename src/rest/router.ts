@@ -6,7 +6,7 @@ import { Response } from '../core/fetch-api.js';
 import { type DocumentNode, type ExecutionResult, type GraphQLError, parse, validate } from 'graphql';
 import type { ErrorCode, InputIssue } from '../core/errors.js';
 import type { Services } from '../services.js';
-import { AUTH_FAILURE_MESSAGES, type RequestAuth, requestAuth } from '../authentication.js';
+import { AUTH_FAILURE_MESSAGES, type Authentication, type RequestAuth, requestAuth } from '../authentication.js';
 import type { Yoga } from '../graphql/yoga.js';
 import { internalSchema } from '../graphql/schema.js';
 import { issuesFromZod } from '../validation/issues.js';
@@ -157,6 +157,14 @@ export type RestHandler = (
   auth?: RequestAuth,
 ) => Promise<Response>;
 
+/** A request matched to its route. */
+interface RestCall extends PreparedRoute {
+  params: Record<string, string>;
+  request: Request;
+  url: URL;
+  clientAddress: string;
+}
+
 export function createRestRouter(yoga: Yoga, services: Services, routes: readonly RestRoute[]): RestHandler {
   const prepared = prepare(routes);
 
@@ -172,15 +180,25 @@ export function createRestRouter(yoga: Yoga, services: Services, routes: readonl
       const allow = [...new Set(candidates.map((c) => c.route.method))].join(', ');
       return detailResponse(405, 'Method Not Allowed', { allow });
     }
-    const { route, document, params } = found;
-    noteRoute(`${REST_PREFIX}${route.path}`);
+    noteRoute(`${REST_PREFIX}${found.route.path}`);
 
-    // As FastAPI resolves the security dependency first, a missing or bad token wins over a bad body.
-    const auth = route.auth
-      ? await (given ?? requestAuth(services, request.headers.get('authorization'))).authentication()
-      : { viewer: null, authFailure: null };
+    // As FastAPI resolves the security dependency first, a missing or bad token wins over a bad body. A read is
+    // answered on the credential as last read (on PostgreSQL; src/authentication.ts) and confirmed before it leaves:
+    // if it did not stand, it is answered again with the caller as the database has it now.
+    const call: RestCall = { ...found, request, url, clientAddress };
+    if (!found.route.auth) return answer(call, { viewer: null, authFailure: null });
+    const auth = given ?? requestAuth(services, request.headers.get('authorization'));
+    if (request.method !== 'GET') return answer(call, await auth.authentication());
+    const response = await answer(call, await auth.provisional());
+    const now = await auth.confirm();
+    return now ? answer(call, now) : response;
+  };
+
+  async function answer(
+    { route, document, params, request, url, clientAddress }: RestCall,
+    auth: Authentication,
+  ): Promise<Response> {
     if (route.auth && auth.authFailure) return detailResponse(401, AUTH_FAILURE_MESSAGES[auth.authFailure]);
-
     const body = route.body ? await readBody(request, route) : { ok: true as const, value: undefined };
     if (body instanceof Response) return body;
     if (!body.ok) return validationResponse(body.errors);
@@ -217,5 +235,5 @@ export function createRestRouter(yoga: Yoga, services: Services, routes: readonl
       });
     }
     return jsonResponse(200, legacyBody);
-  };
+  }
 }

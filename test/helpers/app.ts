@@ -97,6 +97,8 @@ export interface StartOptions {
   rewriteDatabaseUrl?: (url: string) => string;
   /** Where log lines go (LOG_LEVEL must then be set too: tests log nothing by default). */
   logStream?: AppOptions['logStream'];
+  /** SQLite only: work as on PostgreSQL, where no account-change version is known (src/db/database.ts). */
+  accountChanges?: AppOptions['accountChanges'];
 }
 
 export async function startApp(
@@ -125,6 +127,7 @@ export async function startApp(
     onQuery: (sql) => queries.push(sql),
     ...(options.logStream ? { logStream: options.logStream } : {}),
     ...(options.worker !== undefined ? { worker: options.worker } : {}),
+    ...(options.accountChanges ? { accountChanges: options.accountChanges } : {}),
   });
   // Every REST answer a test receives must be one the OpenAPI description allows (test/helpers/openapi-answers.ts),
   // whether it comes through request()/rest() or through a test's own call of app.fetch: a mismatch fails the test.

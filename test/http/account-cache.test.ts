@@ -37,14 +37,18 @@ async function expectRefused(app: TestApp, token: string) {
 }
 
 describe('the account cache', () => {
-  test.runIf(DIALECT === 'postgres')('on PostgreSQL every request reads its account', async () => {
-    const app = await sharedApp();
-    const user = await app.account();
-    await expectServed(app, user.token);
-    app.resetQueries();
-    await expectServed(app, user.token);
-    expect(accountReads(app)).toBe(2);
-  });
+  test.runIf(DIALECT === 'postgres')(
+    'on PostgreSQL every request reads its account or checks it in its own statement',
+    async () => {
+      const app = await sharedApp();
+      const user = await app.account();
+      await expectServed(app, user.token);
+      app.resetQueries();
+      await expectServed(app, user.token);
+      // (test/http/provisional-credentials.test.ts: with rows to read, the check rides in the page's statement.)
+      expect(accountReads(app)).toBeGreaterThanOrEqual(2);
+    },
+  );
 
   test.runIf(DIALECT === 'sqlite')(
     'a request whose account is known reads no account; a write starts the cache over',
@@ -97,7 +101,7 @@ describe('the account cache', () => {
 describe('its bound and version', () => {
   const account = (id: string) => ({ id, email: `${id}@x`, apiKeyHint: 'ck_…', createdAt: '', tokenVersion: 0 });
 
-  test('keeps at most its bound, starts over when the version changes, keeps nothing while it is unknown', async () => {
+  test('keeps at most its bound, starts over when the version changes, reads every time while it is unknown', async () => {
     let version: string | null = '1';
     const reads: string[] = [];
     const read = async (id: string) => {
@@ -117,11 +121,21 @@ describe('its bound and version', () => {
     await cache.find('a');
     expect(reads).toEqual(['a', 'b', 'c', 'a', 'a']);
     expect(cache.size).toBe(1);
+    expect(cache.recent('a')).toBeUndefined();
     version = null;
     await cache.find('a');
     await cache.find('a');
     expect(reads.slice(-2)).toEqual(['a', 'a']);
-    expect(cache.size).toBe(0);
+    // What was read last is only a provisional answer, for the caller to confirm (src/authentication.ts).
+    expect(cache.recent('a')).toEqual(account('a'));
+    expect(cache.recent('b')).toBeUndefined();
+    cache.forget('a');
+    expect(cache.recent('a')).toBeUndefined();
+    await cache.find('a');
+    version = '3';
+    expect(cache.recent('a')).toBeUndefined();
+    await cache.find('a');
+    expect(reads.slice(-2)).toEqual(['a', 'a']);
   });
 
   test('an account read while the version changed is not kept', async () => {
