@@ -32,13 +32,14 @@ export type FullExecute = (context: object) => (args: ExecutionArgs) => unknown;
  * pipeline (`execute`), so that it is answered exactly as it would have been: errors masked, precedence the same.
  */
 export const confirmProvisionalCredentials = (execute: FullExecute): Plugin<Context> => ({
-  async onExecute({ args, extendContext }) {
+  onExecute({ args, extendContext }) {
+    // Synchronous when there is nothing to confirm (most requests: SQLite, mutations' own confirmation): no promise.
     const confirm = (args.contextValue as Partial<Context>).confirmCredential;
     if (!confirm) return undefined;
     if (!answeredWhole(args.document, args.operationName)) {
-      const now = await confirm();
-      if (now) extendContext(callerOf(now));
-      return undefined;
+      return confirm().then((now) => {
+        if (now) extendContext(callerOf(now));
+      });
     }
     return {
       async onExecuteDone({ setResult }) {
