@@ -92,7 +92,10 @@ async function confirmTaken(
   // Not checked (no hot read, or only empty ones) or refuted (say a named token whose account's key was rotated, which
   // does not revoke the token but changes the account): the account as it is now decides.
   const now = await authentication();
-  return outcome === undefined && sameCaller(taken.authentication, now) ? null : now;
+  const stood = outcome === undefined && sameCaller(taken.authentication, now);
+  // Settled: later statements of the request need not carry the check any more.
+  taken.check.outcome ??= stood;
+  return stood ? null : now;
 }
 
 function sameCaller(before: Authentication, now: Authentication): boolean {

@@ -87,7 +87,8 @@ function slotted<P>(params: P): P {
  */
 function carryingCheck<R>(built: Compilable<R>, check: CredentialCheck): Compilable<R> | null {
   const node = (built as Partial<OperationNodeSource>).toOperationNode?.();
-  if (!node || !SelectQueryNode.is(node)) return null;
+  // Not on a union and the like: the column would go to its first branch only.
+  if (!node || !SelectQueryNode.is(node) || node.setOperations?.length) return null;
   const slots = check.accessToken ? TOKEN_CHECK_SLOTS : CHECK_SLOTS;
   return (built as unknown as SelectQueryBuilder<Database, keyof Database, R>).select((eb) =>
     credentialStands(eb, slots).as(CREDENTIAL_COLUMN),
@@ -101,7 +102,8 @@ function carryingCheck<R>(built: Compilable<R>, check: CredentialCheck): Compila
  * Lists (`in (…)`) are not parameters here: their length changes the SQL.
  *
  * While the request's credential is provisional (src/authentication.ts), a select carries its check as one more
- * column, and the first row's answer settles it.
+ * column, `"$credential"`, and the first row's answer settles it. The rows keep that column (deleting a property
+ * from each row would cost more than the check): a caller maps rows field by field, never spreads or returns them.
  */
 export function reusableQuery<P extends { [K in keyof P]: Parameter }, R>(
   build: (db: Kysely<Database>, params: P) => Compilable<R>,

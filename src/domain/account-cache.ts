@@ -19,8 +19,6 @@ export interface AccountCache<T = Account> {
    * caller in the database before anything is answered on it. Undefined otherwise.
    */
   recent(id: string): T | undefined;
-  /** Drops what is kept for this id (a provisional answer that did not stand). */
-  forget(id: string): void;
   /** How many accounts are kept (tests). */
   readonly size: number;
 }
@@ -45,7 +43,6 @@ export function createAccountCache<T = Account>(
       return entries.size;
     },
     recent: (id) => (unknown && changes.version() === null ? entries.get(id) : undefined),
-    forget: (id) => void entries.delete(id),
     async find(id) {
       const before = changes.version();
       if (before === null) {

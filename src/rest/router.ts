@@ -3,7 +3,15 @@
 // internal graph (the public one plus the REST door's own fields),
 // so both doors share auth, validation, resolvers, dataloaders and error masking.
 import { Response } from '../core/fetch-api.js';
-import { type DocumentNode, type ExecutionResult, type GraphQLError, parse, validate } from 'graphql';
+import {
+  type DocumentNode,
+  type ExecutionResult,
+  getOperationAST,
+  type GraphQLError,
+  OperationTypeNode,
+  parse,
+  validate,
+} from 'graphql';
 import type { ErrorCode, InputIssue } from '../core/errors.js';
 import type { Services } from '../services.js';
 import { AUTH_FAILURE_MESSAGES, type Authentication, type RequestAuth, requestAuth } from '../authentication.js';
@@ -31,6 +39,8 @@ interface PreparedRoute {
   route: RestRoute;
   segments: string[];
   document: DocumentNode;
+  /** Its document is a query: a GET of it may be answered on a provisional credential (src/authentication.ts). */
+  reads: boolean;
 }
 
 function prepare(routes: readonly RestRoute[]): PreparedRoute[] {
@@ -39,7 +49,8 @@ function prepare(routes: readonly RestRoute[]): PreparedRoute[] {
     const errors = validate(internalSchema, document);
     if (errors.length > 0)
       throw new Error(`REST route ${route.method} ${route.path}: ${errors.map((e) => e.message).join('; ')}`);
-    return { route, segments: route.path.split('/').filter(Boolean), document };
+    const reads = getOperationAST(document)?.operation === OperationTypeNode.QUERY;
+    return { route, segments: route.path.split('/').filter(Boolean), document, reads };
   });
 }
 
@@ -182,13 +193,13 @@ export function createRestRouter(yoga: Yoga, services: Services, routes: readonl
     }
     noteRoute(`${REST_PREFIX}${found.route.path}`);
 
-    // As FastAPI resolves the security dependency first, a missing or bad token wins over a bad body. A read is
-    // answered on the credential as last read (on PostgreSQL; src/authentication.ts) and confirmed before it leaves:
-    // if it did not stand, it is answered again with the caller as the database has it now.
+    // As FastAPI resolves the security dependency first, a missing or bad token wins over a bad body. A GET of a
+    // query is answered on the credential as last read (on PostgreSQL; src/authentication.ts) and confirmed before
+    // it leaves: if it did not stand, it is answered again with the caller as the database has it now.
     const call: RestCall = { ...found, request, url, clientAddress };
     if (!found.route.auth) return answer(call, { viewer: null, authFailure: null });
     const auth = given ?? requestAuth(services, request.headers.get('authorization'));
-    if (request.method !== 'GET') return answer(call, await auth.authentication());
+    if (request.method !== 'GET' || !found.reads) return answer(call, await auth.authentication());
     const response = await answer(call, await auth.provisional());
     const now = await auth.confirm();
     return now ? answer(call, now) : response;

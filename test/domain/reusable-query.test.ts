@@ -1,6 +1,8 @@
 // A reusable query (src/db/reusable-query.ts) is compiled once per shape and runs with each call's own values.
 import { sql } from 'kysely';
-import { expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
+import { type CredentialCheck, noteCredentialCheck, runWithRequestId } from '../../src/core/request-context.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
 import { openDatabase } from '../../src/db/database.js';
 import { reusableQuery } from '../../src/db/reusable-query.js';
 
@@ -44,4 +46,53 @@ test('one build per shape; every call runs with its own values', async () => {
   expect(await numbers(db, { name: '', min: 1, descending: false })).toEqual([{ n: 3, name: '' }]);
   expect(await numbers(db, { name: 'a', min: 2, descending: false })).toEqual([]);
   expect(builds).toBe(4);
+});
+
+describe('while a credential is provisional (docs/decisions.md §14)', () => {
+  const accounts = openDatabase('sqlite::memory:');
+  const byN = reusableQuery((db, p: { min: number }) =>
+    db
+      .selectFrom(sql<{ n: number }>`(select 1 as n union all select 2)`.as('t'))
+      .select('n')
+      .where('n', '>=', p.min),
+  );
+  const union = reusableQuery((db, p: { min: number }) =>
+    db
+      .selectFrom(sql<{ n: number }>`(select 1 as n)`.as('t'))
+      .select('n')
+      .where('n', '>=', p.min)
+      .unionAll(db.selectFrom(sql<{ n: number }>`(select 2 as n)`.as('u')).select('n')),
+  );
+
+  test('a select carries the check and its first row settles it; a union carries none', async () => {
+    await migrateToLatest(accounts.db, accounts.dialect);
+    await accounts.db
+      .insertInto('accounts')
+      .values({
+        id: 'acc_1',
+        email: 'a@example.com',
+        password_hash: 'x',
+        api_key_hash: 'h',
+        api_key_hint: '****',
+        created_at: new Date(0).toISOString(),
+        token_version: 0,
+      })
+      .execute();
+    for (const [tokenVersion, stands] of [
+      [0, true],
+      [1, false],
+    ] as const) {
+      const check: CredentialCheck = { accountId: 'acc_1', tokenVersion };
+      await runWithRequestId('r', async () => {
+        noteCredentialCheck(check);
+        expect(await union(accounts.db, { min: 1 })).toEqual([{ n: 1 }, { n: 2 }]);
+        expect(check.outcome).toBeUndefined();
+        const rows = await byN(accounts.db, { min: 2 });
+        expect(rows).toEqual([{ n: 2, $credential: stands ? 1 : 0 }]);
+        expect(check.outcome).toBe(stands);
+        // Settled: the next statement carries nothing.
+        expect(await byN(accounts.db, { min: 1 })).toEqual([{ n: 1 }, { n: 2 }]);
+      });
+    }
+  });
 });
