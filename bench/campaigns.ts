@@ -18,7 +18,7 @@ import autocannon from 'autocannon';
 import { createApp } from '../src/app.js';
 import { ABLATABLE_STEPS } from '../src/core/ablation.js';
 import { loadConfig } from '../src/core/config.js';
-import { administer, campaignData, hasTaskset, signUpAndLogin } from './support.js';
+import { administer, campaignData, hasTaskset, signUpAndLogin, START_NODE_FLAGS } from './support.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
@@ -81,8 +81,11 @@ async function startServer(
   extraEnv: Record<string, string>,
 ): Promise<{ child: ChildProcess; base: string }> {
   const log = join(dir, `${script.replace(/\W/g, '_')}-${Date.now()}.log`);
+  // Our server (and the ablation's, and another build's) as `npm start` runs it; the baselines with Node's defaults.
+  const isOurs = !/bench\/(raw|floor)/.test(script);
   const node = [
     process.execPath,
+    ...(isOurs ? START_NODE_FLAGS : []),
     ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
     ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []),
     join(ROOT, script),

@@ -12,7 +12,7 @@ import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/core/config.js';
 import { chunks } from '../src/db/chunks.js';
 import { telephonySignature } from '../src/security/telephony-signature.js';
-import { campaignData, hasTaskset, signUpAndLogin } from './support.js';
+import { campaignData, hasTaskset, signUpAndLogin, START_NODE_FLAGS } from './support.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10);
@@ -188,7 +188,7 @@ function hostileRequests(seeded: Seeded): Array<[kind: string, path: string, ini
 
 async function startServer(scenarioEnv: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
   const log = join(dir, `server-${Date.now()}.log`);
-  const node = [process.execPath, join(ROOT, 'dist/src/main.js')];
+  const node = [process.execPath, ...START_NODE_FLAGS, join(ROOT, 'dist/src/main.js')];
   const [command, ...args] = hasTaskset ? ['taskset', '-c', '0', ...node] : node;
   const child = spawn(command!, args, {
     cwd: ROOT,

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort, OwnRedis } from '../test/helpers/own-redis.js';
-import { campaignData } from './support.js';
+import { campaignData, START_NODE_FLAGS } from './support.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const OUTAGE_S = Number(process.env.OUTAGE ?? 5);
@@ -72,7 +72,7 @@ async function startInstance(
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; base: string }> {
   const log = join(dir, `${name}.log`);
-  const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
+  const child = spawn(process.execPath, [...START_NODE_FLAGS, join(ROOT, 'dist/src/main.js')], {
     env: { ...process.env, ...env, PORT: '0' },
     stdio: ['ignore', openSync(log, 'w'), openSync(log, 'a')],
   });

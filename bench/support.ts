@@ -1,7 +1,21 @@
 // Shared pieces of the benchmarks: an account, a campaign body, timing and the result table.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import type { App } from '../src/app.js';
+
+/**
+ * The Node options `npm start` runs the server with (package.json "start": `node <flags> dist/src/main.js`), so that
+ * every benchmark runs our server exactly as it is run (the heap growing factor among them: README "Performance").
+ */
+export const START_NODE_FLAGS: string[] = (() => {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const flags = /\bnode\s+(.*?)\s*dist\/src\/main\.js/.exec(pkg.scripts.start ?? '')?.[1];
+  if (flags === undefined) throw new Error('package.json "start" does not run node … dist/src/main.js');
+  return flags.split(/\s+/).filter(Boolean);
+})();
 
 export async function signUpAndLogin(app: App): Promise<{ token: string; accountId: string }> {
   const email = `bench-${Date.now()}@example.com`;

@@ -15,7 +15,7 @@ let settings: StartupSettings = {};
 
 async function main(): Promise<void> {
   // Before anything else, so that every span has a provider (off unless the OTEL_* variables ask for it).
-  const tracing = startTracing();
+  const tracing = await startTracing();
   const config = loadConfig();
   settings = config;
   const app = await createApp(config);

@@ -7,9 +7,6 @@
 // - each webhook delivery attempt (src/events/worker.ts).
 // Log lines written while a span is active carry its trace_id and span_id (src/core/logger.ts).
 import { context, propagation, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
@@ -30,10 +27,17 @@ export function tracingWanted(env: NodeJS.ProcessEnv): boolean {
 /**
  * Starts exporting traces when the environment asks for them (null otherwise). The exporter reads its endpoint,
  * headers and timeout from OTEL_EXPORTER_OTLP_*; OTEL_SERVICE_NAME names the service (campaign-gateway by default);
- * OTEL_TRACES_SAMPLER and OTEL_BSP_* are read by the SDK.
+ * OTEL_TRACES_SAMPLER and OTEL_BSP_* are read by the SDK. The SDK and the exporter are loaded only then: with
+ * tracing off (the default) they would hold ~6 MB of heap and ~20 MB of memory for nothing (bench/README.md, "Memory").
  */
-export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | null {
+export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promise<Tracing | null> {
   if (!tracingWanted(env)) return null;
+  const [{ OTLPTraceExporter }, { resourceFromAttributes }, { BatchSpanProcessor, NodeTracerProvider }] =
+    await Promise.all([
+      import('@opentelemetry/exporter-trace-otlp-http'),
+      import('@opentelemetry/resources'),
+      import('@opentelemetry/sdk-trace-node'),
+    ]);
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME ?? 'campaign-gateway' }),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],

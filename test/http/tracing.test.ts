@@ -51,7 +51,7 @@ beforeAll(async () => {
     saved[name] = process.env[name];
     process.env[name] = value;
   }
-  tracing = startTracing(process.env);
+  tracing = await startTracing(process.env);
   logs = logCapture();
   t = await startApp({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true', LOG_LEVEL: 'info' }, [], {
     worker: { pollMs: 20 },
