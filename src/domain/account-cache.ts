@@ -30,9 +30,8 @@ export function createAccountCache<T = Account>(
   maxEntries = MAX_CACHED_ACCOUNTS,
 ): AccountCache<T> {
   let entries = new Map<string, T>();
-  /** The version every kept entry was read at; null: entries are only what was read last (`recent`). */
+  /** The version every kept entry was read at; null: entries are only what was read last (`recent`), or none yet. */
   let keptAt: string | null = null;
-  let unknown = false;
   const keep = (id: string, value: T) => {
     entries.delete(id);
     if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
@@ -42,21 +41,19 @@ export function createAccountCache<T = Account>(
     get size() {
       return entries.size;
     },
-    recent: (id) => (unknown && changes.version() === null ? entries.get(id) : undefined),
+    recent: (id) => (keptAt === null && changes.version() === null ? entries.get(id) : undefined),
     async find(id) {
       const before = changes.version();
       if (before === null) {
-        // Nothing kept before may be trusted again, even should the same version come back.
-        if (!unknown) entries = new Map();
-        unknown = true;
+        // Nothing kept under a version may be trusted again, even should the same version come back.
+        if (keptAt !== null) entries = new Map();
         keptAt = null;
         const account = await read(id);
         if (account) keep(id, account);
         else entries.delete(id);
         return account;
       }
-      if (unknown || before !== keptAt) {
-        unknown = false;
+      if (before !== keptAt) {
         entries = new Map();
         keptAt = before;
       } else {
@@ -65,7 +62,7 @@ export function createAccountCache<T = Account>(
       }
       const account = await read(id);
       // Kept only if nothing changed while it was read (else the next request reads it again).
-      if (account && changes.version() === before && keptAt === before && !unknown) keep(id, account);
+      if (account && changes.version() === before && keptAt === before) keep(id, account);
       return account;
     },
   };

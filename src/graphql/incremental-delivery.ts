@@ -5,8 +5,10 @@ import {
   BREAK,
   type DirectiveNode,
   type DocumentNode,
+  getOperationAST,
   GraphQLError,
   Kind,
+  OperationTypeNode,
   type ValidationContext,
   visit,
 } from 'graphql';
@@ -14,6 +16,17 @@ import type { Plugin } from 'graphql-yoga';
 
 const INCREMENTAL = new Set(['defer', 'stream']);
 const usesByDocument = new WeakMap<DocumentNode, boolean>();
+
+/**
+ * Whether an operation is a query answered in one piece (no @defer or @stream): what graphql-jit runs
+ * (src/graphql/yoga.ts), and what may run on a provisional credential (src/graphql/provisional-credentials.ts).
+ */
+export function isWholeQuery(document: DocumentNode, operationName?: string | null): boolean {
+  return (
+    getOperationAST(document, operationName)?.operation === OperationTypeNode.QUERY &&
+    !usesIncrementalDelivery(document)
+  );
+}
 
 /** Whether a document uses @defer or @stream; remembered per parsed document (yoga caches those). */
 export function usesIncrementalDelivery(document: DocumentNode): boolean {

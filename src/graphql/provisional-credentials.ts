@@ -4,12 +4,11 @@
 // confirmed before it runs. A credential that did not stand is replaced by the caller as the database has it now
 // (often: none, a revoked token), and the query runs again with it, so the answer is exactly the one it would have
 // been had the account been read first.
-import { type DocumentNode, getOperationAST, OperationTypeNode } from 'graphql';
 import type { ExecutionArgs } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Authentication } from '../authentication.js';
 import type { Context } from './context.js';
-import { usesIncrementalDelivery } from './incremental-delivery.js';
+import { isWholeQuery } from './incremental-delivery.js';
 
 /** The context's caller fields as an authentication gives them (each of them, so that none is left behind). */
 const callerOf = (authentication: Authentication): Partial<Context> => ({
@@ -20,8 +19,14 @@ const callerOf = (authentication: Authentication): Partial<Context> => ({
   accessTokenId: authentication.accessTokenId,
 });
 
-const answeredWhole = (document: DocumentNode, operationName: string | null | undefined) =>
-  getOperationAST(document, operationName)?.operation === OperationTypeNode.QUERY && !usesIncrementalDelivery(document);
+/** Confirms before anything runs: a caller that did not stand replaces the provisional one in the context. */
+async function confirmFirst(
+  confirm: () => Promise<Authentication | null>,
+  extendContext: (extension: Partial<Context>) => void,
+): Promise<void> {
+  const now = await confirm();
+  if (now) extendContext(callerOf(now));
+}
 
 /** How a query runs again: through every plugin (masking, the response cache…), as yoga's getEnveloped gives it. */
 export type FullExecute = (context: object) => (args: ExecutionArgs) => unknown;
@@ -36,11 +41,7 @@ export const confirmProvisionalCredentials = (execute: FullExecute): Plugin<Cont
     // Synchronous when there is nothing to confirm (most requests: SQLite, mutations' own confirmation): no promise.
     const confirm = (args.contextValue as Partial<Context>).confirmCredential;
     if (!confirm) return undefined;
-    if (!answeredWhole(args.document, args.operationName)) {
-      return confirm().then((now) => {
-        if (now) extendContext(callerOf(now));
-      });
-    }
+    if (!isWholeQuery(args.document, args.operationName)) return confirmFirst(confirm, extendContext);
     return {
       async onExecuteDone({ setResult }) {
         const now = await confirm();
@@ -50,9 +51,8 @@ export const confirmProvisionalCredentials = (execute: FullExecute): Plugin<Cont
       },
     };
   },
-  async onSubscribe({ args, extendContext }) {
+  onSubscribe({ args, extendContext }) {
     const confirm = (args.contextValue as Partial<Context>).confirmCredential;
-    const now = confirm ? await confirm() : null;
-    if (now) extendContext(callerOf(now));
+    return confirm ? confirmFirst(confirm, extendContext) : undefined;
   },
 });

@@ -7,7 +7,7 @@ import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { PothosValidationError } from '@pothos/core';
-import { GraphQLError, getOperationAST, OperationTypeNode } from 'graphql';
+import { GraphQLError } from 'graphql';
 import { createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { ablated } from '../core/ablation.js';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../db/availability.js';
@@ -18,7 +18,7 @@ import { authenticateRequest, type RequestAuth } from '../authentication.js';
 import { type Services } from '../services.js';
 import { type Context } from './context.js';
 import { GRAPHIQL_DEFAULT_QUERY, withTokenFromLogin } from './graphiql.js';
-import { limitIncrementalDirectives, usesIncrementalDelivery } from './incremental-delivery.js';
+import { isWholeQuery, limitIncrementalDirectives } from './incremental-delivery.js';
 import { confirmProvisionalCredentials } from './provisional-credentials.js';
 import { persistedOperationPlugins } from './persisted-operations.js';
 import { requestShapeLimits } from './request-limits.js';
@@ -236,9 +236,7 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
       useGraphQlJit(
         {},
         {
-          enableIf: (args) =>
-            getOperationAST(args.document, args.operationName)?.operation === OperationTypeNode.QUERY &&
-            !usesIncrementalDelivery(args.document),
+          enableIf: (args) => isWholeQuery(args.document, args.operationName),
         },
       ),
       ...(services.config.INCREMENTAL_DELIVERY ? [useDeferStream(), limitIncrementalDirectives] : []),
