@@ -48,6 +48,10 @@ const ALL_FIELDS = `id campId title voiceId language script purpose knowledgeBas
   tone maxCallTimeout inactiveCallTimeout postCallAnalysis postCallAnalysisSchema timeZone isFreeflow public sampleSid
   description status creationDate updatedAt`;
 const GRAPHQL_QUERY = `query BenchCampaigns { campaigns(first: ${CAMPAIGNS}) { edges { node { ${ALL_FIELDS} } } } }`;
+/** PostGraphile's names for every column of the campaigns table (its optional target, PostgreSQL only). */
+const POSTGRAPHILE_FIELDS = `nodeId accountId campId title voice language script purpose knowledgeBase calendar firstLine
+  flowName systemPrompt tone maxCallTimeout inactiveCallTimeout postCallAnalysis postCallAnalysisSchema timeZone
+  isFreeflow public sampleSid description status createdAt updatedAt`;
 const GRAPHQL_BODY = JSON.stringify({ query: GRAPHQL_QUERY });
 /** The same operation as an automatic persisted query: its hash alone, by GET (README "Persisted operations"). */
 const APQ_EXTENSIONS = {
@@ -82,11 +86,12 @@ async function startServer(
 ): Promise<{ child: ChildProcess; base: string }> {
   const log = join(dir, `${script.replace(/\W/g, '_')}-${Date.now()}.log`);
   // Our server (and the ablation's, and another build's) as `npm start` runs it; the baselines with Node's defaults.
-  const isOurs = !/bench\/(raw|floor)/.test(script);
+  const isOurs = !/bench\/(raw|floor|postgraphile)/.test(script);
   const node = [
     process.execPath,
     ...(isOurs ? START_NODE_FLAGS : []),
     ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
+    ...(extraEnv.TARGET_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
     ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []),
     join(ROOT, script),
   ];
@@ -293,6 +298,24 @@ async function main(): Promise<void> {
     [POSTGRES ? 'raw node:http + pg' : 'raw node:http + better-sqlite3', raw, rawEnv, { url: '/campaigns' }],
     ['raw, the 5 columns of a list entry', raw, rawEnv, { url: '/campaign-list' }],
     // The floor (issue 21): the stack alone, yoga + Pothos + graphql-jit, on the same document and rows.
+    // PostGraphile on the same rows (PostgreSQL only, when BENCH_POSTGRAPHILE names a folder where it is installed:
+    // bench/postgraphile-server.ts): every column of the account's 50 campaigns, newest first.
+    ...(POSTGRES && process.env.BENCH_POSTGRAPHILE
+      ? ([
+          [
+            `PostGraphile 4: allCampaigns(first: ${CAMPAIGNS}), every column`,
+            'dist/bench/postgraphile-server.js',
+            { ...rawEnv, BENCH_POSTGRAPHILE: process.env.BENCH_POSTGRAPHILE },
+            {
+              ...floorPost,
+              body: JSON.stringify({
+                query: `query BenchCampaigns($account: String!) { allCampaigns(first: ${CAMPAIGNS}, condition: { accountId: $account }, orderBy: [CREATED_AT_DESC, CAMP_ID_DESC]) { nodes { ${POSTGRAPHILE_FIELDS} } } }`,
+                variables: { account: accountId },
+              }),
+            },
+          ],
+        ] as TargetSpec[])
+      : []),
     ...(POSTGRES
       ? []
       : ([
@@ -317,6 +340,23 @@ async function main(): Promise<void> {
             { url: '/api/v3/get_campaigns', headers: auth },
           ],
           [`GraphQL campaigns(first: ${CAMPAIGNS}), the other build`, process.env.BENCH_AB, ours, graphqlPost],
+        ] as TargetSpec[])
+      : []),
+    // BENCH_AB_FLAGS='<node flags>': the same two requests against this build started with those flags as well.
+    ...(process.env.BENCH_AB_FLAGS
+      ? ([
+          [
+            `REST GET /api/v3/get_campaigns, with ${process.env.BENCH_AB_FLAGS}`,
+            'dist/src/main.js',
+            { ...ours, TARGET_NODE_FLAGS: process.env.BENCH_AB_FLAGS },
+            { url: '/api/v3/get_campaigns', headers: auth },
+          ],
+          [
+            `GraphQL campaigns(first: ${CAMPAIGNS}), with ${process.env.BENCH_AB_FLAGS}`,
+            'dist/src/main.js',
+            { ...ours, TARGET_NODE_FLAGS: process.env.BENCH_AB_FLAGS },
+            graphqlPost,
+          ],
         ] as TargetSpec[])
       : []),
     // The same GraphQL request with one per-request feature of issue 15 off (on by default) or on (off by default).
