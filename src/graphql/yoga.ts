@@ -212,6 +212,10 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
     landingPage: false,
     // No file uploads here: multipart requests are refused (415) instead of half-parsed.
     multipart: false,
+    // Every door limits a request's body before yoga sees it (src/http/body-limit.ts: 1 MiB, a declared length checked
+    // before anything is read, an undeclared one buffered up to the limit); yoga's own 25 MB check would pipe each body
+    // through one more transform stream (bench/README.md, "Memory").
+    maxRequestBodySize: false,
     cors: { origin: '*', allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'] },
     graphiql: { title: 'Campaign gateway', defaultQuery: GRAPHIQL_DEFAULT_QUERY },
     // GraphiQL's bundle (~27 MB of strings in memory) loads the first time someone opens GraphiQL, not at start.
