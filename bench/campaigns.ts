@@ -297,7 +297,6 @@ async function main(): Promise<void> {
   const specs: TargetSpec[] = [
     [POSTGRES ? 'raw node:http + pg' : 'raw node:http + better-sqlite3', raw, rawEnv, { url: '/campaigns' }],
     ['raw, the 5 columns of a list entry', raw, rawEnv, { url: '/campaign-list' }],
-    // The floor (issue 21): the stack alone, yoga + Pothos + graphql-jit, on the same document and rows.
     // PostGraphile on the same rows (PostgreSQL only, when BENCH_POSTGRAPHILE names a folder where it is installed:
     // bench/postgraphile-server.ts): every column of the account's 50 campaigns, newest first.
     ...(POSTGRES && process.env.BENCH_POSTGRAPHILE
@@ -316,6 +315,7 @@ async function main(): Promise<void> {
           ],
         ] as TargetSpec[])
       : []),
+    // The floor (issue 21): the stack alone, yoga + Pothos + graphql-jit, on the same document and rows.
     ...(POSTGRES
       ? []
       : ([

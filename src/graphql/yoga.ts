@@ -214,7 +214,7 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
     multipart: false,
     // Every door limits a request's body before yoga sees it (src/http/body-limit.ts: 1 MiB, a declared length checked
     // before anything is read, an undeclared one buffered up to the limit); yoga's own 25 MB check would pipe each body
-    // through one more transform stream (bench/README.md, "Memory").
+    // through one more transform stream and a second Request (bench/README.md, "Second pass"; docs/decisions.md §14).
     maxRequestBodySize: false,
     cors: { origin: '*', allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'] },
     graphiql: { title: 'Campaign gateway', defaultQuery: GRAPHIQL_DEFAULT_QUERY },
