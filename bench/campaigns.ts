@@ -52,6 +52,11 @@ const GRAPHQL_QUERY = `query BenchCampaigns { campaigns(first: ${CAMPAIGNS}) { e
 const POSTGRAPHILE_FIELDS = `nodeId accountId campId title voice language script purpose knowledgeBase calendar firstLine
   flowName systemPrompt tone maxCallTimeout inactiveCallTimeout postCallAnalysis postCallAnalysisSchema timeZone
   isFreeflow public sampleSid description status createdAt updatedAt`;
+const POSTGRAPHILE_QUERY = `query BenchCampaigns($account: String!) {
+  allCampaigns(first: ${CAMPAIGNS}, condition: { accountId: $account }, orderBy: [CREATED_AT_DESC, CAMP_ID_DESC]) {
+    nodes { ${POSTGRAPHILE_FIELDS} }
+  }
+}`;
 const GRAPHQL_BODY = JSON.stringify({ query: GRAPHQL_QUERY });
 /** The same operation as an automatic persisted query: its hash alone, by GET (README "Persisted operations"). */
 const APQ_EXTENSIONS = {
@@ -307,10 +312,7 @@ async function main(): Promise<void> {
             { ...rawEnv, BENCH_POSTGRAPHILE: process.env.BENCH_POSTGRAPHILE },
             {
               ...floorPost,
-              body: JSON.stringify({
-                query: `query BenchCampaigns($account: String!) { allCampaigns(first: ${CAMPAIGNS}, condition: { accountId: $account }, orderBy: [CREATED_AT_DESC, CAMP_ID_DESC]) { nodes { ${POSTGRAPHILE_FIELDS} } } }`,
-                variables: { account: accountId },
-              }),
+              body: JSON.stringify({ query: POSTGRAPHILE_QUERY, variables: { account: accountId } }),
             },
           ],
         ] as TargetSpec[])
