@@ -118,8 +118,7 @@ function provisionalAuthentication(
 ): { authentication: Authentication; check: CredentialCheck } | null {
   if (claims.accessTokenId) {
     const credential = services.accessTokens.recent(claims.accessTokenId);
-    if (!credential || credential.account.id !== claims.accountId || !accessTokenMatches(credential, token))
-      return null;
+    if (!namesCredential(credential, claims, token)) return null;
     return {
       authentication: credentialAuthentication(credential),
       check: {
@@ -130,12 +129,33 @@ function provisionalAuthentication(
     };
   }
   const viewer = services.accounts.recent(claims.accountId);
-  if (!viewer || viewer.tokenVersion !== claims.version) return null;
+  if (!isCurrentFor(viewer, claims)) return null;
   return {
-    authentication: { viewer, authFailure: null, tokenExpiresAt: claims.expiresAt },
+    authentication: accountAuthentication(viewer, claims),
     check: { accountId: viewer.id, tokenVersion: viewer.tokenVersion },
   };
 }
+
+/** Whether a stored named access token is the one this token names: the claims' account, the token's digest. */
+const namesCredential = (
+  credential: AccessTokenCredential | null | undefined,
+  claims: VerifiedToken,
+  token: string,
+): credential is AccessTokenCredential =>
+  !!credential && credential.account.id === claims.accountId && accessTokenMatches(credential, token);
+
+/**
+ * Whether a login token still stands for this account: one of an older version was issued before the API key was
+ * rotated or the password changed, and is revoked.
+ */
+const isCurrentFor = (viewer: Account | null | undefined, claims: VerifiedToken): viewer is Account =>
+  !!viewer && viewer.tokenVersion === claims.version;
+
+const accountAuthentication = (viewer: Account, claims: VerifiedToken): Authentication => ({
+  viewer,
+  authFailure: null,
+  tokenExpiresAt: claims.expiresAt,
+});
 
 const credentialAuthentication = (credential: AccessTokenCredential): Authentication => ({
   viewer: credential.account,
@@ -153,15 +173,12 @@ async function authenticate(
   if (!token) return { viewer: null, authFailure: 'missing' };
   if (claims?.accessTokenId) {
     const credential = await services.accessTokens.find(claims.accessTokenId);
-    if (!credential || credential.account.id !== claims.accountId || !accessTokenMatches(credential, token)) {
-      return { viewer: null, authFailure: 'invalid' };
-    }
+    if (!namesCredential(credential, claims, token)) return { viewer: null, authFailure: 'invalid' };
     return credentialAuthentication(credential);
   }
   const viewer = claims ? await services.accounts.find(claims.accountId) : null;
-  // A token of an older version was issued before the API key was rotated or the password changed: revoked.
-  if (!claims || !viewer || viewer.tokenVersion !== claims.version) return { viewer: null, authFailure: 'invalid' };
-  return { viewer, authFailure: null, tokenExpiresAt: claims.expiresAt };
+  if (!claims || !isCurrentFor(viewer, claims)) return { viewer: null, authFailure: 'invalid' };
+  return accountAuthentication(viewer, claims);
 }
 
 /** Reads `Authorization: Bearer <token>` (a login's JWT or a named access token) the way FastAPI's OAuth2PasswordBearer does. */

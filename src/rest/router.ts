@@ -3,20 +3,13 @@
 // internal graph (the public one plus the REST door's own fields),
 // so both doors share auth, validation, resolvers, dataloaders and error masking.
 import { Response } from '../core/fetch-api.js';
-import {
-  type DocumentNode,
-  type ExecutionResult,
-  getOperationAST,
-  type GraphQLError,
-  OperationTypeNode,
-  parse,
-  validate,
-} from 'graphql';
+import { type DocumentNode, type ExecutionResult, type GraphQLError, parse, validate } from 'graphql';
 import type { ErrorCode, InputIssue } from '../core/errors.js';
 import type { Services } from '../services.js';
 import { AUTH_FAILURE_MESSAGES, type Authentication, type RequestAuth, requestAuth } from '../authentication.js';
 import type { Yoga } from '../graphql/yoga.js';
 import { internalSchema } from '../graphql/schema.js';
+import { isWholeQuery } from '../graphql/incremental-delivery.js';
 import { issuesFromZod } from '../validation/issues.js';
 import {
   detailResponse,
@@ -39,7 +32,7 @@ interface PreparedRoute {
   route: RestRoute;
   segments: string[];
   document: DocumentNode;
-  /** Its document is a query: a GET of it may be answered on a provisional credential (src/authentication.ts). */
+  /** Its document is a query in one piece (isWholeQuery): a GET of it may be answered on a provisional credential. */
   reads: boolean;
 }
 
@@ -49,7 +42,7 @@ function prepare(routes: readonly RestRoute[]): PreparedRoute[] {
     const errors = validate(internalSchema, document);
     if (errors.length > 0)
       throw new Error(`REST route ${route.method} ${route.path}: ${errors.map((e) => e.message).join('; ')}`);
-    const reads = getOperationAST(document)?.operation === OperationTypeNode.QUERY;
+    const reads = isWholeQuery(document);
     return { route, segments: route.path.split('/').filter(Boolean), document, reads };
   });
 }
