@@ -297,6 +297,16 @@ async function main(): Promise<void> {
     body: GRAPHQL_BODY,
   };
   const sink = await startSink();
+  /** Our REST and GraphQL requests against a server (`variant` names one other than this build as npm start runs it). */
+  const restAndGraphQL = (variant: string | null, script: string, env: Record<string, string>): TargetSpec[] => [
+    [
+      `REST GET /api/v3/get_campaigns${variant ? `, ${variant}` : ''}`,
+      script,
+      env,
+      { url: '/api/v3/get_campaigns', headers: auth },
+    ],
+    [`GraphQL campaigns(first: ${CAMPAIGNS}), ${variant ?? 'all fields'}`, script, env, graphqlPost],
+  ];
   const floorPost = { ...graphqlPost, headers: { 'content-type': 'application/json' } };
   const floor = 'dist/bench/floor-server.js';
   const specs: TargetSpec[] = [
@@ -329,37 +339,16 @@ async function main(): Promise<void> {
             floorPost,
           ],
         ] as TargetSpec[])),
-    ['REST GET /api/v3/get_campaigns', 'dist/src/main.js', ours, { url: '/api/v3/get_campaigns', headers: auth }],
-    [`GraphQL campaigns(first: ${CAMPAIGNS}), all fields`, 'dist/src/main.js', ours, graphqlPost],
+    ...restAndGraphQL(null, 'dist/src/main.js', ours),
     // BENCH_AB=<another build's main.js under this folder>: the same two requests against that build, in the same run
     // (a change measured before and after under the same conditions).
-    ...(process.env.BENCH_AB
-      ? ([
-          [
-            'REST GET /api/v3/get_campaigns, the other build',
-            process.env.BENCH_AB,
-            ours,
-            { url: '/api/v3/get_campaigns', headers: auth },
-          ],
-          [`GraphQL campaigns(first: ${CAMPAIGNS}), the other build`, process.env.BENCH_AB, ours, graphqlPost],
-        ] as TargetSpec[])
-      : []),
+    ...(process.env.BENCH_AB ? restAndGraphQL('the other build', process.env.BENCH_AB, ours) : []),
     // BENCH_AB_FLAGS='<node flags>': the same two requests against this build started with those flags as well.
     ...(process.env.BENCH_AB_FLAGS
-      ? ([
-          [
-            `REST GET /api/v3/get_campaigns, with ${process.env.BENCH_AB_FLAGS}`,
-            'dist/src/main.js',
-            { ...ours, TARGET_NODE_FLAGS: process.env.BENCH_AB_FLAGS },
-            { url: '/api/v3/get_campaigns', headers: auth },
-          ],
-          [
-            `GraphQL campaigns(first: ${CAMPAIGNS}), with ${process.env.BENCH_AB_FLAGS}`,
-            'dist/src/main.js',
-            { ...ours, TARGET_NODE_FLAGS: process.env.BENCH_AB_FLAGS },
-            graphqlPost,
-          ],
-        ] as TargetSpec[])
+      ? restAndGraphQL(`with ${process.env.BENCH_AB_FLAGS}`, 'dist/src/main.js', {
+          ...ours,
+          TARGET_NODE_FLAGS: process.env.BENCH_AB_FLAGS,
+        })
       : []),
     // The same GraphQL request with one per-request feature of issue 15 off (on by default) or on (off by default).
     ...FEATURE_VARIANTS(sink.url).map(([name, env]): TargetSpec => [
