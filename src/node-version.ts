@@ -1,12 +1,20 @@
-// The Node.js versions the gateway supports (README "Quick start"): 20 and newer; CI runs the whole suite on 20.
+// The Node.js versions the gateway supports (README "Quick start"): 22.15 or newer, and 24 (CI runs the whole suite on
+// the Node in .node-version). 22.15 is the oldest Node that every dependency accepts (graphql-yoga's @whatwg-node
+// packages declare it), and the embedded database (better-sqlite3 13, Node-API) needs 22 or newer.
 // Imported first by the entry points, so that an older Node stops with one line instead of an obscure error.
-export const MINIMUM_NODE_MAJOR = 20;
+export const MINIMUM_NODE = { major: 22, minor: 15 } as const;
+
+const SUPPORTED = `Node.js ${MINIMUM_NODE.major}.${MINIMUM_NODE.minor} or newer (22 or 24 LTS)`;
 
 /** Why this Node.js cannot run the gateway, or null when it can. */
 export function nodeVersionProblem(version: string): string | null {
-  const major = Number(/^v?(\d+)\./.exec(version)?.[1]);
-  if (Number.isInteger(major) && major >= MINIMUM_NODE_MAJOR) return null;
-  return `Node.js ${MINIMUM_NODE_MAJOR} or newer is needed; this is ${version}. Install a supported version (see the README).`;
+  const match = /^v?(\d+)\.(\d+)\./.exec(version);
+  const major = Number(match?.[1]);
+  const minor = Number(match?.[2]);
+  if (match && (major > MINIMUM_NODE.major || (major === MINIMUM_NODE.major && minor >= MINIMUM_NODE.minor))) {
+    return null;
+  }
+  return `${SUPPORTED} is needed; this is ${version}. Install a supported version (see the README).`;
 }
 
 const problem = nodeVersionProblem(process.version);
