@@ -17,8 +17,13 @@ export interface ServerProcess {
   printed: string;
 }
 
-export function startServerProcess(env: Record<string, string>, cwd = ROOT): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'src/main.ts')], {
+/** `nodeArguments` go before the entry point (`--expose-gc`, another `--import`, …). */
+export function startServerProcess(
+  env: Record<string, string>,
+  cwd = ROOT,
+  nodeArguments: string[] = [],
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, ...nodeArguments, join(ROOT, 'src/main.ts')], {
     cwd,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent', ...env },
   });
