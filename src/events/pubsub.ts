@@ -4,6 +4,7 @@
 // other instances' events cannot arrive: when it is back every open stream reads what it missed from the outbox (the
 // events table), in order, skipping what it already had — so no event committed during an outage is lost silently.
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { createPubSub, type PubSub, Repeater } from 'graphql-yoga';
 import type { CampaignEvent } from '../domain/events.js';
 import type { Logger } from '../core/logger.js';
@@ -35,12 +36,25 @@ interface Wire {
   event: CampaignEvent;
 }
 
+/**
+ * The in-process fan-out: one listener per open stream on one EventTarget. Many live streams of one campaign are normal
+ * use (a dashboard per agent), not a leak, so Node's warning past 10 listeners of one type is off; the streams are
+ * bounded where they are opened (WebSocket connections and operations per account, HTTP connections), and each
+ * stream's listener is removed when it ends (test/events/event-bus-fanout.test.ts).
+ */
+export function fanOutTarget(): EventTarget {
+  const target = new EventTarget();
+  setMaxListeners(0, target);
+  return target;
+}
+
 export function createCampaignEventBus(
   redis: RedisLink | null,
   readMissed: ReadMissedEvents,
   logger: Logger,
+  eventTarget: EventTarget = fanOutTarget(),
 ): CampaignEventBus {
-  const local: PubSub<Channels> = createPubSub<Channels>();
+  const local: PubSub<Channels> = createPubSub<Channels>({ eventTarget });
   const instance = randomUUID();
   /** Each open stream's catch-up, called when Redis is back with the moment the outage began. */
   const catchUps = new Set<(since: string) => void>();
