@@ -150,29 +150,50 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, warn: (m: strin
     throw new ConfigError(`Invalid configuration (see the README, "Configuration"): ${problems.join('; ')}`);
   }
   const { JWT_SECRET, SECRETS_KEY, SECRETS_FILE, ...rest } = parsed.data;
-  const secrets = JWT_SECRET && SECRETS_KEY ? { JWT_SECRET, SECRETS_KEY } : readOrCreateSecrets(SECRETS_FILE, warn);
-  return {
-    ...rest,
-    JWT_SECRET: JWT_SECRET ?? secrets.JWT_SECRET,
-    SECRETS_KEY: Buffer.from(SECRETS_KEY ?? secrets.SECRETS_KEY, 'base64'),
-  };
+  const secrets =
+    JWT_SECRET && SECRETS_KEY
+      ? { JWT_SECRET, SECRETS_KEY }
+      : readOrCreateSecrets(SECRETS_FILE, { JWT_SECRET, SECRETS_KEY }, warn);
+  return { ...rest, JWT_SECRET: secrets.JWT_SECRET, SECRETS_KEY: Buffer.from(secrets.SECRETS_KEY, 'base64') };
 }
 
-const secretsFileSchema = z.object({ JWT_SECRET: z.string().min(32), SECRETS_KEY: z.string() });
+type Secrets = { JWT_SECRET: string; SECRETS_KEY: string };
 
-function readOrCreateSecrets(file: string, warn: (m: string) => void): z.infer<typeof secretsFileSchema> {
+/** A secrets file holds the secrets generated so far: both, or the one the environment did not give then. */
+const secretsFileSchema = z.object({ JWT_SECRET: z.string().min(32).optional(), SECRETS_KEY: z.string().optional() });
+
+const GENERATE: Record<keyof Secrets, () => string> = {
+  JWT_SECRET: () => randomBytes(48).toString('base64url'),
+  SECRETS_KEY: () => randomBytes(32).toString('base64'),
+};
+
+/**
+ * The secrets the environment does not give, from the file; those the file does not hold yet are generated into it,
+ * and the warning names exactly those (not one the environment gave).
+ */
+function readOrCreateSecrets(
+  file: string,
+  given: Record<keyof Secrets, string | undefined>,
+  warn: (m: string) => void,
+): Secrets {
+  let stored: Partial<Secrets> = {};
   if (existsSync(file)) {
-    const stored = secretsFileSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-    if (!stored.success) throw new ConfigError(`${file} is not a valid secrets file; remove it to regenerate`);
-    return stored.data;
+    const parsed = secretsFileSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    if (!parsed.success) throw new ConfigError(`${file} is not a valid secrets file; remove it to regenerate`);
+    stored = parsed.data;
   }
-  const secrets = {
-    JWT_SECRET: randomBytes(48).toString('base64url'),
-    SECRETS_KEY: randomBytes(32).toString('base64'),
-  };
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
-  warn(`JWT_SECRET/SECRETS_KEY not set: generated them into ${file} (keep this file private and backed up)`);
-  return secrets;
+  const missing = (['JWT_SECRET', 'SECRETS_KEY'] as const).filter((name) => !given[name] && !stored[name]);
+  if (missing.length > 0) {
+    stored = { ...stored, ...Object.fromEntries(missing.map((name) => [name, GENERATE[name]()])) };
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
+    chmodSync(file, 0o600);
+    const what =
+      missing.length === 1 ? `${missing[0]} not set: generated it` : `${missing.join(' and ')} not set: generated them`;
+    warn(`${what} into ${file} (keep this file private and backed up)`);
+  }
+  const JWT_SECRET = given.JWT_SECRET ?? stored.JWT_SECRET;
+  const SECRETS_KEY = given.SECRETS_KEY ?? stored.SECRETS_KEY;
+  if (!JWT_SECRET || !SECRETS_KEY) throw new Error('unreachable: a secret is neither given nor stored');
+  return { JWT_SECRET, SECRETS_KEY };
 }

@@ -28,6 +28,34 @@ describe('configuration', () => {
     expect(warnings).toHaveLength(1);
   });
 
+  test('start-up names only the secrets it generated (issue 32: not JWT_SECRET when it is set)', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'secrets.json');
+    const warnings: string[] = [];
+    const jwtSecret = 'j'.repeat(40);
+    const first = loadConfig({ SECRETS_FILE: file, JWT_SECRET: jwtSecret }, (m) => warnings.push(m));
+    expect(warnings).toEqual([`SECRETS_KEY not set: generated it into ${file} (keep this file private and backed up)`]);
+    expect(first.JWT_SECRET).toBe(jwtSecret);
+    // The file holds what was generated, and nothing the environment gave.
+    const stored = JSON.parse(readFileSync(file, 'utf8'));
+    expect(Object.keys(stored)).toEqual(['SECRETS_KEY']);
+    expect(Buffer.from(stored.SECRETS_KEY, 'base64').equals(first.SECRETS_KEY)).toBe(true);
+
+    // Later without JWT_SECRET: that one is generated into the same file, and named alone.
+    const second = loadConfig({ SECRETS_FILE: file }, (m) => warnings.push(m));
+    expect(warnings[1]).toBe(`JWT_SECRET not set: generated it into ${file} (keep this file private and backed up)`);
+    expect(second.SECRETS_KEY.equals(first.SECRETS_KEY)).toBe(true);
+    expect(JSON.parse(readFileSync(file, 'utf8')).JWT_SECRET).toBe(second.JWT_SECRET);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    // Neither set and no file: both generated, both named.
+    const fresh = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'secrets.json');
+    loadConfig({ SECRETS_FILE: fresh, SECRETS_KEY: undefined }, (m) => warnings.push(m));
+    expect(warnings[2]).toBe(
+      `JWT_SECRET and SECRETS_KEY not set: generated them into ${fresh} (keep this file private and backed up)`,
+    );
+    expect(warnings).toHaveLength(3);
+  });
+
   test('a bad value stops start-up with a message naming every bad variable', () => {
     const env = {
       PORT: 'eighty',
