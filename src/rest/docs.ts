@@ -19,6 +19,7 @@ const PAGE = `<!doctype html>
   <meta charset="utf-8">
   <title>Campaign gateway — REST API (/api/v3)</title>
   <link rel="stylesheet" href="/api/v3/docs/swagger-ui.css">
+  <link rel="stylesheet" href="/api/v3/docs/page.css">
   <link rel="icon" type="image/png" href="/api/v3/docs/favicon-32x32.png">
 </head>
 <body>
@@ -39,6 +40,16 @@ const INIT = `window.ui = SwaggerUIBundle({
 });
 `;
 
+// The Authorize dialog's password flow asks for an e-mail (username) and a password only: this service uses no OAuth2
+// client, so the client id and secret, where they go, and Swagger UI's note about scopes (there are none) are hidden.
+const CSS = `.swagger-ui .scope-def,
+.swagger-ui .auth-container .wrapper:has(> label[for='password_type']),
+.swagger-ui .auth-container .wrapper:has(> label[for^='client_id_']),
+.swagger-ui .auth-container .wrapper:has(> label[for^='client_secret_']) {
+  display: none;
+}
+`;
+
 export type DocsHandler = (pathname: string) => Promise<Response | null>;
 
 export function createDocs(routes: readonly RestRoute[]): DocsHandler {
@@ -52,6 +63,7 @@ export function createDocs(routes: readonly RestRoute[]): DocsHandler {
     if (pathname === '/api/v3/openapi.json') return send(openapi, 'application/json');
     if (pathname === '/api/v3/docs' || pathname === '/api/v3/docs/') return send(PAGE, 'text/html; charset=utf-8');
     if (pathname === '/api/v3/docs/init.js') return send(INIT, 'text/javascript; charset=utf-8');
+    if (pathname === '/api/v3/docs/page.css') return send(CSS, 'text/css; charset=utf-8');
     const name = pathname.startsWith('/api/v3/docs/') ? pathname.slice('/api/v3/docs/'.length) : '';
     const type = ASSETS[name];
     if (!type) return null;

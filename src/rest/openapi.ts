@@ -107,13 +107,38 @@ function responses(route: RestRoute, schemas: SchemaCollector): JsonSchema {
   };
 }
 
+// The legacy service declared the OAuth2 password flow (token URL `login`), kept as it was: Swagger UI's Authorize
+// dialog signs in with it from an e-mail and a password (the docs page hides the OAuth2 client fields, which this
+// service does not use). HTTPBearer is the alternative for a token one already has (a named access token `cgat_…`, or a
+// login's from curl), which the password flow cannot take. Either one is enough: both send `Authorization: Bearer`.
+const SECURITY_SCHEMES = {
+  OAuth2PasswordBearer: {
+    type: 'oauth2',
+    description:
+      'Sign in with an account: `username` is its e-mail, `password` its password (the demo account of ' +
+      '`npm run seed:demo` is demo@example.com / demo-password). Swagger UI sends them to POST /login and then the ' +
+      'token it gets with every call. No OAuth2 client id or secret is needed.',
+    flows: { password: { tokenUrl: 'login', scopes: {} } },
+  },
+  HTTPBearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'Or paste a token you already have, without the word Bearer: the `access_token` of POST /login, or a named ' +
+      'access token (`cgat_…`, GraphQL `accessTokenCreate` or `npm run cli -- token:create`).',
+  },
+} as const;
+
+/** A bearer route's security: either scheme (both are `Authorization: Bearer <token>`). */
+const BEARER = [{ OAuth2PasswordBearer: [] }, { HTTPBearer: [] }];
+
 function operation(route: RestRoute, schemas: SchemaCollector): JsonSchema {
   const body = requestBody(route, schemas);
   return {
     summary: route.summary,
     tags: [route.tag],
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
-    ...(route.auth ? { security: [{ OAuth2PasswordBearer: [] }] } : { security: [] }),
+    ...(route.auth ? { security: BEARER } : { security: [] }),
     parameters: parameters(route, schemas),
     ...(body ? { requestBody: body } : {}),
     responses: responses(route, schemas),
@@ -154,9 +179,7 @@ export function buildOpenApi(routes: readonly RestRoute[]): JsonSchema {
     servers: [{ url: '/api/v3' }],
     paths,
     components: {
-      securitySchemes: {
-        OAuth2PasswordBearer: { type: 'oauth2', flows: { password: { tokenUrl: 'login', scopes: {} } } },
-      },
+      securitySchemes: SECURITY_SCHEMES,
       schemas: schemas.components(),
       responses: RESPONSES,
       headers: HEADERS,

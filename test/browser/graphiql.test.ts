@@ -1,6 +1,8 @@
 // Acceptance: a developer in a real browser (Debian's Chromium, driven by playwright-core) opens GraphiQL at
 // /graphql, runs the default document's "Login", then its "Campaigns" (the token from Login goes with it, nothing is
-// pasted) and sees the demo campaigns in the result pane; and /api/v3/docs renders Swagger UI with the REST operations. Both pages must work
+// pasted) and sees the demo campaigns in the result pane; and /api/v3/docs renders Swagger UI with the REST operations,
+// whose Authorize dialog signs in with the demo account's e-mail and password (README "Try it in Swagger UI") or takes
+// a pasted token, and then "Try it out" lists the demo campaigns. Both pages must work
 // offline: every request the browser makes stays on the local server. Screenshots go to test/browser/output/.
 import { existsSync, mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -8,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
-import { DEMO_EMAIL, seedDemo } from '../../src/demo.js';
+import { DEMO_EMAIL, DEMO_PASSWORD, seedDemo } from '../../src/demo.js';
 import { createHttpServer, listen } from '../../src/http/server.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 
@@ -186,6 +188,69 @@ describe('browser: GraphiQL and Swagger UI', () => {
       await page.screenshot({ path: `${OUTPUT}swagger-ui.png`, fullPage: true });
 
       expect(urls).toContain(`${base}/api/v3/openapi.json`);
+      expectAllLocal(urls);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  it("Swagger UI: Authorize with the demo account's e-mail and password (no client fields), then Try it out", async () => {
+    const { context, page, urls, problems } = await openPage();
+    try {
+      await page.goto(`${base}/api/v3/docs`);
+      const sent: Array<string | undefined> = [];
+      page.on('request', (request) => {
+        if (request.url().includes('/api/v3/get_campaigns')) sent.push(request.headers().authorization);
+      });
+      await page.locator('.auth-wrapper .btn.authorize').click();
+      const signIn = page.locator('.auth-container').filter({ hasText: 'OAuth2PasswordBearer' });
+      await signIn.locator('#oauth_username').waitFor({ timeout: 20_000 });
+      // What a newcomer sees: an e-mail and a password, none of the OAuth2 client fields or the note about scopes.
+      for (const hidden of ['#client_id_password', '#client_secret_password', '#password_type', '.scope-def'])
+        expect(await page.locator(hidden).isVisible(), hidden).toBe(false);
+      expect(await signIn.innerText()).toContain('demo@example.com / demo-password');
+      await page.screenshot({ path: `${OUTPUT}swagger-ui-authorize.png` });
+
+      await signIn.locator('#oauth_username').fill(DEMO_EMAIL);
+      await signIn.locator('#oauth_password').fill(DEMO_PASSWORD);
+      await signIn.locator('.btn.authorize').click();
+      await signIn.locator('h6', { hasText: 'Authorized' }).waitFor({ timeout: 10_000 });
+      // Signed in, Swagger UI lists what it sent: still no client fields (they are in the page, hidden).
+      const clientFields = await page.locator('label[for^="client_"], label[for="password_type"]').all();
+      expect(clientFields.length).toBeGreaterThan(0);
+      for (const field of clientFields) expect(await field.isVisible()).toBe(false);
+      await signIn.locator('.btn-done').click();
+
+      // "Try it out" on GET /get_campaigns sends the token and shows the demo campaigns.
+      const operation = page.locator('#operations-campaigns-getGetCampaigns');
+      const execute = async () => {
+        await operation.locator('.execute').click();
+        const status = operation.locator('.live-responses-table .response .response-col_status');
+        await expect.poll(() => status.innerText(), { timeout: 10_000 }).toBe('200');
+        return operation.locator('.live-responses-table .response .response-col_description').innerText();
+      };
+      await operation.locator('.opblock-summary').click();
+      await operation.locator('.try-out__btn').click();
+      const listed = await execute();
+      for (const title of DEMO_TITLES) expect(listed).toContain(title);
+      expect(sent.at(-1)).toMatch(/^Bearer ey/);
+
+      // A token one already has (a named access token, or a login's from curl) is pasted into HTTPBearer instead.
+      const login = await fetch(`${base}/api/v3/login`, {
+        method: 'POST',
+        body: new URLSearchParams({ username: DEMO_EMAIL, password: DEMO_PASSWORD }),
+      });
+      const { access_token: pasted } = (await login.json()) as { access_token: string };
+      await page.locator('.auth-wrapper .btn.authorize').click();
+      await signIn.locator('.btn.authorize').click(); // Logout
+      const paste = page.locator('.auth-container').filter({ hasText: 'HTTPBearer' });
+      await paste.locator('#auth-bearer-value').fill(pasted);
+      await paste.locator('.btn.authorize').click();
+      await paste.locator('.btn-done').click();
+      expect(await execute()).toContain(DEMO_TITLES[0]);
+      expect(sent.at(-1)).toBe(`Bearer ${pasted}`);
+
       expectAllLocal(urls);
       expect(problems).toEqual([]);
     } finally {

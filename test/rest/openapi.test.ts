@@ -64,12 +64,21 @@ describe('GET /api/v3/openapi.json', () => {
     expect(described.sort()).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort());
   });
 
-  it('names the bearer scheme: the OAuth2 password flow with the token URL `login`', () => {
+  it('names the bearer schemes: the OAuth2 password flow with the token URL `login`, or a pasted bearer token', () => {
+    // The legacy declaration, as it was; its description tells Swagger UI's users what to type (issue 32).
     expect(doc.components.securitySchemes.OAuth2PasswordBearer).toEqual({
       type: 'oauth2',
+      description: expect.stringContaining('`username` is its e-mail'),
       flows: { password: { tokenUrl: 'login', scopes: {} } },
     });
-    expect(doc.paths['/get_campaigns'].get.security).toEqual([{ OAuth2PasswordBearer: [] }]);
+    expect(doc.components.securitySchemes.OAuth2PasswordBearer.description).toContain('demo@example.com');
+    // A token one already has (a named access token cannot come from the password flow).
+    expect(doc.components.securitySchemes.HTTPBearer).toEqual({
+      type: 'http',
+      scheme: 'bearer',
+      description: expect.stringContaining('cgat_'),
+    });
+    expect(doc.paths['/get_campaigns'].get.security).toEqual([{ OAuth2PasswordBearer: [] }, { HTTPBearer: [] }]);
     expect(doc.paths['/signup'].post.security).toEqual([]);
     expect(doc.paths['/social_webhook/{apiKey}/{campId}'].post.security).toEqual([]);
   });
@@ -294,5 +303,16 @@ describe('GET /api/v3/docs', () => {
     for (const src of sources) expect((await t.request('GET', src)).status, src).toBe(200);
     expect((await t.request('GET', '/api/v3/docs/init.js')).text).toContain("url: '/api/v3/openapi.json'");
     expect((await t.request('GET', '/api/v3/docs/../package.json')).status).toBe(404);
+  });
+
+  it("hides the Authorize dialog's OAuth2 client fields: signing in takes an e-mail and a password only", async () => {
+    const page = await t.request('GET', '/api/v3/docs');
+    expect(page.text).toContain('href="/api/v3/docs/page.css"');
+    const css = await t.request('GET', '/api/v3/docs/page.css');
+    expect(css.headers.get('content-type')).toContain('text/css');
+    // The password flow's rows for client_id, client_secret and where they go, and the note about scopes.
+    for (const field of ["for^='client_id_'", "for^='client_secret_'", "for='password_type'", '.scope-def'])
+      expect(css.text, field).toContain(field);
+    expect(css.text).toMatch(/\{\s*display: none;\s*\}/);
   });
 });
