@@ -1,6 +1,7 @@
 // The README is executable documentation: its GraphQL examples and its curl examples run, in order, against a fresh
 // server, as a reader would paste them. Only the address changes (the server listens on a free port); each curl
-// answer must be a success (curl --fail-with-body), and a streaming curl (-N) is cut after 2 s.
+// answer must be a success (curl --fail-with-body), and a streaming curl (-N) is cut after 2 s. The GraphQL examples
+// run the way the README says to run them from a shell: sign-up and login by curl, the others by its `gql` function.
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,34 +15,98 @@ import { createLegacyCampaign } from './helpers/campaigns.js';
 const README = readFileSync(join(import.meta.dirname, '../README.md'), 'utf8');
 const blocks = [...README.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1] ?? '', code: m[2] ?? '' }));
 
+/** The README's curl prelude: a failed HTTP answer fails the script; a stream (-N) is cut after 2 s, not a failure. */
+const PRELUDE = [
+  'set -euo pipefail',
+  'curl() {',
+  '  if [[ " $* " == *" -N "* ]]; then command curl --max-time 2 --fail-with-body "$@" || [ $? -eq 28 ]; return; fi',
+  '  command curl --fail-with-body "$@"',
+  '}',
+].join('\n');
+
+function bash(script: string, env: Record<string, string> = {}) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      'bash',
+      ['-c', `${PRELUDE}\n${script}`],
+      { timeout: 60_000, env: { ...process.env, ...env } },
+      (error, out, err) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout: out, stderr: err }),
+    );
+  });
+}
+
+/** A fresh app served on a free port. */
+async function serve() {
+  const app = await startApp();
+  const http = createHttpServer(app.app);
+  const { port } = await listen(http.server, 0, '127.0.0.1');
+  return {
+    app,
+    http,
+    base: `http://127.0.0.1:${port}`,
+    close: async () => {
+      http.server.closeAllConnections();
+      await new Promise<void>((resolve) => http.server.close(() => resolve()));
+      await app.close();
+    },
+  };
+}
+
+let served: Awaited<ReturnType<typeof serve>>;
 let t: TestApp;
 let base: string;
-let server: ReturnType<typeof createHttpServer>;
 
 beforeAll(async () => {
-  t = await startApp();
-  server = createHttpServer(t.app);
-  const { port } = await listen(server.server, 0, '127.0.0.1');
-  base = `http://127.0.0.1:${port}`;
+  served = await serve();
+  ({ app: t, base } = served);
 });
-afterAll(async () => {
-  server.server.closeAllConnections();
-  await new Promise<void>((resolve) => server.server.close(() => resolve()));
-  await t.close();
-});
+afterAll(() => served.close());
 
-it('the GraphQL examples run in order, each without errors', async () => {
+it('the GraphQL examples run in order, each without errors, as the README runs them from a shell', async () => {
   const operations = blocks
     .filter((block) => block.lang === 'graphql')
     .flatMap((block) => parse(block.code).definitions.map((definition) => print(definition)));
   expect(operations.length).toBeGreaterThanOrEqual(4);
-  let token: string | undefined;
-  for (const query of operations) {
-    const reply = await t.gql(query, {}, token);
-    expect(reply.body.errors, `${query.slice(0, 80)} → ${reply.text}`).toBeUndefined();
-    token = reply.body.data?.accountLogin?.accessToken ?? token;
+  // The shell block of the GraphQL section: sign-up and login by curl, then `gql`, which adds the token.
+  const shell = blocks.find((block) => block.lang === 'sh' && /^gql\(\) \{/m.test(block.code));
+  expect(shell, 'a sh block that defines gql()').toBeDefined();
+  const inShell = [...shell!.code.matchAll(/'(?:query=)?((?:query|mutation)\b[^']*|\{[^']*)'/g)].map((m) =>
+    print(parse(m[1]!)),
+  );
+  // The examples that get the token are the very ones the shell block runs; every other one goes through `gql`.
+  const [signUp, login] = operations;
+  expect(signUp).toContain('accountSignUp');
+  expect(login).toContain('accountLogin');
+  expect(inShell).toEqual(expect.arrayContaining([signUp, login]));
+  const rest = operations.filter((operation) => !inShell.includes(operation));
+  expect(rest.length).toBeGreaterThanOrEqual(2);
+
+  const fresh = await serve();
+  try {
+    const script = [
+      shell!.code.replaceAll('http://127.0.0.1:4000', fresh.base),
+      ...rest.map((_, index) => `echo; gql "$DOC_${index}"`),
+      'echo',
+    ].join('\n');
+    const env = Object.fromEntries(rest.map((operation, index) => [`DOC_${index}`, operation]));
+    const { code, stdout, stderr } = await bash(script, env);
+    expect(code, `${stderr}\n${stdout}`).toBe(0);
+    const answers = stdout
+      .split(/\n|(?<=\})(?=\{")/) // curl prints no newline after an answer: `{…}{…}`
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { data?: Record<string, any>; errors?: unknown });
+    // The shell block's own answers (sign-up, viewer), then one per example run by `gql`.
+    expect(answers).toHaveLength(2 + rest.length);
+    for (const answer of answers) expect(answer.errors, JSON.stringify(answer)).toBeUndefined();
+    expect(answers[0]!.data!.accountSignUp.apiKey).toMatch(/^ck_/);
+    expect(answers[1]!.data!.viewer.email).toBe('ana@example.com');
+    const data = Object.assign({}, ...answers.slice(2).map((answer) => answer.data));
+    expect(data.campaignCreate.campaign.campId).toBe('spring-outreach');
+    expect(data.campaigns.edges.map((edge: any) => edge.node.campId)).toEqual(['spring-outreach']);
+  } finally {
+    await fresh.close();
   }
-  expect(token).toBeTypeOf('string');
 });
 
 it('the curl examples run in order in one shell, every answer a success', async () => {
@@ -50,24 +115,11 @@ it('the curl examples run in order in one shell, every answer a success', async 
     .map((block) => block.code.replaceAll('http://127.0.0.1:4000', base))
     .join('\n');
   expect(script).toContain('add_webhook_campaingn');
-  const prelude = [
-    'set -euo pipefail',
-    // A failed HTTP answer fails the script; a stream (-N) is cut after 2 s, which is not a failure.
-    'curl() {',
-    '  if [[ " $* " == *" -N "* ]]; then command curl --max-time 2 --fail-with-body "$@" || [ $? -eq 28 ]; return; fi',
-    '  command curl --fail-with-body "$@"',
-    '}',
-  ].join('\n');
-  const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      'bash',
-      ['-c', `${prelude}\n${script}\necho "TOKEN=\${TOKEN:0:10} WEBHOOK_ID=$WEBHOOK_ID"`],
-      { timeout: 60_000 },
-      (error, out, err) =>
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout: out, stderr: err }),
-    );
-  });
+  const { code, stdout, stderr } = await bash(`${script}\necho "TOKEN=\${TOKEN:0:10} WEBHOOK_ID=$WEBHOOK_ID"`);
   expect(code, `${stderr}\n${stdout.slice(-2000)}`).toBe(0);
+  // The GraphQL section's shell block: signed up and logged in by curl, then a query by `gql`.
+  expect(stdout).toMatch(/\{"data":\{"accountSignUp":\{"apiKey":"ck_/);
+  expect(stdout).toContain('{"data":{"viewer":{"email":"ana@example.com"}}}');
   expect(stdout).toContain('"attached":true');
   expect(stdout).toMatch(/TOKEN=ey\S+ WEBHOOK_ID=wh_\S+/);
   expect(stdout).toContain('"campaignId":"spring-outreach"');
@@ -83,6 +135,8 @@ it('the JavaScript snippets run on this Node (a subscription over WebSocket rece
   const { token } = await t.account();
   await createLegacyCampaign(t, token, 'spring-outreach');
   for (const snippet of snippets) {
+    // Node's own WebSocket (22 and later), as in browsers: the reader installs graphql-ws and nothing else.
+    expect(snippet.code).not.toMatch(/from 'ws'|require\('ws'\)/);
     // Beside package.json, so that its imports resolve as in a reader's project; `accessToken` is the reader's token.
     const file = join(import.meta.dirname, `.readme-snippet-${randomBytes(4).toString('hex')}.mjs`);
     const code = snippet.code.replaceAll('127.0.0.1:4000', base.slice('http://'.length));

@@ -1,6 +1,7 @@
 // README "Using it from a frontend": the urql and Apollo Client set-ups of test/client/setups/, run against a real
 // server: a query by APQ (the hash alone once registered, by GET), a mutation updating the normalised cache, and a
-// subscription over WebSocket (and over SSE for urql). The README's code blocks are these files' code.
+// subscription over WebSocket (and over SSE for urql). The README's code blocks are these files' code. Their
+// WebSocket is Node's global one, as a reader's would be (no 'ws' package).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,7 +9,6 @@ import { gql as apolloGql } from '@apollo/client';
 import { gql } from '@urql/core';
 import { introspectionFromSchema } from 'graphql';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { schema } from '../../src/graphql/schema.js';
 import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
 import { startApp, type TestApp } from '../helpers/app.js';
@@ -102,7 +102,6 @@ describe('urql', () => {
       httpUrl,
       wsUrl,
       token: () => token,
-      webSocketImpl: WebSocket,
       transport,
       fetch: recordingFetch,
       introspection: introspectionFromSchema(schema),
@@ -160,7 +159,6 @@ describe('Apollo Client', () => {
       wsUrl,
       token: () => token,
       sha256: (text) => createHash('sha256').update(text).digest('hex'),
-      webSocketImpl: WebSocket,
       fetch: recordingFetch,
     });
     disposers.push(() => apollo.stop());

@@ -13,7 +13,6 @@ export function createApolloClient(options: {
   wsUrl: string; // ws://127.0.0.1:4000/graphql
   token: () => string; // the accessToken of `accountLogin`
   sha256: (text: string) => string | Promise<string>; // hex SHA-256 (crypto.subtle in browsers)
-  webSocketImpl?: unknown; // in Node: WebSocket from 'ws'; browsers have their own
   fetch?: typeof fetch;
 }): ApolloClient {
   // The token as it is when each request goes out.
@@ -26,10 +25,10 @@ export function createApolloClient(options: {
     new PersistedQueryLink({ sha256: options.sha256, useGETForHashedQueries: true }),
     new HttpLink({ uri: options.httpUrl, fetch: options.fetch }),
   ]);
+  // graphql-ws takes the global WebSocket: browsers and Node 22 and later have one.
   const ws = new GraphQLWsLink(
     createWsClient({
       url: options.wsUrl,
-      webSocketImpl: options.webSocketImpl,
       connectionParams: () => ({ authorization: `Bearer ${options.token()}` }),
     }),
   );

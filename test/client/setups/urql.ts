@@ -11,14 +11,13 @@ export function createUrqlClient(options: {
   httpUrl: string; // http://127.0.0.1:4000/graphql
   wsUrl: string; // ws://127.0.0.1:4000/graphql
   token: () => string; // the accessToken of `accountLogin`
-  webSocketImpl?: unknown; // in Node: WebSocket from 'ws'; browsers have their own
   transport?: 'websocket' | 'sse';
   fetch?: typeof fetch;
   introspection: IntrospectionQuery; // the schema, for the cache (e.g. introspectionFromSchema, or a build step)
 }): Client {
+  // graphql-ws takes the global WebSocket: browsers and Node 22 and later have one.
   const ws = createWsClient({
     url: options.wsUrl,
-    webSocketImpl: options.webSocketImpl,
     connectionParams: () => ({ authorization: `Bearer ${options.token()}` }),
   });
   return new Client({
