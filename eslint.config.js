@@ -10,7 +10,19 @@ const CODE = ['**/*.{js,mjs,cjs,ts,tsx,mts,cts}'];
 const forCode = (config) => ({ ...config, files: config.files ?? CODE });
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.tools/', 'data/', 'scratch/', 'test-results/', 'dist/', 'src/rest/internal-graph-env.d.ts'] },
+  {
+    ignores: [
+      'node_modules/',
+      '.tools/',
+      'data/',
+      'scratch/',
+      'test-results/',
+      'dist/',
+      'src/rest/internal-graph-env.d.ts',
+      '.stryker-tmp/',
+      'reports/mutation/',
+    ],
+  },
   forCode(js.configs.recommended),
   ...tseslint.configs.recommended.map(forCode),
   {
