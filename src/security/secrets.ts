@@ -22,7 +22,8 @@ export function createSecretBox(key: Buffer): SecretBox {
     open(envelope) {
       if (!envelope.startsWith(VERSION)) throw new Error('unknown secret envelope');
       const raw = Buffer.from(envelope.slice(VERSION.length), 'base64url');
-      const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+      // The whole 16-byte tag, always: GCM would otherwise accept a tag cut short (as short as 4 bytes).
+      const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12), { authTagLength: 16 });
       decipher.setAuthTag(raw.subarray(12, 28));
       return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
     },
