@@ -38,6 +38,11 @@ describe('verifyHubSignature', () => {
     expect(verifyHubSignature(SECRET, PAYLOAD, `sha256=${HEX.toUpperCase()}`)).toBe(true);
   });
 
+  it('accepts the header with white space around it', () => {
+    expect(verifyHubSignature(SECRET, PAYLOAD, ` ${EXPECTED}\t`)).toBe(true);
+    expect(verifyHubSignature(SECRET, PAYLOAD, `sha256= ${HEX}`)).toBe(false);
+  });
+
   it('rejects a changed body', () => {
     expect(verifyHubSignature(SECRET, 'Hello, World?', EXPECTED)).toBe(false);
     expect(verifyHubSignature(SECRET, `${PAYLOAD}\n`, EXPECTED)).toBe(false);

@@ -38,8 +38,32 @@ describe('refusedTarget', () => {
     'http://172.32.0.1/x', // just outside 172.16/12
     'http://100.128.0.1/x', // just outside 100.64/10
     'https://localhost.example.com/x',
+    'https://mylocalhost/x', // a local name only as a whole label
+    'https://metadata.example.com/x',
+    'https://mymetadata/x',
   ])('accepts %s', (url) => {
     expect(refusedTarget(url)).toBeNull();
+  });
+
+  it.each([
+    'http://localhost.localdomain/x',
+    'http://metadata/computeMetadata/v1/',
+    'http://METADATA.GOOGLE.INTERNAL./x',
+    'http://instance-data/latest/meta-data',
+    'http://instance-data.ec2.internal/latest/meta-data',
+    'http://a.b.localhost:8080/x',
+  ])('refuses the local name %s', (url) => {
+    expect(refusedTarget(url)).toBe(`${new URL(url).hostname} is a local host name`);
+  });
+
+  it('says why, in one phrase: the host and its range, or what it embeds', () => {
+    expect(refusedTarget('http://10.1.2.3:8080/x')).toBe('10.1.2.3 is a private address');
+    expect(refusedTarget('http://[fd00::1]/x')).toBe('fd00::1 is a private address');
+    expect(refusedTarget('http://[::ffff:10.0.0.1]/x')).toBe('::ffff:a00:1 embeds 10.0.0.1, a private address');
+  });
+
+  it.each(['not a url', 'http://', '/relative/path', ''])('refuses %j as not a valid URL', (url) => {
+    expect(refusedTarget(url)).toBe('not a valid URL');
   });
 });
 
@@ -107,12 +131,33 @@ describe('IPv6 forms that embed an IPv4 address', () => {
     expect(refusedTarget(url)).toBeNull();
   });
 
+  // Near misses of the embedding forms: they end in the bits of 127.0.0.1 but are none of the forms, so they are
+  // judged by their own range alone, never as 127.0.0.1 (a pattern that matched too much would say they embed it).
+  it.each([
+    'http://[::1:7f00:1]/', // neither compatible (::/96) nor mapped (::ffff:0:0/96)
+    'http://[::1:0:7f00:1]/', // not SIIT (::ffff:0:0:0/96)
+    'http://[::ffff:1:7f00:1]/', // not SIIT either
+    'http://[64:1::7f00:1]/', // not NAT64 (64:ff9b::/96)
+    'http://[64:ff9b:2::7f00:1]/', // neither 64:ff9b::/96 nor 64:ff9b:1::/48
+  ])('does not take %s for an address that embeds 127.0.0.1', (url) => {
+    expect(refusedTarget(url) ?? '').not.toContain('embeds');
+  });
+
   it.each([
     ['http://[2001:db8::1]/', 'a reserved address (reserved)'],
     ['http://[2001:2::1]/', 'a reserved address (benchmarking)'],
     ['http://[100::1]/', 'a reserved address (discard)'],
     ['http://[ff02::1]/', 'a multicast address'],
     ['http://[fe80::a9fe:a9fe]/', 'a link-local address'],
+    // The embedded forms' patterns under a prefix that is not theirs: a public IPv4 address in the last 32 bits, but
+    // the address is private or link-local whatever it carries (a pattern that matched too much would accept them).
+    ['http://[fd00::ffff:0:808:808]/', 'a private address'],
+    ['http://[fe80::ffff:0:808:808]/', 'a link-local address'],
+    ['http://[fd00::ffff:808:808]/', 'a private address'],
+    ['http://[fd00::808:808]/', 'a private address'],
+    ['http://[fd00:ff9b::808:808]/', 'a private address'],
+    ['http://[fd64:ff9b::808:808]/', 'a private address'],
+    ['http://[fd00:ff9b:1::808:808]/', 'a private address'],
   ])('still refuses %s, whose own range is not unicast (%s)', (url, reason) => {
     expect(refusedTarget(url)).toContain(`is ${reason}`);
   });

@@ -79,6 +79,27 @@ describe('a read on a credential read before', () => {
     }
   });
 
+  test("a named access token's too: its id and digest are checked in the same statement", async () => {
+    const app = await start();
+    const user = await app.account();
+    await createLegacyCampaign(app, user.token, 'c1');
+    const created = await app.gql('mutation { accessTokenCreate(input: { name: "agent" }) { token } }', {}, user.token);
+    const { token } = created.body.data.accessTokenCreate as { token: string };
+    expect((await app.gql(CAMPAIGNS, {}, token)).body.errors).toBeUndefined(); // reads the token and its account
+    for (const [name, read] of [
+      ['REST get_campaigns', () => app.rest('GET', '/get_campaigns', { token })],
+      ['GraphQL campaigns', () => app.gql(CAMPAIGNS, {}, token)],
+    ] as const) {
+      app.resetQueries();
+      const answer = await read();
+      expect(answer.status, name).toBe(200);
+      expect(answer.text, name).toContain('c1');
+      expect(app.queries, name).toHaveLength(1);
+      expect(carriesCheck(app.queries[0]!), name).toBe(true);
+      expect(app.queries[0], name).toContain('"access_tokens"."token_hash" = ');
+    }
+  });
+
   test('with nothing to read the account is read before the answer leaves (two statements)', async () => {
     const app = await start();
     const user = await app.account();
