@@ -1,5 +1,6 @@
-// The MCP Inspector's command-line mode (@modelcontextprotocol/inspector-cli) against the server as `npm start` runs
-// it: a client we did not write lists the tools, calls one with a named access token, and reads the schema resource.
+// The MCP Inspector (@modelcontextprotocol/inspector, its `--cli` mode) against the server as `npm start` runs it: a
+// client we did not write lists the tools, calls one with a named access token, reads the schema resource, and finds
+// no tool schema that model providers cannot take (`--strict`).
 import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,8 +9,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kill, ROOT, type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 
-// `npm run mcp:inspect`, as the README says (the script runs the CLI from its build/ folder: inspector-cli 1.0.3 looks
-// for its own package.json relative to the working directory).
+// `npm run mcp:inspect`, as the README says.
 const NPM = ['run', '--silent', 'mcp:inspect', '--'];
 const OPTIONS = { timeout: 30_000, cwd: ROOT };
 const run = promisify(execFile);
@@ -69,10 +69,31 @@ describe('the MCP Inspector CLI', () => {
     expect(resource.contents[0].text).toContain('type Campaign implements Node');
   }, 60_000);
 
+  it('finds no tool schema that is an error for model providers (--strict)', async () => {
+    const { stderr } = await run(
+      'npm',
+      [
+        ...NPM,
+        `${server.base}/mcp`,
+        '--transport',
+        'http',
+        '--header',
+        `Authorization: Bearer ${token}`,
+        '--method',
+        'tools/list',
+        '--strict',
+      ],
+      OPTIONS,
+    );
+    // It exits 6 on an error-severity problem (execFile would reject); warnings are printed, and counted here.
+    expect(stderr).not.toMatch(/^Error:/m);
+  }, 60_000);
+
   it('without a token, the inspector is refused', async () => {
+    // --stored-auth-only: no interactive OAuth sign-in (there is no terminal here); the server's answer is shown.
     const refused = run(
       'npm',
-      [...NPM, `${server.base}/mcp`, '--transport', 'http', '--method', 'tools/list'],
+      [...NPM, `${server.base}/mcp`, '--transport', 'http', '--method', 'tools/list', '--stored-auth-only'],
       OPTIONS,
     );
     await expect(refused).rejects.toThrow(/Not authenticated/);
