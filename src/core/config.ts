@@ -1,7 +1,18 @@
 // Environment → typed configuration, parsed and validated once at start (docs/architecture.md).
 // Secrets that are not given are generated once into ./data/secrets.json (mode 0600).
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 
@@ -159,8 +170,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, warn: (m: strin
 
 type Secrets = { JWT_SECRET: string; SECRETS_KEY: string };
 
-/** A secrets file holds the secrets generated so far: both, or the one the environment did not give then. */
-const secretsFileSchema = z.object({ JWT_SECRET: z.string().min(32).optional(), SECRETS_KEY: z.string().optional() });
+/**
+ * A secrets file holds the secrets generated so far: both, or the one the environment did not give then. Other keys
+ * (an operator's note) are kept as they are when a secret is added.
+ */
+const secretsFileSchema = z.looseObject({
+  JWT_SECRET: z.string().min(32).optional(),
+  SECRETS_KEY: z.string().optional(),
+});
 
 const GENERATE: Record<keyof Secrets, () => string> = {
   JWT_SECRET: () => randomBytes(48).toString('base64url'),
@@ -176,24 +193,62 @@ function readOrCreateSecrets(
   given: Record<keyof Secrets, string | undefined>,
   warn: (m: string) => void,
 ): Secrets {
-  let stored: Partial<Secrets> = {};
-  if (existsSync(file)) {
-    const parsed = secretsFileSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-    if (!parsed.success) throw new ConfigError(`${file} is not a valid secrets file; remove it to regenerate`);
-    stored = parsed.data;
-  }
-  const missing = (['JWT_SECRET', 'SECRETS_KEY'] as const).filter((name) => !given[name] && !stored[name]);
+  let stored = readSecretsFile(file);
+  const missing = (['JWT_SECRET', 'SECRETS_KEY'] as const).filter((name) => !given[name] && !stored?.[name]);
   if (missing.length > 0) {
-    stored = { ...stored, ...Object.fromEntries(missing.map((name) => [name, GENERATE[name]()])) };
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
-    chmodSync(file, 0o600);
-    const what =
-      missing.length === 1 ? `${missing[0]} not set: generated it` : `${missing.join(' and ')} not set: generated them`;
-    warn(`${what} into ${file} (keep this file private and backed up)`);
+    const generated = { ...stored, ...Object.fromEntries(missing.map((name) => [name, GENERATE[name]()])) };
+    if (writeSecretsFile(file, generated, stored !== null)) {
+      const what =
+        missing.length === 1
+          ? `${missing[0]} not set: generated it`
+          : `${missing.join(' and ')} not set: generated them`;
+      warn(`${what} into ${file} (keep this file private and backed up)`);
+    }
+    // What the file holds now: ours, or what another process starting at the same moment wrote first.
+    stored = readSecretsFile(file);
   }
-  const JWT_SECRET = given.JWT_SECRET ?? stored.JWT_SECRET;
-  const SECRETS_KEY = given.SECRETS_KEY ?? stored.SECRETS_KEY;
+  const JWT_SECRET = given.JWT_SECRET ?? stored?.JWT_SECRET;
+  const SECRETS_KEY = given.SECRETS_KEY ?? stored?.SECRETS_KEY;
   if (!JWT_SECRET || !SECRETS_KEY) throw new Error('unreachable: a secret is neither given nor stored');
   return { JWT_SECRET, SECRETS_KEY };
+}
+
+function readSecretsFile(file: string): (Partial<Secrets> & Record<string, unknown>) | null {
+  if (!existsSync(file)) return null;
+  const parsed = secretsFileSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+  if (!parsed.success) throw new ConfigError(`${file} is not a valid secrets file; remove it to regenerate`);
+  return parsed.data;
+}
+
+/**
+ * Writes the secrets file whole or not at all (a key lost to a crash half-way would make every integration secret
+ * sealed under it unreadable): a private temporary file beside it, flushed to disk, then put in place. A new file is
+ * put in place with a hard link, which fails when another process created the file first; false then, and the caller
+ * reads theirs. An existing file (a secret added to it) is replaced by rename.
+ */
+function writeSecretsFile(file: string, secrets: Record<string, unknown>, replace: boolean): boolean {
+  mkdirSync(dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const fd = openSync(temporary, 'wx', 0o600);
+  try {
+    writeSync(fd, `${JSON.stringify(secrets, null, 2)}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    if (replace) {
+      renameSync(temporary, file);
+      return true;
+    }
+    try {
+      linkSync(temporary, file);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw error;
+    }
+  } finally {
+    rmSync(temporary, { force: true });
+  }
 }

@@ -1,5 +1,6 @@
 // Configuration comes from the environment, is validated at start, and secrets are generated once (mode 0600).
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -54,6 +55,19 @@ describe('configuration', () => {
       `JWT_SECRET and SECRETS_KEY not set: generated them into ${fresh} (keep this file private and backed up)`,
     );
     expect(warnings).toHaveLength(3);
+  });
+
+  test('a secret added to the secrets file replaces it whole: what it held is kept, private, nothing left beside it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+    const file = join(dir, 'secrets.json');
+    const key = randomBytes(32).toString('base64');
+    writeFileSync(file, JSON.stringify({ SECRETS_KEY: key, note: 'rotated 2026-01' }), { mode: 0o644 });
+    const config = loadConfig({ SECRETS_FILE: file }, () => undefined);
+    const stored = JSON.parse(readFileSync(file, 'utf8'));
+    expect(stored).toEqual({ SECRETS_KEY: key, note: 'rotated 2026-01', JWT_SECRET: config.JWT_SECRET });
+    expect(config.SECRETS_KEY.equals(Buffer.from(key, 'base64'))).toBe(true);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dir)).toEqual(['secrets.json']);
   });
 
   test('a bad value stops start-up with a message naming every bad variable', () => {
