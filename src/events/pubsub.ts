@@ -38,9 +38,10 @@ interface Wire {
 
 /**
  * The in-process fan-out: one listener per open stream on one EventTarget. Many live streams of one campaign are normal
- * use (a dashboard per agent), not a leak, so Node's warning past 10 listeners of one type is off; the streams are
- * bounded where they are opened (WebSocket connections and operations per account, HTTP connections), and each
- * stream's listener is removed when it ends (test/events/event-bus-fanout.test.ts).
+ * use (a dashboard per agent), not a leak, so Node's warning past 10 listeners of one type is off, and each stream's
+ * listener is removed when it ends (test/events/event-bus-fanout.test.ts). Streams over WebSocket are bounded per
+ * account (src/http/websockets.ts); SSE streams are not yet (each holds an HTTP connection): a per-account cap on open
+ * live streams belongs with live queries (issue 35).
  */
 export function fanOutTarget(): EventTarget {
   const target = new EventTarget();
