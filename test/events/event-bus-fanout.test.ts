@@ -35,3 +35,16 @@ it('200 streams of one campaign: no warning, each gets the event, no listener le
   await new Promise((resolve) => setImmediate(resolve));
   expect(warnings.map((warning) => warning.name)).not.toContain('MaxListenersExceededWarning');
 });
+
+it('the bus as the app makes it (its own fan-out target) holds 50 streams of one campaign without a warning', async () => {
+  process.on('warning', onWarning);
+  const bus = createCampaignEventBus(null, async () => [], pino({ level: 'silent' }));
+  const streams = Array.from({ length: 50 }, () => bus.subscribe('acc_1', 'spring')[Symbol.asyncIterator]());
+  const firsts = streams.map((stream) => stream.next());
+  await new Promise((resolve) => setImmediate(resolve));
+  bus.publish({ id: 'evt_1', accountId: 'acc_1', campId: 'spring' } as CampaignEvent);
+  expect(await Promise.all(firsts)).toHaveLength(50);
+  await Promise.all(streams.map((stream) => stream.return?.()));
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(warnings.map((warning) => warning.name)).not.toContain('MaxListenersExceededWarning');
+});
