@@ -85,7 +85,14 @@ async function acquirePostgresDatabase(base: string): Promise<{ url: string; rel
     await withClient(base, (client) => client.query(`create database ${created} template tmpl_${run}`));
   }
   const acquired = name;
-  return { url: databaseUrl(base, acquired), release: () => idleDatabases.push(acquired) };
+  // Once only: an app closed twice must not hand its database to two later apps at once.
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    idleDatabases.push(acquired);
+  };
+  return { url: databaseUrl(base, acquired), release };
 }
 
 export interface StartOptions {
