@@ -207,8 +207,11 @@ describe('browser: GraphiQL and Swagger UI', () => {
       const signIn = page.locator('.auth-container').filter({ hasText: 'OAuth2PasswordBearer' });
       await signIn.locator('#oauth_username').waitFor({ timeout: 20_000 });
       // What a newcomer sees: an e-mail and a password, none of the OAuth2 client fields or the note about scopes.
-      for (const hidden of ['#client_id_password', '#client_secret_password', '#password_type', '.scope-def'])
+      // They are in the page (Swagger UI renders them), only hidden: a selector that matched nothing would prove nothing.
+      for (const hidden of ['#client_id_password', '#client_secret_password', '#password_type', '.scope-def']) {
+        expect(await page.locator(hidden).count(), hidden).toBeGreaterThan(0);
         expect(await page.locator(hidden).isVisible(), hidden).toBe(false);
+      }
       expect(await signIn.innerText()).toContain('demo@example.com / demo-password');
       await page.screenshot({ path: `${OUTPUT}swagger-ui-authorize.png` });
 

@@ -85,7 +85,7 @@ describe('the MCP Inspector CLI', () => {
       ],
       OPTIONS,
     );
-    // It exits 6 on an error-severity problem (execFile would reject); warnings are printed, and counted here.
+    // It exits 6 on an error-severity problem (execFile would then reject); warnings are only printed.
     expect(stderr).not.toMatch(/^Error:/m);
   }, 60_000);
 
