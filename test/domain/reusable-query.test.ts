@@ -1,5 +1,5 @@
 // A reusable query (src/db/reusable-query.ts) is compiled once per shape and runs with each call's own values.
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { describe, expect, test } from 'vitest';
 import { type CredentialCheck, noteCredentialCheck, runWithRequestId } from '../../src/core/request-context.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
@@ -95,4 +95,50 @@ describe('while a credential is provisional (docs/decisions.md §14)', () => {
       });
     }
   });
+
+  test('each shape carries a check of its own: two requests, two shapes, each answered by its own statement', async () => {
+    for (const descending of [false, true]) {
+      const check: CredentialCheck = { accountId: 'acc_1', tokenVersion: 0 };
+      await runWithRequestId(`r-${descending}`, async () => {
+        noteCredentialCheck(check);
+        const rows = await numbers(accounts.db, { name: null, min: 2, descending });
+        expect(rows.map((row) => row.n)).toEqual(descending ? [3, 2] : [2, 3]);
+        expect(check.outcome).toBe(true);
+      });
+    }
+  });
+
+  test('a write, or a statement Kysely did not build, carries no check and leaves it unsettled', async () => {
+    const write = reusableQuery((db, p: { id: string }) =>
+      db.updateTable('accounts').set({ api_key_hint: '****1234' }).where('id', '=', p.id),
+    );
+    const raw = reusableQuery(() => ({
+      compile: () => CompiledQuery.raw('select 7 as n') as CompiledQuery<{ n: number }>,
+    }));
+    const check: CredentialCheck = { accountId: 'acc_1', tokenVersion: 0 };
+    await runWithRequestId('w', async () => {
+      noteCredentialCheck(check);
+      await write(accounts.db, { id: 'acc_1' });
+      expect(await raw(accounts.db, {})).toEqual([{ n: 7 }]);
+      expect(check.outcome).toBeUndefined();
+    });
+  });
+});
+
+test('at most 64 shapes are kept per query: past that, a shape is built on every call', async () => {
+  let built = 0;
+  const flags = Array.from({ length: 7 }, (_, bit) => `f${bit}`);
+  const flagged = reusableQuery((db, p: Record<string, boolean>) => {
+    built += 1;
+    const text = flags.filter((flag) => p[flag]).join(',');
+    return db.selectFrom(sql<{ t: string }>`(select ${sql.lit(text)} as t)`.as('x')).select('t');
+  });
+  const shape = (index: number) => Object.fromEntries(flags.map((flag, bit) => [flag, ((index >> bit) & 1) === 1]));
+  for (let index = 0; index < 65; index += 1) await flagged(handle.db, shape(index));
+  expect(built).toBe(65);
+  // The first 64 are kept; the 65th is not.
+  await flagged(handle.db, shape(63));
+  expect(built).toBe(65);
+  await flagged(handle.db, shape(64));
+  expect(built).toBe(66);
 });
