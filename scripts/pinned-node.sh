@@ -21,7 +21,8 @@ _gateway_pinned_node() {
   dir="$root/.tools/node-$version"
   binary="$dir/node_modules/node/bin/node"
   if [ "$("$binary" --version 2>/dev/null)" != "v$version" ]; then
-    rm -rf "$dir" && mkdir -p "$dir" || return 1
+    # A Node pinned before is not needed any more (each is ~190 MB).
+    rm -rf "$root"/.tools/node-* && mkdir -p "$dir" || return 1
     echo "== installing Node.js $version into .tools/node-$version (npm package node@$version)" >&2
     # The package's own preinstall script fetches the platform's binary package from the registry.
     npm install --prefix "$dir" --no-save --no-package-lock --no-audit --no-fund --loglevel=error "node@$version" >&2 ||
