@@ -90,6 +90,26 @@ const envSchema = z
     INCREMENTAL_DELIVERY: booleanFlag.default(true),
     /** The MCP door's `graphql` tool, which runs any document under /graphql's limits (docs/mcp.md): off by default. */
     MCP_GRAPHQL_TOOL: booleanFlag.default(false),
+    /**
+     * Browser origins (scheme://host[:port], comma-separated) allowed to call /mcp besides the gateway's own: a request
+     * with any other `Origin` is refused with 403 (DNS rebinding, docs/mcp.md). Requests without `Origin` (agents,
+     * servers) are not affected.
+     */
+    MCP_ALLOWED_ORIGINS: z
+      .string()
+      .default('')
+      .transform((value, context) => {
+        const origins = value
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter(Boolean);
+        for (const origin of origins) {
+          if (URL.parse(origin)?.origin !== origin) {
+            context.addIssue({ code: 'custom', message: `${origin} is not an origin (scheme://host[:port])` });
+          }
+        }
+        return origins;
+      }),
     /** At most this many automatic persisted queries are stored; the oldest go first. */
     APQ_MAX_QUERIES: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -1,7 +1,7 @@
 // The MCP door's `graphql` tool (docs/mcp.md), offered only with MCP_GRAPHQL_TOOL=true: any query or mutation on the
 // public graph, parsed and validated by yoga's enveloped pipeline, so the token, depth, alias and cost limits of
 // /graphql (docs/decisions.md §11) apply as they do there. Subscriptions are not offered (a tool call answers once).
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { type DocumentNode, type ExecutionResult, GraphQLError, getOperationAST, OperationTypeNode } from 'graphql';
 import { schema as publicSchema } from '../graphql/schema.js';
 import type { Yoga } from '../graphql/yoga.js';

@@ -1,6 +1,6 @@
 // What a tool call answers (docs/mcp.md): a GraphQL result as structured content, or its errors as a tool error; and
 // who is calling. Shared by the door's named tools (src/mcp/door.ts) and its `graphql` tool (src/mcp/graphql-tool.ts).
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ExecutionResult, GraphQLError } from 'graphql';
 import { noteErrorCode } from '../core/request-context.js';
 import type { Authentication } from '../authentication.js';
@@ -26,6 +26,8 @@ const codeOf = (error: GraphQLError) =>
   typeof error.extensions?.code === 'string' ? error.extensions.code : 'INTERNAL_SERVER_ERROR';
 
 export interface Caller {
+  /** The HTTP request the call came in (for yoga's context: headers, the request id). */
+  request: Request;
   clientAddress: string;
   auth: Authentication;
 }

@@ -315,11 +315,16 @@ describe('the MCP door', () => {
       });
     const none = await post({});
     expect(none.status).toBe(401);
-    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="campaign-gateway"');
+    // RFC 9728: the challenge names the protected resource metadata, where an agent finds how to sign in.
+    expect(none.headers.get('www-authenticate')).toBe(
+      `Bearer realm="campaign-gateway", resource_metadata="${url.origin}/.well-known/oauth-protected-resource/mcp"`,
+    );
     expect((await none.json()).error.message).toBe('Not authenticated');
     const bad = await post({ authorization: 'Bearer cgat_forged' });
     expect(bad.status).toBe(401);
-    expect(bad.headers.get('www-authenticate')).toMatch(/^Bearer realm="campaign-gateway", error="invalid_token"/);
+    expect(bad.headers.get('www-authenticate')).toMatch(
+      /^Bearer realm="campaign-gateway", resource_metadata="[^"]+", error="invalid_token"/,
+    );
     await expect(connect(url, 'not-a-token')).rejects.toThrow();
 
     const session = await t.account();
@@ -337,6 +342,12 @@ describe('the MCP door', () => {
     const agent = await connect(url, writer);
     await call(agent, 'campaign_create', { input: CAMPAIGN });
     const readOnly = await connect(url, reader);
+    // A read-only token is offered the tools it can use: the queries.
+    const readable = (await readOnly.listTools()).tools;
+    expect(readable.length).toBeGreaterThan(10);
+    expect(readable.every((tool) => tool.annotations?.readOnlyHint)).toBe(true);
+    expect((await agent.listTools()).tools.length).toBe(MCP_OPERATIONS.length);
+    // A write tool it is not offered is still refused if called anyway.
     expect((await call(readOnly, 'campaign_list', {})).campaigns.edges).toHaveLength(1);
     const refused = await callError(readOnly, 'campaign_delete', { input: { campId: 'spring' } });
     expect(refused[0]).toMatchObject({ code: 'FORBIDDEN' });

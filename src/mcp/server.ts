@@ -1,0 +1,166 @@
+// One MCP server instance per request (docs/mcp.md): the SDK's `createMcpHandler` builds one for every POST, of the
+// 2026-07-28 revision (stateless, `_meta` on each request) or of the 2025 family (the stateless fallback answering the
+// `initialize` handshake and the calls after it), from this one factory, so the two revisions serve the same tools.
+import {
+  type CallToolResult,
+  type CacheHint,
+  type McpServerFactory,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+} from '@modelcontextprotocol/server';
+import { type ExecutionResult, GraphQLError, OperationTypeNode } from 'graphql';
+import type { InputIssue } from '../core/errors.js';
+import { printSortedSchema, schema } from '../graphql/schema.js';
+import type { Yoga } from '../graphql/yoga.js';
+import type { Services } from '../services.js';
+import { jsonShapeProblem, MAX_LIST_LENGTH } from '../validation/json-limits.js';
+import { GRAPHQL_TOOL, graphqlToolResult } from './graphql-tool.js';
+import { MCP_OPERATIONS } from './operations.js';
+import { type Caller, toolResult } from './tool-results.js';
+import { buildTools, type McpTool } from './tools.js';
+
+export const SCHEMA_RESOURCE = 'campaign-gateway://schema.graphql';
+const SERVER_INFO = { name: 'campaign-gateway', version: '0.1.0' };
+const INSTRUCTIONS =
+  'Run AI calling campaigns: campaigns, voices, text pipelines, integrations, call logs, meetings and webhooks of ' +
+  'the account your token belongs to. Lists are pages: pass pageInfo.endCursor as `after` for the next one. The ' +
+  'resource ' +
+  SCHEMA_RESOURCE +
+  ' holds the GraphQL schema the tools run on.';
+
+/**
+ * How long a 2026-07-28 client may keep `tools/list`, `resources/list` and `resources/read` (`ttlMs`): they change only
+ * when the gateway is upgraded. Private: a read-only token is offered fewer tools than a full one.
+ */
+export const LIST_CACHE_HINT: CacheHint = { ttlMs: 300_000, cacheScope: 'private' };
+
+/** The caller of a request, handed to the factory through the SDK's pass-through `authInfo.extra`. */
+const CALLER = 'campaignGatewayCaller';
+
+export const authInfoFor = (caller: Caller) => ({
+  token: '',
+  clientId: caller.auth.viewer?.id ?? '',
+  scopes: caller.auth.readOnly ? ['read'] : ['read', 'write'],
+  extra: { [CALLER]: caller },
+});
+
+const callerOf = (extra: Record<string, unknown> | undefined): Caller => {
+  const caller = extra?.[CALLER] as Caller | undefined;
+  if (!caller) throw new Error('mcp: a request reached the server factory without its caller');
+  return caller;
+};
+
+/** A tool error for arguments refused before anything runs. */
+const badArguments = (message: string, issues?: InputIssue[]): CallToolResult =>
+  toolResult({
+    errors: [new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', ...(issues ? { issues } : {}) } })],
+  });
+
+/** The list methods answer one page: a cursor was never handed out, so any cursor is an invalid parameter. */
+const refuseCursor = (params: { cursor?: string | undefined } | undefined) => {
+  if (params?.cursor !== undefined) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor: this list has a single page');
+  }
+};
+
+type ListedTool = Pick<McpTool, 'name' | 'title' | 'description' | 'inputSchema' | 'outputSchema' | 'annotations'>;
+const listedOf = (tool: ListedTool): ListedTool => ({
+  name: tool.name,
+  title: tool.title,
+  description: tool.description,
+  inputSchema: tool.inputSchema,
+  outputSchema: tool.outputSchema,
+  annotations: tool.annotations,
+});
+
+export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFactory {
+  const tools = buildTools(schema, MCP_OPERATIONS);
+  const withGraphqlTool = services.config.MCP_GRAPHQL_TOOL;
+  // Listed as schema/mcp-tools.json has them (src/mcp/tool-list.ts), then the optional graphql tool. A read-only token
+  // is offered the queries only: every mutation would be refused with FORBIDDEN (docs/mcp.md "Read-only tokens").
+  const sorted = [...tools.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const everyTool = [...sorted.map(listedOf), ...(withGraphqlTool ? [GRAPHQL_TOOL] : [])];
+  const readTools = sorted.filter((tool) => tool.kind === OperationTypeNode.QUERY).map(listedOf);
+  const sdl = printSortedSchema();
+
+  const run = async (tool: McpTool, args: Record<string, unknown>, caller: Caller) => {
+    const { contextFactory, execute } = yoga.getEnveloped({
+      request: caller.request,
+      clientAddress: caller.clientAddress,
+      ...caller.auth,
+    });
+    const contextValue = await contextFactory();
+    return (await execute({
+      schema,
+      document: tool.document,
+      operationName: tool.operationName,
+      contextValue,
+      variableValues: args,
+    })) as ExecutionResult;
+  };
+
+  return ({ authInfo }) => {
+    const caller = callerOf(authInfo?.extra);
+    const server = new Server(SERVER_INFO, {
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+      cacheHints: {
+        'tools/list': LIST_CACHE_HINT,
+        'resources/list': LIST_CACHE_HINT,
+        'resources/templates/list': LIST_CACHE_HINT,
+        'resources/read': LIST_CACHE_HINT,
+      },
+    });
+    server.setRequestHandler('tools/list', ({ params }) => {
+      refuseCursor(params);
+      return { tools: caller.auth.readOnly ? readTools : everyTool } as never;
+    });
+    server.setRequestHandler('tools/call', async ({ params }) => {
+      const args = params.arguments ?? {};
+      const problem = jsonShapeProblem(args, { maxListLength: MAX_LIST_LENGTH });
+      if (problem) return badArguments(`The arguments are refused: ${problem}.`);
+      if (withGraphqlTool && params.name === GRAPHQL_TOOL.name) {
+        return graphqlToolResult(yoga, args, caller.request, caller);
+      }
+      const tool = tools.get(params.name);
+      if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+      // GraphQL would ignore a variable the operation does not declare: the input schema says none may be sent.
+      const declared = tool.inputSchema.properties as Record<string, unknown>;
+      const unknown = Object.keys(args).filter((name) => !Object.hasOwn(declared, name));
+      if (unknown.length > 0) {
+        return badArguments(
+          `Unknown arguments: ${unknown.join(', ')}`,
+          unknown.map((name) => ({ path: [name], type: 'extra_forbidden', message: 'Extra inputs are not permitted' })),
+        );
+      }
+      return server.projectCallToolResult(await run(tool, args, caller).then(toolResult), tool.outputSchema);
+    });
+    server.setRequestHandler('resources/list', ({ params }) => {
+      refuseCursor(params);
+      return {
+        resources: [
+          {
+            uri: SCHEMA_RESOURCE,
+            name: 'GraphQL schema',
+            description:
+              'The public GraphQL schema (SDL) the tools run on; its descriptions say what each field means.',
+            mimeType: 'application/graphql',
+          },
+        ],
+      };
+    });
+    // The resources capability covers templates too: there are none.
+    server.setRequestHandler('resources/templates/list', ({ params }) => {
+      refuseCursor(params);
+      return { resourceTemplates: [] };
+    });
+    server.setRequestHandler('resources/read', ({ params }) => {
+      if (params.uri !== SCHEMA_RESOURCE) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource: ${params.uri}`);
+      }
+      return { contents: [{ uri: SCHEMA_RESOURCE, mimeType: 'application/graphql', text: sdl }] };
+    });
+    return server;
+  };
+}

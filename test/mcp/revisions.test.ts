@@ -1,0 +1,248 @@
+// The MCP door speaks two protocol revisions to the same server (docs/mcp.md "Transport and state"): 2026-07-28, which
+// is stateless (no `initialize`, the version and client in each request's `_meta`, `Mcp-Method`/`Mcp-Name` headers
+// checked against the body, a `tools/list` that may be cached for `ttlMs`), driven here by the official SDK 2.x client
+// pinned to it and by requests written to that revision; and 2025-11-25, driven by the SDK 1.x client. Plus the
+// transport's rules both share: the Origin check, cursors the lists never handed out, declared capabilities.
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
+import { MCP_OPERATIONS } from '../../src/mcp/operations.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+
+const MODERN = '2026-07-28';
+
+const running: Array<{ app: TestApp; http: HttpServer }> = [];
+afterEach(async () => {
+  for (const { app, http } of running.splice(0)) {
+    http.server.closeAllConnections();
+    await new Promise<void>((resolve) => http.server.close(() => resolve()));
+    await app.close();
+  }
+});
+
+async function serve(env: Record<string, string> = {}) {
+  const app = await startApp(env, [], { worker: false });
+  const http = createHttpServer(app.app);
+  running.push({ app, http });
+  const { port } = await listen(http.server, 0, '127.0.0.1');
+  const session = await app.account();
+  return { t: app, token: session.token, url: new URL(`http://127.0.0.1:${port}/mcp`) };
+}
+
+interface Exchange {
+  method: string;
+  requestHeaders: Record<string, string>;
+  body: Record<string, any>;
+  status: number;
+  answer: Record<string, any>;
+}
+
+/** A fetch that records each JSON-RPC exchange (the client's wire), for the assertions about the revision. */
+function recordingFetch(log: Exchange[]) {
+  return async (input: string | URL | Request, init?: RequestInit) => {
+    const response = await fetch(input, init);
+    const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as Record<string, any>) : {};
+    const text = await response.clone().text();
+    log.push({
+      method: String(body.method),
+      requestHeaders: Object.fromEntries(new Headers(init?.headers).entries()),
+      body,
+      status: response.status,
+      answer: text.startsWith('{') ? (JSON.parse(text) as Record<string, any>) : {},
+    });
+    return response;
+  };
+}
+
+async function modernClient(url: URL, token: string, log: Exchange[] = []) {
+  const client = new ModernClient(
+    { name: 'modern-agent', version: '2.4.0' },
+    { versionNegotiation: { mode: { pin: MODERN } } },
+  );
+  await client.connect(
+    new ModernTransport(url, {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+      fetch: recordingFetch(log),
+    }),
+  );
+  return client;
+}
+
+async function legacyClient(url: URL, token: string) {
+  const client = new LegacyClient({ name: 'legacy-agent', version: '1.32.2' });
+  await client.connect(new LegacyTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  return client;
+}
+
+/** One raw POST to /mcp. */
+async function post(url: URL, token: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, json: JSON.parse(text) as Record<string, any> };
+}
+
+/** A request of revision 2026-07-28: its version, client and capabilities in `_meta`, its method and name in headers. */
+const modernRequest = (method: string, params: Record<string, unknown> = {}, id = 1) => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  params: {
+    ...params,
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': MODERN,
+      'io.modelcontextprotocol/clientInfo': { name: 'hand-written', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    },
+  },
+});
+const modernHeaders = (method: string, name?: string) => ({
+  'mcp-protocol-version': MODERN,
+  'mcp-method': method,
+  ...(name ? { 'mcp-name': name } : {}),
+});
+
+describe('the MCP door, revision 2026-07-28 and 2025-11-25 side by side', () => {
+  it('a 2026-07-28 client and a 2025-11-25 client list the same tools and run them against one server', async () => {
+    const { url, token } = await serve();
+    const log: Exchange[] = [];
+    const modern = await modernClient(url, token, log);
+    const legacy = await legacyClient(url, token);
+
+    const modernTools = (await modern.listTools()).tools;
+    const legacyTools = (await legacy.listTools()).tools;
+    expect(modernTools.map((tool) => tool.name)).toEqual(legacyTools.map((tool) => tool.name));
+    expect(modernTools).toHaveLength(MCP_OPERATIONS.length);
+
+    const created = await modern.callTool({
+      name: 'campaign_create',
+      arguments: {
+        input: {
+          campId: 'era',
+          title: 'Two revisions',
+          voiceId: 'en-US-aria',
+          language: 'en-US',
+          script: 'Hello.',
+          purpose: 'Test',
+          knowledgeBase: 'https://example.com/kb',
+          calendar: 'cal-1',
+          firstLine: 'Hi!',
+          tone: 'friendly',
+          postCallAnalysisSchema: { type: 'object' },
+        },
+      },
+    });
+    expect(created.isError, JSON.stringify(created.content)).toBeFalsy();
+    const read = await legacy.callTool({ name: 'campaign_get', arguments: { campId: 'era' } });
+    expect((read.structuredContent as any).campaign.title).toBe('Two revisions');
+
+    // On the wire: no initialize, no session; every request says its revision in `_meta` and its method in a header.
+    expect(log.map((exchange) => exchange.method)).not.toContain('initialize');
+    for (const exchange of log) {
+      expect(exchange.requestHeaders['mcp-session-id']).toBeUndefined();
+      expect(exchange.body.params?._meta?.['io.modelcontextprotocol/protocolVersion']).toBe(MODERN);
+      expect(exchange.requestHeaders['mcp-method']).toBe(exchange.method);
+      expect(exchange.status).toBe(200);
+    }
+    const call = log.find((exchange) => exchange.method === 'tools/call');
+    expect(call?.requestHeaders['mcp-name']).toBe('campaign_create');
+    // tools/list may be kept for ttlMs: it changes only when the gateway does.
+    const list = log.find((exchange) => exchange.method === 'tools/list');
+    expect(list?.answer.result).toMatchObject({ ttlMs: 300_000, cacheScope: 'private' });
+    await modern.close();
+    await legacy.close();
+  });
+
+  it('a request written to 2026-07-28: headers checked against the body, unknown revisions and methods refused', async () => {
+    const { url, token } = await serve();
+    const discover = await post(url, token, modernRequest('server/discover'), modernHeaders('server/discover'));
+    expect(discover.status).toBe(200);
+    expect(discover.json.result.supportedVersions).toContain(MODERN);
+    expect(discover.json.result.capabilities).toMatchObject({ tools: {}, resources: {} });
+
+    const listed = await post(url, token, modernRequest('tools/list'), modernHeaders('tools/list'));
+    expect(listed.status).toBe(200);
+    expect(listed.json.result.tools.length).toBe(MCP_OPERATIONS.length);
+    expect(listed.json.result).toMatchObject({ ttlMs: 300_000, cacheScope: 'private' });
+
+    // Two answers of the same list are the same bytes: a client's cache stays valid until the tools change.
+    const again = await post(url, token, modernRequest('tools/list'), modernHeaders('tools/list'));
+    expect(JSON.stringify(again.json.result.tools)).toBe(JSON.stringify(listed.json.result.tools));
+
+    // The routing headers must say what the body says.
+    const mismatch = await post(url, token, modernRequest('tools/list'), modernHeaders('resources/list'));
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.json.error.code).toBe(-32020);
+    const nameMismatch = await post(
+      url,
+      token,
+      modernRequest('tools/call', { name: 'voice_list', arguments: {} }),
+      modernHeaders('tools/call', 'campaign_list'),
+    );
+    expect(nameMismatch.status).toBe(400);
+    expect(nameMismatch.json.error.code).toBe(-32020);
+
+    const called = await post(
+      url,
+      token,
+      modernRequest('tools/call', { name: 'voice_list', arguments: {} }),
+      modernHeaders('tools/call', 'voice_list'),
+    );
+    expect(called.status).toBe(200);
+    expect(called.json.result.structuredContent.voices.length).toBeGreaterThan(0);
+
+    // A revision the server does not speak names the ones it does.
+    const future = modernRequest('tools/list');
+    future.params._meta['io.modelcontextprotocol/protocolVersion'] = '2099-01-01';
+    const unsupported = await post(url, token, future, {
+      ...modernHeaders('tools/list'),
+      'mcp-protocol-version': '2099-01-01',
+    });
+    expect(unsupported.json.error.code).toBe(-32022);
+    expect(JSON.stringify(unsupported.json.error.data)).toContain(MODERN);
+
+    const unknown = await post(url, token, modernRequest('prompts/list'), modernHeaders('prompts/list'));
+    expect(unknown.json.error.code).toBe(-32601);
+  });
+
+  it('lists refuse a cursor they never handed out; resource templates are listed (none)', async () => {
+    const { url, token } = await serve();
+    for (const client of [await modernClient(url, token), await legacyClient(url, token)]) {
+      await expect(client.listTools({ cursor: 'bogus' })).rejects.toMatchObject({ code: -32602 });
+      await expect(client.listResources({ cursor: 'bogus' })).rejects.toMatchObject({ code: -32602 });
+      expect((await client.listResourceTemplates()).resourceTemplates).toEqual([]);
+      expect((await client.listResources()).resources.map((resource) => resource.uri)).toEqual([
+        'campaign-gateway://schema.graphql',
+      ]);
+      await client.close();
+    }
+  });
+
+  it('an Origin that is not allowed is refused with 403; the gateway’s own and configured ones are served', async () => {
+    const { url, token } = await serve({ MCP_ALLOWED_ORIGINS: 'http://localhost:6274' });
+    const body = modernRequest('tools/list');
+    const headers = modernHeaders('tools/list');
+    const evil = await post(url, token, body, { ...headers, origin: 'http://evil.example' });
+    expect(evil.status).toBe(403);
+    expect(evil.json.error.message).toMatch(/Origin/);
+    // Refused before the credential is even looked at.
+    expect((await post(url, 'not-a-token', body, { ...headers, origin: 'http://evil.example' })).status).toBe(403);
+    expect((await post(url, token, body, { ...headers, origin: url.origin })).status).toBe(200);
+    expect((await post(url, token, body, { ...headers, origin: 'http://localhost:6274' })).status).toBe(200);
+    expect((await post(url, token, body, headers)).status).toBe(200);
+  });
+
+  it('MCP_ALLOWED_ORIGINS takes origins only', async () => {
+    await expect(serve({ MCP_ALLOWED_ORIGINS: 'http://localhost:6274/path' })).rejects.toThrow(/not an origin/);
+  });
+});
