@@ -127,6 +127,10 @@ it('the curl examples run in order in one shell, every answer a success', async 
   expect(stdout).toContain('"name":"campaign_list"');
   expect(stdout).toMatch(/"structuredContent":\{"campaignCreate":\{"campaign":\{[^}]*"campId":"agent-outreach"/);
   expect(stdout).toMatch(/"isError":true[^\n]*input\.maxCallTimeout|input\.maxCallTimeout[^\n]*"isError":true/);
+  // The same door in revision 2026-07-28: the answer names the server in its `_meta`.
+  expect(stdout).toMatch(
+    /"resultType":"complete","_meta":\{"io\.modelcontextprotocol\/serverInfo":\{"name":"campaign-gateway","version":"[^"]+"\}\}\},"jsonrpc":"2\.0","id":6\}/,
+  );
 }, 90_000);
 
 it('the JavaScript snippets run on this Node (a subscription over WebSocket receives an event)', async () => {
