@@ -245,6 +245,17 @@ export async function deleteCampaign(db: Kysely<Database>, accountId: string, ca
 
 export type CampaignAction = 'pause' | 'resume' | 'complete';
 
+/** The campaign row locked by `lockCampaign`, as it is. */
+async function unchangedCampaign(trx: Transaction<Database>, accountId: string, campId: string): Promise<Campaign> {
+  const row = await trx
+    .selectFrom('campaigns')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('camp_id', '=', campId)
+    .executeTakeFirstOrThrow();
+  return toCampaign(row);
+}
+
 const TRANSITIONS: Record<CampaignAction, { from: CampaignStatus[]; to: CampaignStatus }> = {
   pause: { from: ['active'], to: 'paused' },
   resume: { from: ['paused'], to: 'active' },
@@ -252,8 +263,9 @@ const TRANSITIONS: Record<CampaignAction, { from: CampaignStatus[]; to: Campaign
 };
 
 /**
- * Moves a campaign along active ⇄ paused → completed; anything else is a CONFLICT naming the current status.
- * Raises `campaign.status_changed` with the campaign and its `previousStatus`.
+ * Moves a campaign along active ⇄ paused → completed; anything else is a CONFLICT naming the current status. A
+ * campaign already in the status the action leads to is answered as it is (a retry changes nothing: no new updatedAt,
+ * no event). Raises `campaign.status_changed` with the campaign and its `previousStatus`.
  */
 export async function transitionCampaign(
   db: Kysely<Database>,
@@ -266,6 +278,7 @@ export async function transitionCampaign(
   return withEvents(db, accountId, async (trx, raise) => {
     const current = await lockCampaign(trx, postgres, accountId, campId);
     if (!current) throw notFound('Campaign not found');
+    if (current.status === to) return unchangedCampaign(trx, accountId, campId);
     if (!from.includes(current.status)) throw conflict(`Cannot ${action} a campaign that is ${current.status}`);
     const row = await trx
       .updateTable('campaigns')

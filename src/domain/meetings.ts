@@ -88,6 +88,7 @@ export async function bookMeeting(db: Kysely<Database>, accountId: string, input
   });
 }
 
+/** Cancels a scheduled meeting; one already canceled is answered as it is (a retry changes nothing). */
 export async function cancelMeeting(db: Kysely<Database>, accountId: string, meetingId: string): Promise<Meeting> {
   const row = await db
     .updateTable('meetings')
@@ -100,7 +101,7 @@ export async function cancelMeeting(db: Kysely<Database>, accountId: string, mee
   if (row) return toMeeting(row);
   const current = await getMeeting(db, accountId, meetingId);
   if (!current) throw notFound('Meeting not found');
-  throw conflict('Meeting is already canceled');
+  return current;
 }
 
 /** The account's meetings with these ids (those that exist), in no particular order. */

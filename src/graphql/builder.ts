@@ -102,10 +102,12 @@ export const builder = new SchemaBuilder<{
         'Whether nodes precede this page. Exact when paging backward; when paging forward, true if `after` was given.',
     },
     startCursorFieldOptions: {
-      description: "The first edge's cursor (pass it as `before`); on an empty page, the `after` or `before` given.",
+      description:
+        "The first edge's cursor (pass it as `before`); on an empty page, the `after` or `before` given, or null.",
     },
     endCursorFieldOptions: {
-      description: "The last edge's cursor (pass it as `after`); on an empty page, the `after` or `before` given.",
+      description:
+        "The last edge's cursor (pass it as `after`); on an empty page, the `after` or `before` given, or null.",
     },
     idFieldOptions: {
       description: 'The global id: opaque, unique across accounts; `node(id:)` refetches the object (docs/graphql.md).',

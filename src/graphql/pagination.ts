@@ -1,4 +1,4 @@
-// Relay connection helpers: page-size cap and opaque keyset cursors.
+// Relay connection helpers: page-size cap and opaque keyset cursors that name the kind of list they page.
 import { parseCursorConnectionArgs } from '@pothos/core';
 import type { Keyset, KeysetPage } from '../db/keyset.js';
 import { z } from 'zod';
@@ -47,19 +47,26 @@ function checkPageSize(args: ConnectionArgs): void {
 }
 
 /**
- * A Relay connection over a keyset-paged list: `keyOf` gives a node's (sort value, id), `load` fetches one page.
- * Page sizes above MAX_PAGE_SIZE and cursors this connection did not make are BAD_USER_INPUT.
+ * The lists a cursor can page, one per keyset: a cursor names its kind, and a connection of another kind refuses it
+ * (a campaign's position means nothing among call logs). Connections of one kind share their cursors: the call logs
+ * of the account and of a campaign, the deliveries of a webhook and of a text pipeline.
+ */
+export type CursorKind = 'campaign' | 'call-log' | 'meeting' | 'delivery' | 'social-message';
+
+/**
+ * A Relay connection over a keyset-paged list of `kind`: `keyOf` gives a node's (sort value, id), `load` fetches one
+ * page. Page sizes above MAX_PAGE_SIZE and cursors this connection did not make (garbage, or another kind's) are
+ * BAD_USER_INPUT. An empty page's start and end cursors are the `after` or `before` given (the position does not
+ * move), or null when none was: every cursor a page answers is accepted back.
  */
 export function keysetConnection<T>(
+  kind: CursorKind,
   args: ConnectionArgs,
   keyOf: (node: T) => Keyset,
   load: (page: KeysetPage) => Promise<T[]>,
 ) {
   checkPageSize(args);
-  const toKey = (cursor: string | undefined, name: string): Keyset | undefined => {
-    const parts = decodeCursor(cursor, 2, name);
-    return parts ? [parts[0] ?? '', parts[1] ?? ''] : undefined;
-  };
+  const toKey = (cursor: string | undefined, name: string) => decodeCursor(cursor, kind, name);
   const { before, after, limit, inverted, expectedSize, hasPreviousPage, hasNextPage } = parseCursorConnectionArgs({
     args,
     defaultSize: DEFAULT_PAGE_SIZE,
@@ -69,15 +76,15 @@ export function keysetConnection<T>(
     const page = nodes.slice(0, expectedSize);
     if (inverted) page.reverse();
     // As Pothos's resolveCursorConnection answers, but each cursor is encoded only if the query asks for it.
-    const edges = page.map((node) => new Edge(node, keyOf));
-    const fallback = args.after ?? args.before ?? '';
+    const edges = page.map((node) => new Edge(node, kind, keyOf));
+    const fallback = args.after ?? args.before ?? null;
     return {
       edges,
       pageInfo: {
-        get startCursor() {
+        get startCursor(): string | null {
           return edges[0]?.cursor ?? fallback;
         },
-        get endCursor() {
+        get endCursor(): string | null {
           return edges.at(-1)?.cursor ?? fallback;
         },
         hasPreviousPage: hasPreviousPage(nodes.length),
@@ -92,32 +99,45 @@ class Edge<T> {
   #cursor: string | undefined;
   constructor(
     readonly node: T,
+    private readonly kind: CursorKind,
     private readonly keyOf: (node: T) => Keyset,
   ) {}
   get cursor(): string {
-    return (this.#cursor ??= encodeCursor(this.keyOf(this.node)));
+    return (this.#cursor ??= encodeCursor(this.kind, this.keyOf(this.node)));
   }
 }
 
-function encodeCursor(values: readonly string[]): string {
-  if (ablated.has('cursors')) return values[1] ?? '';
-  return Buffer.from(JSON.stringify(values)).toString('base64url');
+/** base64url of the JSON array [kind, sort value, id]. */
+function encodeCursor(kind: CursorKind, [sortValue, id]: Keyset): string {
+  if (ablated.has('cursors')) return id;
+  return Buffer.from(JSON.stringify([kind, sortValue, id])).toString('base64url');
 }
 
-/** Decodes a cursor made by encodeCursor with `size` parts; anything else is BAD_USER_INPUT at `argName`. */
-function decodeCursor(cursor: string | undefined, size: number, argName: string): string[] | undefined {
-  if (cursor === undefined) return undefined;
+/** The value of a JSON text, or undefined when it is not JSON. */
+function parsedJson(text: string): unknown {
   try {
-    const values: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(values) && values.length === size && values.every((v) => typeof v === 'string')) return values;
+    return JSON.parse(text);
   } catch {
-    // fall through to the error below
+    return undefined;
   }
+}
+
+const isTripleOfStrings = (values: unknown): values is [string, string, string] =>
+  Array.isArray(values) && values.length === 3 && values.every((value) => typeof value === 'string');
+
+/** The keyset of a cursor encodeCursor made for `kind`; anything else is BAD_USER_INPUT at `argName`. */
+function decodeCursor(cursor: string | undefined, kind: CursorKind, argName: string): Keyset | undefined {
+  if (cursor === undefined) return undefined;
+  const values = parsedJson(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const isCursor = isTripleOfStrings(values);
+  if (isCursor && values[0] === kind) return [values[1], values[2]];
   throw badInput([
     {
       path: [argName],
       type: 'value_error',
-      message: 'not a cursor returned by this connection',
+      message: isCursor
+        ? `a cursor of another list (${values[0]}), not of this one: pass a cursor this connection returned`
+        : 'not a cursor returned by this connection',
       input: cursor,
     },
   ]);

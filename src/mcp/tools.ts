@@ -5,8 +5,8 @@
 //   description  the schema's descriptions of the fields the operation reaches through (root field, then the one
 //                field below it while it is the only one selected: campaign → metrics)
 //   inputSchema  the variables (src/mcp/tool-schemas.ts); outputSchema: the shape of `data`
-//   annotations  queries are read-only and idempotent; a mutation is destructive when its root field deletes,
-//                disconnects, detaches or cancels, idempotent unless it creates, books or redelivers
+//   annotations  queries are read-only and idempotent; a mutation's hints follow from the effect its root field
+//                declares in src/mcp/annotations.ts (a mutation without one fails at start-up)
 import {
   type DocumentNode,
   type FieldNode,
@@ -22,15 +22,8 @@ import {
   validate,
 } from 'graphql';
 import type { JsonSchema } from '../validation/input-json-schema.js';
+import { annotationsOf, type ToolAnnotations } from './annotations.js';
 import { dataSchema, variablesSchema } from './tool-schemas.js';
-
-export interface ToolAnnotations {
-  title: string;
-  readOnlyHint: boolean;
-  destructiveHint: boolean;
-  idempotentHint: boolean;
-  openWorldHint: boolean;
-}
 
 export interface McpTool {
   name: string;
@@ -53,9 +46,6 @@ const titleOf = (operationName: string) => {
   const words = toolName(operationName).split('_').join(' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
 };
-
-const DESTRUCTIVE = /(Delete|Disconnect|Detach|Cancel|Revoke)$/;
-const NOT_IDEMPOTENT = /(Create|Book|Redeliver)$/;
 
 /** The fields the operation goes through: the root field, then the single field selected below it, and so on. */
 function fieldPath(schema: GraphQLSchema, operation: OperationDefinitionNode): Array<GraphQLField<unknown, unknown>> {
@@ -97,7 +87,6 @@ export function toolFromOperation(schema: GraphQLSchema, source: string): McpToo
     .map((field) => field.description?.trim())
     .filter((text): text is string => Boolean(text))
     .join(' — ');
-  const isQuery = operation.operation === OperationTypeNode.QUERY;
   const title = titleOf(operationName);
   return {
     name: toolName(operationName),
@@ -105,13 +94,7 @@ export function toolFromOperation(schema: GraphQLSchema, source: string): McpToo
     description,
     inputSchema: variablesSchema(schema, operation),
     outputSchema: dataSchema(schema, operation, document),
-    annotations: {
-      title,
-      readOnlyHint: isQuery,
-      destructiveHint: !isQuery && DESTRUCTIVE.test(root.name),
-      idempotentHint: isQuery || !NOT_IDEMPOTENT.test(root.name),
-      openWorldHint: false,
-    },
+    annotations: annotationsOf(operationName, title, operation.operation, root.name),
     document,
     operationName,
     kind: operation.operation,

@@ -514,18 +514,28 @@ describe('campaigns over GraphQL', () => {
         expect(body.errors?.[0].message).toContain(status);
         expect((await t.gql(GET, { campId }, token)).body.data.campaign.status).toBe(status.toUpperCase());
       };
-      await create({ campId: 'c-active' });
-      await expectConflict(RESUME, 'c-active', 'active');
-
-      await create({ campId: 'c-paused' });
-      await transition(PAUSE, 'c-paused');
-      await expectConflict(PAUSE, 'c-paused', 'paused');
-
       await create({ campId: 'c-done' });
       await transition(COMPLETE, 'c-done');
       await expectConflict(PAUSE, 'c-done', 'completed');
       await expectConflict(RESUME, 'c-done', 'completed');
-      await expectConflict(COMPLETE, 'c-done', 'completed');
+    });
+
+    test('a campaign already in the status an action leads to is answered as it is (a retry changes nothing)', async () => {
+      const FULL = `mutation($campId: String!) {
+        pauseCampaign(campId: $campId) { campId status updatedAt }
+      }`;
+      await create({ campId: 'again' });
+      const paused = await t.gql(FULL, { campId: 'again' }, token);
+      expect(paused.body.errors).toBeUndefined();
+      const again = await t.gql(FULL, { campId: 'again' }, token);
+      expect(again.body).toEqual(paused.body);
+      expect((await transition(RESUME, 'again')).data.resumeCampaign.status).toBe('ACTIVE');
+      expect((await transition(RESUME, 'again')).data.resumeCampaign).toEqual({ campId: 'again', status: 'ACTIVE' });
+      await transition(COMPLETE, 'again');
+      expect((await transition(COMPLETE, 'again')).data.completeCampaign).toEqual({
+        campId: 'again',
+        status: 'COMPLETED',
+      });
     });
 
     test('a completed campaign cannot be updated or upserted (CONFLICT; REST 409)', async () => {

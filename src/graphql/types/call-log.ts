@@ -175,9 +175,10 @@ const toFilter = (args: FilterArgs, campId?: string | null): CallLogFilter => ({
   until: args.until?.toISOString(),
 });
 
-function connection(context: Context, args: Parameters<typeof keysetConnection>[0], filter: CallLogFilter) {
+function connection(context: Context, args: Parameters<typeof keysetConnection>[1], filter: CallLogFilter) {
   const accountId = viewerOf(context).id;
   return keysetConnection(
+    'call-log',
     args,
     (call: CallLog) => [call.startedAt, call.callId],
     (page) => pageCallLogs(context.db, accountId, filter, page),

@@ -69,9 +69,12 @@ builder.mutationFields((t) => {
       args: { campId: campIdArg() },
       resolve: (_root, args, context) => deleteCampaign(context.db, viewerOf(context).id, args.campId),
     }),
-    pauseCampaign: transition('pause', 'active → paused.'),
-    resumeCampaign: transition('resume', 'paused → active.'),
-    completeCampaign: transition('complete', 'active or paused → completed (terminal).'),
+    pauseCampaign: transition('pause', 'active → paused (a paused campaign is returned as it is).'),
+    resumeCampaign: transition('resume', 'paused → active (an active campaign is returned as it is).'),
+    completeCampaign: transition(
+      'complete',
+      'active or paused → completed (terminal; a completed one is returned as it is).',
+    ),
   };
 });
 
@@ -153,8 +156,16 @@ builder.mutationFields((t) => {
       }),
       (context, accountId, campId) => deleteCampaign(context.db, accountId, campId),
     ),
-    campaignPause: transition('campaignPause', 'pause', 'ACTIVE → PAUSED: no new calls until it is resumed.'),
-    campaignResume: transition('campaignResume', 'resume', 'PAUSED → ACTIVE.'),
-    campaignComplete: transition('campaignComplete', 'complete', 'ACTIVE or PAUSED → COMPLETED, for good.'),
+    campaignPause: transition(
+      'campaignPause',
+      'pause',
+      'ACTIVE → PAUSED: no new calls until it is resumed. A paused campaign is returned as it is.',
+    ),
+    campaignResume: transition('campaignResume', 'resume', 'PAUSED → ACTIVE. An active campaign is returned as it is.'),
+    campaignComplete: transition(
+      'campaignComplete',
+      'complete',
+      'ACTIVE or PAUSED → COMPLETED, for good. A completed campaign is returned as it is.',
+    ),
   };
 });

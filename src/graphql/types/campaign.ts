@@ -182,6 +182,7 @@ builder.queryFields((t) => ({
       },
       resolve: (_root, args, context) =>
         keysetConnection(
+          'campaign',
           args,
           (campaign: Campaign) => [campaign.createdAt, campaign.campId],
           (page) => pageCampaigns(context.db, viewerOf(context).id, args, page),

@@ -130,6 +130,7 @@ builder.objectField(CampaignRef, 'meetingsConnection', (t) =>
       description: "The campaign's meetings (any status), in time order (startsAt, then meetingId), page by page.",
       resolve: (campaign, args, context) =>
         keysetConnection(
+          'meeting',
           args,
           (meeting: Meeting) => [meeting.startsAt, meeting.meetingId],
           (page) => pageMeetingsOfCampaign(context.db, viewerOf(context).id, campaign.campId, page),
@@ -193,7 +194,7 @@ builder.mutationFields((t) => ({
   cancelMeeting: t.field({
     type: MeetingRef,
     deprecationReason: replacedBy('meetingCancel'),
-    description: 'Cancels a scheduled meeting (CONFLICT when it is already canceled); returns it.',
+    description: 'Cancels a scheduled meeting and returns it; one already canceled is returned as it is.',
     args: {
       meetingId: t.arg.string({
         required: true,
@@ -224,7 +225,7 @@ builder.mutationFields((t) => ({
   }),
   meetingCancel: t.field({
     type: payloadType('meetingCancel', 'meeting', MeetingRef, 'The meeting, now CANCELED.'),
-    description: 'Cancels a scheduled meeting (CONFLICT when it is already canceled).',
+    description: 'Cancels a scheduled meeting; one already canceled is answered as it is (a retry changes nothing).',
     args: { input: t.arg({ type: MeetingCancelInput, required: true, description: 'The meeting to cancel.' }) },
     resolve: (_root, { input }, context) => cancelMeeting(context.db, viewerOf(context).id, input.meetingId),
   }),

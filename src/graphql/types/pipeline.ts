@@ -46,6 +46,7 @@ const TextPipelineRef = builder.loadableNode('TextPipeline', {
         description: 'Inbound messages posted (or being posted) to postWebhook, newest first.',
         resolve: (pipeline, args, context) =>
           keysetConnection(
+            'delivery',
             args,
             (delivery: Delivery) => [delivery.createdAt, delivery.deliveryId],
             (page) => pagePipelineDeliveries(context.db, viewerOf(context).id, pipeline.campId, page),

@@ -57,6 +57,7 @@ builder.objectField(CampaignRef, 'socialMessages', (t) =>
       description: 'Inbound social messages for this campaign, newest first.',
       resolve: (campaign, args, context) =>
         keysetConnection(
+          'social-message',
           args,
           (message: SocialMessage) => [message.receivedAt, message.messageId],
           (page) => pageSocialMessages(context.db, viewerOf(context).id, campaign.campId, page),

@@ -178,6 +178,7 @@ export const WebhookRef = builder.loadableNode('Webhook', {
         description: 'Its deliveries, newest first.',
         resolve: (webhook, args, context) =>
           keysetConnection(
+            'delivery',
             args,
             (delivery: Delivery) => [delivery.createdAt, delivery.deliveryId],
             (page) => pageWebhookDeliveries(context.db, viewerOf(context).id, webhook.webhookId, page),

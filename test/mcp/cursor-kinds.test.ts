@@ -1,0 +1,66 @@
+// The cursors of the list tools, through the MCP door (docs/mcp.md "Retries and cursors"): a campaign_list cursor
+// passed to call_log_list, campaign_call_log_list or webhook_delivery_list is a tool error BAD_USER_INPUT naming
+// `after`, as the tools' descriptions say; `first: 0` answers an empty page whose endCursor is accepted back.
+import { describe, expect, it } from 'vitest';
+import { closeMcpDoorsAfterEach, mcpDoor, toolAnswer } from '../helpers/mcp-client.js';
+
+closeMcpDoorsAfterEach();
+
+const campaign = (campId: string) => ({
+  campId,
+  title: `Campaign ${campId}`,
+  voiceId: 'en-US-aria',
+  language: 'en-US',
+  script: 'Hello.',
+  purpose: 'Confirm appointments',
+  knowledgeBase: 'https://example.com/kb',
+  calendar: 'cal-1',
+  firstLine: 'Hi!',
+  tone: 'friendly',
+  postCallAnalysisSchema: { type: 'object' },
+});
+
+describe('list tools and their cursors', () => {
+  it("refuse another list's cursor with BAD_USER_INPUT naming after; first: 0 hands back a cursor they accept", async () => {
+    const { client, t } = await mcpDoor();
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const answer = await toolAnswer(client, name, args);
+      expect(answer, `${name}: ${JSON.stringify(answer)}`).toHaveProperty('data');
+      return (answer as { data: Record<string, any> }).data;
+    };
+    for (const campId of ['a', 'b']) await call('campaign_create', { input: campaign(campId) });
+    const webhookId = (await call('webhook_create', { input: { url: 'https://hooks.example.com/in' } })).webhookCreate
+      .webhook.webhookId;
+    await call('webhook_attach', { input: { webhookId, campId: 'a' } });
+    await call('campaign_pause', { input: { campId: 'a' } });
+
+    const campaignCursor: string = (await call('campaign_list', { first: 1 })).campaigns.pageInfo.endCursor;
+    for (const [name, args] of [
+      ['call_log_list', { first: 5, after: campaignCursor }],
+      ['campaign_call_log_list', { campId: 'a', first: 5, after: campaignCursor }],
+      ['webhook_delivery_list', { webhookId, first: 5, after: campaignCursor }],
+    ] as const) {
+      const result = await client.callTool({ name, arguments: args });
+      expect(result.isError, name).toBe(true);
+      const [error] = JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? '{}').errors;
+      expect(error, name).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        issues: [{ path: ['after'], type: 'value_error', message: expect.stringMatching(/another list/) }],
+      });
+      // The same words as /graphql gives.
+      expect(error.message, name).toMatch(/^after: a cursor of another list/);
+    }
+
+    // first: 0 — an empty page; its endCursor (null: the start) is accepted back, and hasNextPage says nodes follow.
+    const empty = (await call('campaign_list', { first: 0 })).campaigns;
+    expect(empty).toEqual({ edges: [], pageInfo: { hasNextPage: true, endCursor: null } });
+    const all = (await call('campaign_list', { first: 10, after: empty.pageInfo.endCursor })).campaigns;
+    expect(all.edges).toHaveLength(2);
+    const atEnd = (await call('campaign_list', { first: 0, after: all.pageInfo.endCursor })).campaigns;
+    expect(atEnd.pageInfo).toEqual({ hasNextPage: false, endCursor: all.pageInfo.endCursor });
+    expect((await call('campaign_list', { first: 10, after: atEnd.pageInfo.endCursor })).campaigns.edges).toEqual([]);
+    const deliveries = (await call('webhook_delivery_list', { webhookId, first: 0 })).webhook.deliveries;
+    expect(deliveries).toEqual({ edges: [], pageInfo: { hasNextPage: true, endCursor: null } });
+    expect(await t.app.database.db.selectFrom('webhook_deliveries').select('delivery_id').execute()).toHaveLength(1);
+  });
+});
