@@ -13,6 +13,7 @@ import * as m0010 from './0010_token_version.js';
 import * as m0011 from './0011_persisted_queries.js';
 import * as m0012 from './0012_voice_provider.js';
 import * as m0013 from './0013_access_tokens.js';
+import * as m0014 from './0014_oauth_artifacts.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0011_persisted_queries': m0011,
   '0012_voice_provider': m0012,
   '0013_access_tokens': m0013,
+  '0014_oauth_artifacts': m0014,
 };

@@ -24,6 +24,7 @@ import { createRateLimits } from './security/rate-limits.js';
 import { createDocs } from './rest/docs.js';
 import { createRestRouter } from './rest/router.js';
 import { createMcpDoor } from './mcp/door.js';
+import { createOAuthDoor, type OAuthDoor } from './oauth/door.js';
 import { createMetrics } from './http/metrics.js';
 import { graphqlSpans, tracingWanted } from './core/tracing.js';
 import { createGeneration, type Generation, responseCache } from './graphql/response-cache.js';
@@ -40,6 +41,8 @@ export interface App {
   /** GraphQL over WebSocket (graphql-transport-ws) on /graphql: the HTTP server hands it upgrade requests. */
   websockets: WebSocketDoor;
   database: DatabaseHandle;
+  /** The authorisation server for hosted MCP agents (docs/mcp-oauth.md), served by the node:http listener. */
+  oauth: OAuthDoor;
   /** Set when shutdown begins: /readyz answers 503 so load balancers stop sending requests. */
   draining: boolean;
   /** Shutdown begins: `draining` is set and every live stream ends (each client gets `event: complete`). */
@@ -170,6 +173,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     yoga,
     websockets,
     database,
+    oauth: createOAuthDoor(services),
     draining: false,
     drain() {
       app.draining = true;

@@ -90,6 +90,18 @@ const envSchema = z
     INCREMENTAL_DELIVERY: booleanFlag.default(true),
     /** The MCP door's `graphql` tool, which runs any document under /graphql's limits (docs/mcp.md): off by default. */
     MCP_GRAPHQL_TOOL: booleanFlag.default(false),
+    /** The authorisation server for hosted MCP agents (docs/mcp-oauth.md): /oauth/* and the .well-known metadata. */
+    MCP_OAUTH: booleanFlag.default(true),
+    /** How long a named access token issued to an agent through OAuth lasts. */
+    OAUTH_ACCESS_TOKEN_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+    /** Dynamic client registration (RFC 7591), the deprecated fallback to client ID metadata documents. */
+    OAUTH_DYNAMIC_CLIENT_REGISTRATION: booleanFlag.default(true),
+    /** At most this many dynamically registered clients exist at once (each expires 90 days after registering). */
+    OAUTH_MAX_REGISTERED_CLIENTS: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+    /** Tests only: client metadata documents may be fetched from private and loopback addresses. */
+    OAUTH_ALLOW_PRIVATE_CLIENT_METADATA: booleanFlag.default(false),
+    /** Tests only: a PEM file of extra CA certificates trusted when fetching client metadata documents. */
+    OAUTH_CLIENT_METADATA_CA_FILE: z.string().min(1).optional(),
     /**
      * Browser origins (scheme://host[:port], comma-separated) allowed to call /mcp besides the gateway's own: a request
      * with any other `Origin` is refused with 403 (DNS rebinding, docs/mcp.md). Requests without `Origin` (agents,

@@ -198,6 +198,17 @@ export interface WebhookDeliveriesTable {
   updated_at: string;
 }
 
+/** oidc-provider's artefacts (src/domain/oauth-artifacts.ts): one row per model and id. */
+export interface OAuthArtifactsTable {
+  model: string;
+  id: string;
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  expires_at: string | null;
+  consumed_at: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   access_tokens: AccessTokensTable;
@@ -213,4 +224,5 @@ export interface Database {
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   persisted_queries: PersistedQueriesTable;
+  oauth_artifacts: OAuthArtifactsTable;
 }

@@ -12,7 +12,8 @@ export class TargetRefusedError extends Error {}
 /** How much of a response body is read (and thrown away) before the connection is dropped. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
-const guardedLookup: LookupFunction = (hostname, options, callback) => {
+/** A DNS lookup that fails when any address of the name is refused by the SSRF guard (also used for OAuth client metadata). */
+export const guardedLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
     if (error) return callback(error, '', 0);
     for (const { address } of addresses) {

@@ -11,6 +11,8 @@ export interface ServedApp {
   websockets: Pick<WebSocketDoor, 'handleUpgrade'>;
   /** Set once shutdown begins: responses carry `Connection: close`. */
   readonly draining: boolean;
+  /** The OAuth door (src/oauth/door.ts): a node:http handler, for the paths it claims. */
+  oauth?: { handles(pathname: string): boolean; handle(req: IncomingMessage, res: ServerResponse): Promise<void> };
   drain(): void;
   close(): Promise<void>;
 }
@@ -49,6 +51,12 @@ export function createHttpServer(app: ServedApp): HttpServer {
   const server = createServer((req, res) => {
     if (app.draining) res.setHeader('connection', 'close');
     withReasonPhrase(res);
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    if (app.oauth?.handles(query === -1 ? url : url.slice(0, query))) {
+      void app.oauth.handle(req, res);
+      return;
+    }
     void adapter(req, res);
   });
   // GraphQL over WebSocket on /graphql (graphql-transport-ws); other upgrades are refused.

@@ -77,7 +77,7 @@ async function acquirePostgresDatabase(base: string): Promise<{ url: string; rel
     // Everything but the reference data belongs to an account and goes with it (foreign keys cascade), except the
     // persisted queries, which are shared by all; a few rows are quicker to delete than to truncate.
     await withClient(databaseUrl(base, name), (client) =>
-      client.query('delete from accounts; delete from persisted_queries'),
+      client.query('delete from accounts; delete from persisted_queries; delete from oauth_artifacts'),
     );
   } else {
     name = `t_${run}_${randomBytes(6).toString('hex')}`;

@@ -1,0 +1,122 @@
+// oidc-provider's storage (docs/mcp-oauth.md "State"): its artefacts (interactions, sessions, grants, authorisation
+// codes, registered clients, …) as rows of oauth_artifacts, so that every instance of the gateway sees the same ones.
+// Rows expire with the artefact; expired rows are swept as new ones are written. An authorisation code is consumed
+// by one conditional UPDATE, so two token requests racing with the same code cannot both succeed. Access tokens are
+// not stored here: the one the provider makes is swapped for a named access token (src/oauth/token-minting.ts).
+import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { errors } from 'oidc-provider';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/types.js';
+
+/** A registered client (dynamic client registration) is kept this long after its last registration. */
+export const REGISTERED_CLIENT_DAYS = 90;
+/** No artefact's payload is larger than this (a registration's metadata is the largest). */
+const MAX_PAYLOAD_BYTES = 64 * 1024;
+/** Expired rows are swept at most this often by one instance. */
+const SWEEP_EVERY_MS = 60_000;
+
+/** Models whose artefacts are not kept: the access token the provider makes is replaced before it is handed out. */
+const NOT_STORED = new Set(['AccessToken']);
+
+interface Row {
+  payload: string;
+  expires_at: string | null;
+  consumed_at: string | null;
+}
+
+const live = (row: Row | undefined, now: string): row is Row =>
+  !!row && (row.expires_at === null || row.expires_at > now);
+
+function toPayload(row: Row): AdapterPayload {
+  const payload = JSON.parse(row.payload) as AdapterPayload;
+  return row.consumed_at ? { ...payload, consumed: Math.floor(Date.parse(row.consumed_at) / 1000) } : payload;
+}
+
+/** The adapter factory oidc-provider is given: one adapter per model name. */
+export function oauthArtifactAdapter(db: Kysely<Database>): (model: string) => Adapter {
+  let lastSweep = 0;
+  const sweep = async (now: string) => {
+    if (Date.now() - lastSweep < SWEEP_EVERY_MS) return;
+    lastSweep = Date.now();
+    await db.deleteFrom('oauth_artifacts').where('expires_at', '<', now).execute();
+  };
+  return (model) => {
+    const row = (id: string) =>
+      db
+        .selectFrom('oauth_artifacts')
+        .select(['payload', 'expires_at', 'consumed_at'])
+        .where('model', '=', model)
+        .where('id', '=', id)
+        .executeTakeFirst();
+    return {
+      async upsert(id, payload, expiresIn) {
+        if (NOT_STORED.has(model)) return;
+        const json = JSON.stringify(payload);
+        if (Buffer.byteLength(json) > MAX_PAYLOAD_BYTES) throw new errors.InvalidRequest('request too large');
+        const now = new Date();
+        const seconds = expiresIn ?? (model === 'Client' ? REGISTERED_CLIENT_DAYS * 86_400 : undefined);
+        const values = {
+          payload: json,
+          grant_id: typeof payload.grantId === 'string' ? payload.grantId : null,
+          uid: typeof payload.uid === 'string' ? payload.uid : null,
+          expires_at: seconds === undefined ? null : new Date(now.getTime() + seconds * 1000).toISOString(),
+        };
+        await db
+          .insertInto('oauth_artifacts')
+          .values({ model, id, consumed_at: null, ...values })
+          .onConflict((oc) => oc.columns(['model', 'id']).doUpdateSet(values))
+          .execute();
+        await sweep(now.toISOString());
+      },
+      async find(id) {
+        const found = await row(id);
+        return live(found, new Date().toISOString()) ? toPayload(found) : undefined;
+      },
+      async findByUid(uid) {
+        const found = await db
+          .selectFrom('oauth_artifacts')
+          .select(['payload', 'expires_at', 'consumed_at'])
+          .where('model', '=', model)
+          .where('uid', '=', uid)
+          .executeTakeFirst();
+        return live(found, new Date().toISOString()) ? toPayload(found) : undefined;
+      },
+      // The device flow (the only user of user codes) is off.
+      findByUserCode: async () => undefined,
+      async consume(id) {
+        const result = await db
+          .updateTable('oauth_artifacts')
+          .set({ consumed_at: new Date().toISOString() })
+          .where('model', '=', model)
+          .where('id', '=', id)
+          .where('consumed_at', 'is', null)
+          .executeTakeFirst();
+        // Another request used it between the provider's check and now: this one loses.
+        if (result.numUpdatedRows === 0n) throw new errors.InvalidGrant('grant request is invalid');
+      },
+      async destroy(id) {
+        await db.deleteFrom('oauth_artifacts').where('model', '=', model).where('id', '=', id).execute();
+      },
+      async revokeByGrantId(grantId) {
+        await db.deleteFrom('oauth_artifacts').where('grant_id', '=', grantId).execute();
+      },
+    };
+  };
+}
+
+/** How many dynamically registered clients exist now (the registration endpoint refuses more than the cap). */
+export async function countRegisteredClients(db: Kysely<Database>): Promise<number> {
+  const { count } = await db
+    .selectFrom('oauth_artifacts')
+    .select((eb) => eb.fn.countAll<string | number>().as('count'))
+    .where('model', '=', 'Client')
+    .where('expires_at', '>', new Date().toISOString())
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/** Whether the account with this id exists (a grant's account, when a code is redeemed). */
+export async function accountExists(db: Kysely<Database>, accountId: string): Promise<boolean> {
+  const found = await db.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst();
+  return found !== undefined;
+}

@@ -1,0 +1,151 @@
+// The OAuth door (docs/mcp-oauth.md): the protected resource metadata of /mcp (RFC 9728), the authorisation server's
+// metadata and endpoints under /oauth (oidc-provider, a Koa app, so this door is served from the node:http listener
+// before the fetch-API doors: src/http/server.ts), and the login and consent page. Requests are rate limited per
+// client address like anonymous requests elsewhere and get one access-log line.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { buildOAuthProtectedResourceMetadata } from '@modelcontextprotocol/server';
+import type Provider from 'oidc-provider';
+import { clientAddressOf } from '../http/client-address.js';
+import type { Services } from '../services.js';
+import {
+  INTERACTION_PATH,
+  isOAuthPath,
+  issuerFor,
+  mcpResourceUrl,
+  OAUTH_ROUTES,
+  PROTECTED_RESOURCE_PATHS,
+  SCOPES,
+} from './endpoints.js';
+import { handleInteraction } from './interactions.js';
+import { createOAuthProvider } from './provider.js';
+import { mintNamedTokens } from './token-minting.js';
+
+export interface OAuthDoor {
+  handles(pathname: string): boolean;
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+}
+
+/** Without PUBLIC_BASE_URL each origin requests come to gets its own issuer; at most this many are kept. */
+const MAX_ISSUERS = 8;
+const UID_SHAPE = /^[A-Za-z0-9_-]{1,64}$/;
+
+function json(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...extra });
+  res.end(JSON.stringify(body));
+}
+
+/** RFC 9728 metadata of this gateway's /mcp, built with the MCP SDK's helper. */
+export function protectedResourceMetadata(issuer: string) {
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(new URL(issuer).hostname);
+  return buildOAuthProtectedResourceMetadata({
+    oauthMetadata: {
+      issuer,
+      authorization_endpoint: `${issuer}${OAUTH_ROUTES.authorization}`,
+      token_endpoint: `${issuer}${OAUTH_ROUTES.token}`,
+      response_types_supported: ['code'],
+    },
+    resourceServerUrl: new URL(mcpResourceUrl(issuer)),
+    scopesSupported: [...SCOPES],
+    resourceName: 'campaign-gateway MCP door',
+    dangerouslyAllowInsecureIssuerUrl: loopback,
+  });
+}
+
+export function createOAuthDoor(services: Services): OAuthDoor {
+  const { config, logger, db, tokens, limits } = services;
+  const addressOf = (req: IncomingMessage): string => {
+    const forwarded = req.headers['x-forwarded-for'];
+    const headers = typeof forwarded === 'string' ? { 'x-forwarded-for': forwarded } : undefined;
+    return clientAddressOf(
+      new Request('http://oauth.invalid/', { headers }),
+      req.socket.remoteAddress,
+      config.TRUST_PROXY,
+    );
+  };
+  const providers = new Map<string, { provider: Provider; callback: ReturnType<Provider['callback']> }>();
+  const providerFor = (issuer: string) => {
+    let entry = providers.get(issuer);
+    if (!entry) {
+      const provider = createOAuthProvider(issuer, config, db);
+      provider.use(
+        mintNamedTokens({ db, tokens, logger, accessTokenDays: config.OAUTH_ACCESS_TOKEN_DAYS }) as Parameters<
+          Provider['use']
+        >[0],
+      );
+      provider.on('server_error', (_ctx: unknown, error: unknown) =>
+        logger.error({ err: error }, 'unexpected error in the authorisation server'),
+      );
+      if (providers.size >= MAX_ISSUERS) providers.delete(providers.keys().next().value ?? '');
+      entry = { provider, callback: provider.callback() };
+      providers.set(issuer, entry);
+    }
+    return entry;
+  };
+
+  const route = async (req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> => {
+    const issuer = issuerFor(config, req.headers.host);
+    if (!issuer) return json(res, 400, { error: 'invalid_request', error_description: 'bad Host header' });
+    const address = addressOf(req);
+    const wait = await limits.anonymousRequest(address);
+    if (wait !== null) {
+      return json(
+        res,
+        429,
+        { error: 'slow_down', error_description: 'too many requests' },
+        { 'retry-after': String(wait) },
+      );
+    }
+    if (PROTECTED_RESOURCE_PATHS.has(pathname)) {
+      const cors = { 'access-control-allow-origin': '*' };
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, { ...cors, 'access-control-allow-methods': 'GET', 'access-control-allow-headers': '*' });
+        return void res.end();
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        return json(res, 405, { error: 'method not allowed' }, { allow: 'GET' });
+      return json(res, 200, protectedResourceMetadata(issuer), { ...cors, 'cache-control': 'max-age=3600' });
+    }
+    const { provider, callback } = providerFor(issuer);
+    if (pathname.startsWith(INTERACTION_PATH)) {
+      const uid = pathname.slice(INTERACTION_PATH.length);
+      if (!UID_SHAPE.test(uid)) return json(res, 404, { error: 'not found' });
+      return handleInteraction(
+        provider,
+        { db, limits, logger, passwordCost: config.PASSWORD_HASH_COST },
+        req,
+        res,
+        uid,
+        address,
+      );
+    }
+    await callback(req, res);
+  };
+
+  return {
+    handles: (pathname) => config.MCP_OAUTH && isOAuthPath(pathname),
+    async handle(req, res) {
+      const started = performance.now();
+      const pathname = URL.parse(req.url ?? '/', 'http://x')?.pathname ?? '/';
+      try {
+        await route(req, res, pathname);
+      } catch (error) {
+        if (services.availability.failed(error)) {
+          if (!res.headersSent) json(res, 503, { error: 'temporarily_unavailable' }, { 'retry-after': '1' });
+        } else {
+          logger.error({ err: error, method: req.method, path: pathname }, 'unexpected error in the OAuth door');
+          if (!res.headersSent) json(res, 500, { error: 'server_error' });
+          else res.destroy();
+        }
+      }
+      logger.info(
+        {
+          method: req.method,
+          path: pathname,
+          status: res.statusCode,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+        },
+        'request',
+      );
+    },
+  };
+}

@@ -1,0 +1,50 @@
+// Where the authorisation server for hosted MCP agents lives (docs/mcp-oauth.md "Endpoints"). The issuer is the
+// gateway's public origin: PUBLIC_BASE_URL when set, else the origin a request came to (local use and tests).
+import type { Config } from '../core/config.js';
+
+/** Every path of the authorisation server starts with this (besides the .well-known documents). */
+export const OAUTH_PREFIX = '/oauth';
+
+export const OAUTH_ROUTES = {
+  authorization: `${OAUTH_PREFIX}/authorize`,
+  token: `${OAUTH_PREFIX}/token`,
+  registration: `${OAUTH_PREFIX}/register`,
+  jwks: `${OAUTH_PREFIX}/jwks`,
+} as const;
+
+/** The interaction (login and consent) page of one authorisation request. */
+export const INTERACTION_PATH = `${OAUTH_PREFIX}/interaction/`;
+
+/** RFC 9728 §3.1: the protected resource metadata of https://host/mcp, and of the host as a whole. */
+export const PROTECTED_RESOURCE_PATHS = new Set([
+  '/.well-known/oauth-protected-resource/mcp',
+  '/.well-known/oauth-protected-resource',
+]);
+/** RFC 8414 and OpenID Connect discovery, both served by the provider (clients try either). */
+export const AUTHORIZATION_SERVER_PATHS = new Set([
+  '/.well-known/oauth-authorization-server',
+  '/.well-known/openid-configuration',
+]);
+
+/** Read-only access (queries) and full access (mutations too): the token is read-only without mcp:write. */
+export const SCOPES = ['mcp:read', 'mcp:write'] as const;
+
+/** Whether the authorisation server answers this path. */
+export function isOAuthPath(pathname: string): boolean {
+  return (
+    pathname.startsWith(`${OAUTH_PREFIX}/`) ||
+    PROTECTED_RESOURCE_PATHS.has(pathname) ||
+    AUTHORIZATION_SERVER_PATHS.has(pathname)
+  );
+}
+
+/** The gateway's public origin for a request: PUBLIC_BASE_URL's when set, else `http://<Host>`. */
+export function issuerFor(config: Pick<Config, 'PUBLIC_BASE_URL'>, host: string | undefined): string | null {
+  if (config.PUBLIC_BASE_URL) return new URL(config.PUBLIC_BASE_URL).origin;
+  const url = host ? URL.parse(`http://${host}`) : null;
+  // A Host header that is not a plain host[:port] names no origin.
+  return url && host && url.host === host.toLowerCase() ? url.origin : null;
+}
+
+/** The protected resource a token is bound to (RFC 8707): this gateway's MCP door. */
+export const mcpResourceUrl = (issuer: string): string => `${issuer}/mcp`;
