@@ -26,6 +26,7 @@ import { createRestRouter } from './rest/router.js';
 import { createMcpDoor } from './mcp/door.js';
 import { createOAuthDoor, type OAuthDoor } from './oauth/door.js';
 import { createMetrics } from './http/metrics.js';
+import { clientAddressOf } from './http/client-address.js';
 import { graphqlSpans, tracingWanted } from './core/tracing.js';
 import { createGeneration, type Generation, responseCache } from './graphql/response-cache.js';
 import { createWebSocketDoor, type WebSocketDoor } from './http/websockets.js';
@@ -173,7 +174,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     yoga,
     websockets,
     database,
-    oauth: createOAuthDoor(services),
+    oauth: createOAuthDoor(services, (req) => {
+      const forwarded = req.headers['x-forwarded-for'];
+      const headers = typeof forwarded === 'string' ? { 'x-forwarded-for': forwarded } : undefined;
+      return clientAddressOf(
+        new Request('http://oauth.invalid/', { headers }),
+        req.socket.remoteAddress,
+        config.TRUST_PROXY,
+      );
+    }),
     draining: false,
     drain() {
       app.draining = true;

@@ -20,6 +20,7 @@ const LAYERS: ReadonlyArray<{ name: string; rank: number; files: RegExp }> = [
   { name: 'graphql', rank: 7, files: /^src\/graphql\// },
   { name: 'rest', rank: 8, files: /^src\/rest\// },
   { name: 'mcp', rank: 8, files: /^src\/mcp\// },
+  { name: 'oauth', rank: 8, files: /^src\/oauth\// },
   { name: 'http', rank: 9, files: /^src\/http\// },
   { name: 'app', rank: 10, files: /^src\/app\.ts$/ },
   { name: 'entry points', rank: 11, files: /^src\/(main|cli|demo|startup-errors|node-version)\.ts$/ },

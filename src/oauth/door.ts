@@ -5,7 +5,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildOAuthProtectedResourceMetadata } from '@modelcontextprotocol/server';
 import type Provider from 'oidc-provider';
-import { clientAddressOf } from '../http/client-address.js';
 import type { Services } from '../services.js';
 import {
   INTERACTION_PATH,
@@ -51,17 +50,9 @@ export function protectedResourceMetadata(issuer: string) {
   });
 }
 
-export function createOAuthDoor(services: Services): OAuthDoor {
+/** `addressOf`: the client address of a request (src/http/client-address.ts, honouring TRUST_PROXY). */
+export function createOAuthDoor(services: Services, addressOf: (req: IncomingMessage) => string): OAuthDoor {
   const { config, logger, db, tokens, limits } = services;
-  const addressOf = (req: IncomingMessage): string => {
-    const forwarded = req.headers['x-forwarded-for'];
-    const headers = typeof forwarded === 'string' ? { 'x-forwarded-for': forwarded } : undefined;
-    return clientAddressOf(
-      new Request('http://oauth.invalid/', { headers }),
-      req.socket.remoteAddress,
-      config.TRUST_PROXY,
-    );
-  };
   const providers = new Map<string, { provider: Provider; callback: ReturnType<Provider['callback']> }>();
   const providerFor = (issuer: string) => {
     let entry = providers.get(issuer);
