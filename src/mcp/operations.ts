@@ -3,23 +3,19 @@
 // operation and the schema (src/mcp/tools.ts, docs/mcp.md). A tool's name is its operation's name in snake_case.
 // Webhook signing secrets are not selected: an agent does not need them, and a model's context is no place for one.
 
-const CAMPAIGN = /* GraphQL */ `
-  fragment McpCampaign on Campaign {
-    id
+/**
+ * A campaign as lists and writes answer it: every field but the long texts (up to 50 000 characters each), which
+ * campaign_get reads. A row is at most about 1.5 KB (docs/mcp.md, "Answer sizes").
+ */
+const CAMPAIGN_SUMMARY = /* GraphQL */ `
+  fragment McpCampaignSummary on Campaign {
     campId
     status
     title
-    description
-    purpose
-    tone
     language
     timeZone
     voiceId
-    script
-    systemPrompt
-    firstLine
-    knowledgeBase
-    calendar
+    tone
     flowName
     sampleSid
     isFreeflow
@@ -27,17 +23,31 @@ const CAMPAIGN = /* GraphQL */ `
     maxCallTimeout
     inactiveCallTimeout
     postCallAnalysis
-    postCallAnalysisSchema
     createdAt
     updatedAt
   }
+`;
+
+/** A whole campaign, its long texts included (campaign_get only). */
+const CAMPAIGN = /* GraphQL */ `
+  fragment McpCampaign on Campaign {
+    ...McpCampaignSummary
+    description
+    purpose
+    script
+    systemPrompt
+    firstLine
+    knowledgeBase
+    calendar
+    postCallAnalysisSchema
+  }
+  ${CAMPAIGN_SUMMARY}
 `;
 
 const PAGE_INFO = 'pageInfo { hasNextPage endCursor }';
 
 const TEXT_PIPELINE = /* GraphQL */ `
   fragment McpTextPipeline on TextPipeline {
-    id
     campId
     goal
     messageDelay
@@ -51,7 +61,6 @@ const TEXT_PIPELINE = /* GraphQL */ `
 
 const CALL_LOG = /* GraphQL */ `
   fragment McpCallLog on CallLog {
-    id
     callId
     campId
     status
@@ -62,15 +71,15 @@ const CALL_LOG = /* GraphQL */ `
     endedAt
     durationSeconds
     cost
-    summary
-    analysis
     recordingUrl
+    summary @include(if: $withTexts)
+    analysis @include(if: $withTexts)
+    transcript @include(if: $withTexts)
   }
 `;
 
 const MEETING = /* GraphQL */ `
   fragment McpMeeting on Meeting {
-    id
     meetingId
     campId
     title
@@ -88,7 +97,6 @@ const MEETING = /* GraphQL */ `
 
 const WEBHOOK = /* GraphQL */ `
   fragment McpWebhook on Webhook {
-    id
     webhookId
     url
     eventTypes
@@ -102,7 +110,6 @@ const WEBHOOK = /* GraphQL */ `
 
 const DELIVERY = /* GraphQL */ `
   fragment McpDelivery on WebhookDelivery {
-    id
     deliveryId
     webhookId
     campId
@@ -179,7 +186,9 @@ const conventionMutation = (operation: string, payload: string, ...fragments: st
   ${fragments.join('\n')}
 `;
 
-const CAMPAIGN_PAYLOAD = 'campaign { ...McpCampaign }';
+const CAMPAIGN_PAYLOAD = 'campaign { ...McpCampaignSummary }';
+/** A change of status answers what changed. */
+const CAMPAIGN_STATUS_PAYLOAD = 'campaign { campId title status updatedAt }';
 const WEBHOOK_PAYLOAD = 'webhook { ...McpWebhook }';
 const MEETING_PAYLOAD = 'meeting { ...McpMeeting }';
 
@@ -203,15 +212,14 @@ export const MCP_OPERATIONS: readonly string[] = [
     query CampaignList($first: Int, $after: String, $status: CampaignStatus, $search: String) {
       campaigns(first: $first, after: $after, status: $status, search: $search) {
         edges {
-          cursor
           node {
-            ...McpCampaign
+            ...McpCampaignSummary
           }
         }
         ${PAGE_INFO}
       }
     }
-    ${CAMPAIGN}
+    ${CAMPAIGN_SUMMARY}
   `,
   /* GraphQL */ `
     query CampaignGet($campId: String!) {
@@ -243,12 +251,12 @@ export const MCP_OPERATIONS: readonly string[] = [
       }
     }
   `,
-  conventionMutation('CampaignCreate', CAMPAIGN_PAYLOAD, CAMPAIGN),
-  conventionMutation('CampaignUpdate', CAMPAIGN_PAYLOAD, CAMPAIGN),
+  conventionMutation('CampaignCreate', CAMPAIGN_PAYLOAD, CAMPAIGN_SUMMARY),
+  conventionMutation('CampaignUpdate', CAMPAIGN_PAYLOAD, CAMPAIGN_SUMMARY),
   conventionMutation('CampaignDelete', 'deletedId campaign { campId title }'),
-  conventionMutation('CampaignPause', CAMPAIGN_PAYLOAD, CAMPAIGN),
-  conventionMutation('CampaignResume', CAMPAIGN_PAYLOAD, CAMPAIGN),
-  conventionMutation('CampaignComplete', CAMPAIGN_PAYLOAD, CAMPAIGN),
+  conventionMutation('CampaignPause', CAMPAIGN_STATUS_PAYLOAD),
+  conventionMutation('CampaignResume', CAMPAIGN_STATUS_PAYLOAD),
+  conventionMutation('CampaignComplete', CAMPAIGN_STATUS_PAYLOAD),
 
   // Voices
   /* GraphQL */ `
@@ -296,10 +304,10 @@ export const MCP_OPERATIONS: readonly string[] = [
       $status: CallStatus
       $since: DateTime
       $until: DateTime
+      $withTexts: Boolean = false
     ) {
       callLogs(first: $first, after: $after, campId: $campId, status: $status, since: $since, until: $until) {
         edges {
-          cursor
           node {
             ...McpCallLog
           }
@@ -317,14 +325,13 @@ export const MCP_OPERATIONS: readonly string[] = [
       $status: CallStatus
       $since: DateTime
       $until: DateTime
+      $withTexts: Boolean = false
     ) {
       campaign(campId: $campId) {
         callLogs(first: $first, after: $after, status: $status, since: $since, until: $until) {
           edges {
-            cursor
             node {
               ...McpCallLog
-              transcript
             }
           }
           ${PAGE_INFO}
@@ -336,7 +343,7 @@ export const MCP_OPERATIONS: readonly string[] = [
 
   // Meetings
   /* GraphQL */ `
-    query MeetingUpcomingList($limit: Int!) {
+    query MeetingUpcomingList($limit: Int = 50) {
       upcomingMeetings(limit: $limit) {
         ...McpMeeting
       }
@@ -376,7 +383,6 @@ export const MCP_OPERATIONS: readonly string[] = [
       webhook(webhookId: $webhookId) {
         deliveries(first: $first, after: $after) {
           edges {
-            cursor
             node {
               ...McpDelivery
             }

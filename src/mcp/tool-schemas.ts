@@ -7,6 +7,7 @@ import {
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLInputType,
+  GraphQLNonNull,
   type GraphQLOutputType,
   type GraphQLSchema,
   getNamedType,
@@ -19,6 +20,7 @@ import {
   isScalarType,
   Kind,
   type OperationDefinitionNode,
+  OperationTypeNode,
   type SelectionSetNode,
   TypeInfo,
   typeFromAST,
@@ -29,6 +31,7 @@ import {
 import { z } from 'zod';
 import { MAX_PAGE_SIZE } from '../graphql/pagination.js';
 import { inputOverride, type JsonSchema } from '../validation/input-json-schema.js';
+import { describedFor } from './descriptions.js';
 
 const VALIDATION = '@pothos/plugin-validation';
 
@@ -48,15 +51,50 @@ function zodInputJson(schema: z.ZodType): JsonSchema {
   return json;
 }
 
+/**
+ * What graphql-scalars' DateTime takes (validateDateTime): an RFC 3339 date-time with seconds and an offset, `T` and
+ * `Z` in either case; `format: date-time` adds what a pattern cannot say (the day exists in its month).
+ */
+export const DATE_TIME_PATTERN =
+  '^\\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])[Tt](?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:[Zz]|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$';
+
 const SCALARS: Record<string, JsonSchema> = {
   String: { type: 'string' },
   ID: { type: 'string' },
   Boolean: { type: 'boolean' },
   Int: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
   Float: { type: 'number' },
-  DateTime: { type: 'string', format: 'date-time' },
+  DateTime: { type: 'string', format: 'date-time', pattern: DATE_TIME_PATTERN },
   JSON: {},
   JSONObject: { type: 'object' },
+};
+
+/** What an answer holds: the same types, without the bounds that only say what an input may be. */
+const OUTPUT_SCALARS: Record<string, JsonSchema> = {
+  ...SCALARS,
+  Int: { type: 'integer' },
+  DateTime: { type: 'string', format: 'date-time' },
+};
+
+/**
+ * Scalars a zod rule sees only after GraphQL parsed them (a DateTime is a Date by then): the rule's string keywords
+ * describe that parsed value, not what a client sends, and are left out.
+ */
+const PARSED_SCALARS = new Set(['DateTime', 'JSON', 'JSONObject']);
+
+/**
+ * Rules across fields that zod's JSON Schema cannot show (a `.refine`), as JSON Schema, by input type. A test
+ * generates arguments from the schemas and calls the server (test/mcp/tool-arguments.test.ts): a refinement missing
+ * here shows there as valid arguments refused.
+ */
+const CROSS_FIELD_RULES: Readonly<Record<string, JsonSchema>> = {
+  // meetings.schema.ts participantSchema: an email or a phone number (or both).
+  ParticipantInput: {
+    anyOf: [
+      { required: ['email'], properties: { email: { type: 'string' } } },
+      { required: ['phone'], properties: { phone: { type: 'string' } } },
+    ],
+  },
 };
 
 /** Keywords a zod schema adds to the GraphQL type's own (bounds, patterns, formats). */
@@ -143,8 +181,28 @@ export function inputTypeJson(type: GraphQLInputType, rule?: JsonSchema, depth =
   if (depth > 12) throw new Error('mcp: input types nested more than 12 deep');
   const split = rule ? splitNull(rule) : { rule: undefined, allowsNull: true };
   const inner = isNonNullType(type) ? type.ofType : type;
-  const json = narrowed(nonNullInputJson(inner, split.rule, depth), split.rule);
+  const json = narrowed(nonNullInputJson(inner, split.rule, depth), onTheWire(inner, split.rule));
   return !isNonNullType(type) && split.allowsNull ? nullable(json) : json;
+}
+
+/**
+ * A zod rule's keywords as a client must send the value: the rule checks what GraphQL made of it, so an enum's values
+ * are its internal ones (`call.ended`) and become the names a client sends (CALL_ENDED); a parsed scalar's keywords
+ * say nothing about its text. The schema must speak the server's spelling, the one its answers use.
+ */
+function onTheWire(type: GraphQLInputType, rule: JsonSchema | undefined): JsonSchema | undefined {
+  if (!rule || isListType(type) || isInputObjectType(type)) return rule;
+  if (isScalarType(type)) return PARSED_SCALARS.has(type.name) ? undefined : rule;
+  if (!isEnumType(type)) return rule;
+  const nameOf = new Map(type.getValues().map((value) => [value.value as unknown, value.name]));
+  const { enum: values, const: constant, default: fallback, ...rest } = simplestFor({ type: 'string' }, rule) ?? {};
+  const named = (value: unknown) => nameOf.get(value) ?? value;
+  return {
+    ...rest,
+    ...(Array.isArray(values) ? { enum: values.filter((value) => nameOf.has(value)).map(named) } : {}),
+    ...(constant !== undefined ? { const: named(constant) } : {}),
+    ...(fallback !== undefined ? { default: named(fallback) } : {}),
+  };
 }
 
 function nonNullInputJson(type: GraphQLInputType, rule: JsonSchema | undefined, depth: number): JsonSchema {
@@ -157,8 +215,9 @@ function nonNullInputJson(type: GraphQLInputType, rule: JsonSchema | undefined, 
   }
   if (isScalarType(type)) return { ...(SCALARS[type.name] ?? {}) };
   if (isInputObjectType(type)) {
-    // The type's own zod schema (an object, or a pipe/intersection of objects) describes its fields.
-    const typeRules = validationSchemas(type.extensions).map(zodInputJson);
+    // The type's own zod schema (an object, or a pipe/intersection of objects) describes its fields, and so does the
+    // rule of the place it is used in (the items of a list the containing type's schema checks).
+    const typeRules = [...validationSchemas(type.extensions).map(zodInputJson), ...(rule ? [rule] : [])];
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
     for (const field of Object.values(type.getFields())) {
@@ -167,17 +226,20 @@ function nonNullInputJson(type: GraphQLInputType, rule: JsonSchema | undefined, 
         ...typeRules.flatMap((json) => propertyRules(json, field.name)),
       ][0];
       const json = inputTypeJson(field.type, fieldRule, depth + 1);
-      if (field.description) json.description = field.description;
+      const description = describedFor(`${type.name}.${field.name}`, field.description);
+      if (description) json.description = description;
       if (field.defaultValue !== undefined) json.default = field.defaultValue;
       properties[field.name] = json;
       if (isNonNullType(field.type) && field.defaultValue === undefined) required.push(field.name);
     }
+    const description = describedFor(type.name, type.description);
     return {
       type: 'object',
-      ...(type.description ? { description: type.description } : {}),
+      ...(description ? { description } : {}),
       properties,
       ...(required.length ? { required } : {}),
       additionalProperties: false,
+      ...CROSS_FIELD_RULES[type.name],
     };
   }
   return {};
@@ -205,9 +267,18 @@ export function variablesSchema(schema: GraphQLSchema, operation: OperationDefin
     const used = usage.get(name);
     const rule =
       used?.rule ?? (used && PAGE_ARGUMENTS.has(used.argument) ? { minimum: 0, maximum: MAX_PAGE_SIZE } : undefined);
-    const json = inputTypeJson(type, rule);
+    // A nullable variable with a default in a non-null place (`$limit: Int = 50` for `limit: Int! = 50`): left out,
+    // its default applies; null is refused there. Its default must be the argument's own.
+    const defaultValue = definition.defaultValue ? valueFromAST(definition.defaultValue, type) : undefined;
+    if (used?.defaultValue !== undefined && defaultValue !== undefined && used.defaultValue !== defaultValue) {
+      throw new Error(
+        `mcp: $${name} defaults to ${String(defaultValue)}, its argument to ${String(used.defaultValue)}`,
+      );
+    }
+    const nonNull = used?.nonNull && !isNonNullType(type) ? new GraphQLNonNull(type) : type;
+    const json = inputTypeJson(nonNull, rule);
     if (used?.description) json.description = used.description;
-    if (definition.defaultValue) json.default = valueFromAST(definition.defaultValue, type);
+    if (defaultValue !== undefined) json.default = defaultValue;
     properties[name] = json;
     if (isNonNullType(type) && !definition.defaultValue) required.push(name);
   }
@@ -216,7 +287,10 @@ export function variablesSchema(schema: GraphQLSchema, operation: OperationDefin
 
 /** For each variable used directly as an argument: the argument's name, description and zod rule. */
 function variableUsage(schema: GraphQLSchema, operation: OperationDefinitionNode) {
-  const usage = new Map<string, { argument: string; description?: string; rule?: JsonSchema }>();
+  const usage = new Map<
+    string,
+    { argument: string; nonNull: boolean; defaultValue?: unknown; description?: string; rule?: JsonSchema }
+  >();
   const typeInfo = new TypeInfo(schema);
   visit(
     operation,
@@ -226,9 +300,16 @@ function variableUsage(schema: GraphQLSchema, operation: OperationDefinitionNode
         const argument = typeInfo.getArgument();
         if (!argument) return;
         const rule = validationSchemas(argument.extensions).map(zodInputJson)[0];
+        const directive = typeInfo.getDirective();
+        const place = directive
+          ? `@${directive.name}`
+          : `${typeInfo.getParentType()?.name}.${typeInfo.getFieldDef()?.name}`;
+        const description = describedFor(`${place}(${argument.name})`, argument.description);
         usage.set(node.value.name.value, {
           argument: argument.name,
-          ...(argument.description ? { description: argument.description } : {}),
+          nonNull: isNonNullType(argument.type),
+          ...(argument.defaultValue !== undefined ? { defaultValue: argument.defaultValue } : {}),
+          ...(description ? { description } : {}),
           ...(rule ? { rule } : {}),
         });
       },
@@ -257,6 +338,7 @@ function selectionJson(
 ): JsonSchema {
   const named = getNamedType(parent);
   if (!isObjectType(named) && !isInterfaceType(named)) throw new Error(`mcp: ${named.name} has no fields`);
+  const isRoot = named === schema.getRootType(OperationTypeNode.QUERY) || named === schema.getMutationType();
   const properties: Record<string, JsonSchema> = {};
   const fields: FieldNode[] = [];
   const collect = (set: SelectionSetNode) => {
@@ -271,7 +353,12 @@ function selectionJson(
     }
   };
   collect(selectionSet);
+  // A field under @include or @skip is in the answer only when its condition says so.
+  const conditional = (node: FieldNode) =>
+    (node.directives ?? []).some((directive) => ['include', 'skip'].includes(directive.name.value));
+  const required: string[] = [];
   for (const node of fields) {
+    if (!conditional(node)) required.push(node.alias?.value ?? node.name.value);
     const key = node.alias?.value ?? node.name.value;
     if (node.name.value === '__typename') {
       properties[key] = { type: 'string' };
@@ -280,10 +367,12 @@ function selectionJson(
     const field = named.getFields()[node.name.value];
     if (!field) throw new Error(`mcp: ${named.name}.${node.name.value} does not exist`);
     const json = outputTypeJson(schema, field.type, node, fragments);
-    if (field.description) json.description = field.description;
+    // The root field is what the tool does, which its own description says.
+    const description = isRoot ? undefined : describedFor(`${named.name}.${field.name}`, field.description);
+    if (description) json.description = description;
     properties[key] = json;
   }
-  return { type: 'object', properties, required: Object.keys(properties), additionalProperties: false };
+  return { type: 'object', properties, required, additionalProperties: false };
 }
 
 function outputTypeJson(
@@ -304,7 +393,40 @@ function nonNullOutputJson(
 ): JsonSchema {
   if (isListType(type)) return { type: 'array', items: outputTypeJson(schema, type.ofType, node, fragments) };
   if (isEnumType(type)) return { type: 'string', enum: type.getValues().map((value) => value.name) };
-  if (isScalarType(type)) return { ...(SCALARS[type.name] ?? {}) };
+  if (isScalarType(type)) return { ...(OUTPUT_SCALARS[type.name] ?? {}) };
   if (!node.selectionSet) throw new Error(`mcp: ${node.name.value} needs a selection`);
   return selectionJson(schema, type, node.selectionSet, fragments);
+}
+
+/** Every description in a JSON Schema. */
+function descriptionsIn(json: unknown, found = new Set<string>()): Set<string> {
+  if (Array.isArray(json)) for (const item of json) descriptionsIn(item, found);
+  else if (json && typeof json === 'object') {
+    for (const [key, value] of Object.entries(json)) {
+      if (key === 'description' && typeof value === 'string') found.add(value);
+      else descriptionsIn(value, found);
+    }
+  }
+  return found;
+}
+
+/** `json` without the descriptions `known` holds (a copy). */
+function withoutDescriptions(json: unknown, known: ReadonlySet<string>): unknown {
+  if (Array.isArray(json)) return json.map((item) => withoutDescriptions(item, known));
+  if (!json || typeof json !== 'object') return json;
+  return Object.fromEntries(
+    Object.entries(json)
+      .filter(([key, value]) => !(key === 'description' && typeof value === 'string' && known.has(value)))
+      .map(([key, value]) => [key, key === 'enum' || key === 'default' ? value : withoutDescriptions(value, known)]),
+  );
+}
+
+/**
+ * A tool's two schemas. What a field means is said once per tool: an answer's field described as an argument of
+ * the same tool is (a write answering what it was given) is not described again in the output schema.
+ */
+export function toolSchemas(schema: GraphQLSchema, operation: OperationDefinitionNode, document: DocumentNode) {
+  const inputSchema = variablesSchema(schema, operation);
+  const outputSchema = withoutDescriptions(dataSchema(schema, operation, document), descriptionsIn(inputSchema));
+  return { inputSchema, outputSchema: outputSchema as JsonSchema };
 }

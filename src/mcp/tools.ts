@@ -2,8 +2,8 @@
 // public schema once, at start-up, and the tool's definition follows from it and the schema alone, so it changes only
 // when one of them does.
 //   name         the operation's name in snake_case (CampaignList → campaign_list)
-//   description  the schema's descriptions of the fields the operation reaches through (root field, then the one
-//                field below it while it is the only one selected: campaign → metrics)
+//   description  written for the tool, per operation (src/mcp/descriptions.ts): what it does, its arguments, the
+//                other tools it works with; an operation without one fails at start-up
 //   inputSchema  the variables (src/mcp/tool-schemas.ts); outputSchema: the shape of `data`
 //   annotations  queries are read-only and idempotent; a mutation's hints follow from the effect its root field
 //                declares in src/mcp/annotations.ts (a mutation without one fails at start-up)
@@ -23,7 +23,8 @@ import {
 } from 'graphql';
 import type { JsonSchema } from '../validation/input-json-schema.js';
 import { annotationsOf, type ToolAnnotations } from './annotations.js';
-import { dataSchema, variablesSchema } from './tool-schemas.js';
+import { toolDescription } from './descriptions.js';
+import { toolSchemas } from './tool-schemas.js';
 
 export interface McpTool {
   name: string;
@@ -83,17 +84,13 @@ export function toolFromOperation(schema: GraphQLSchema, source: string): McpToo
   for (const field of path) {
     if (field.deprecationReason) throw new Error(`MCP operation ${operationName}: ${field.name} is deprecated`);
   }
-  const description = path
-    .map((field) => field.description?.trim())
-    .filter((text): text is string => Boolean(text))
-    .join(' — ');
+  const description = toolDescription(operationName);
   const title = titleOf(operationName);
   return {
     name: toolName(operationName),
     title,
     description,
-    inputSchema: variablesSchema(schema, operation),
-    outputSchema: dataSchema(schema, operation, document),
+    ...toolSchemas(schema, operation, document),
     annotations: annotationsOf(operationName, title, operation.operation, root.name),
     document,
     operationName,

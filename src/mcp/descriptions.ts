@@ -1,0 +1,156 @@
+// What the MCP tools say about themselves (docs/mcp.md): written for an agent calling tools, not derived from the
+// GraphQL schema's field descriptions, which speak of fields and doors the agent never sees. A tool's description is
+// one sentence of what it does, then its arguments and what it answers, naming other tools by their tool names.
+// A tool without a description here fails at start-up; test/mcp/tool-descriptions.test.ts refuses any description
+// (of a tool, or inside its schemas) that names a REST path or operation, or a GraphQL field that is not a tool.
+
+/** Per operation name (a tool's name is its operation's in snake_case). */
+export const TOOL_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  CampaignList:
+    'Lists your campaigns, newest first, without their long texts (campaign_get reads those). Arguments: `status` ' +
+    'and `search` (in the title) filter; `first` (at most 100) and `after` (pageInfo.endCursor of the previous ' +
+    'page) page.',
+  CampaignGet:
+    'Reads one campaign whole: its texts (script, systemPrompt, …), its voice and its text pipeline; null when you ' +
+    'have no such campaign. Argument: `campId`.',
+  CampaignMetrics:
+    "Totals over a campaign's call logs as they are now: call time, number of calls, spend, average cost; null " +
+    'when you have no such campaign. Argument: `campId`.',
+  CampaignCreate:
+    'Creates a campaign, ACTIVE. Arguments in `input`: the campaign (`voiceId` from voice_list); `campId` is ' +
+    'generated when omitted, and one already in use is CONFLICT. Answers the campaign without its long texts.',
+  CampaignUpdate:
+    'Changes the given fields of a campaign; a completed campaign cannot change (CONFLICT). Arguments in `input`: ' +
+    '`campId` and the fields to change. Answers the campaign without its long texts (campaign_get reads them).',
+  CampaignDelete:
+    'Deletes a campaign and everything that belongs to it, for good. Argument: `input.campId`. Answers its ' +
+    '`deletedId`.',
+  CampaignPause:
+    'Pauses an ACTIVE campaign: no new calls until campaign_resume; a paused one is answered as it is. Argument: ' +
+    '`input.campId`.',
+  CampaignResume:
+    'Resumes a PAUSED campaign (ACTIVE again); an active one is answered as it is. Argument: `input.campId`.',
+  CampaignComplete:
+    'Completes an ACTIVE or PAUSED campaign, for good: it cannot change afterwards; a completed one is answered as ' +
+    'it is. Argument: `input.campId`.',
+  VoiceList:
+    'Lists the voice catalogue: the voiceIds campaign_create and campaign_update take. Argument: `language`, a tag ' +
+    '(`en-US`) or a primary language (`en`).',
+  TextPipelineSet:
+    "Sets (replaces) a campaign's text pipeline; campaign_get reads it. Arguments in `input`: `campId` and " +
+    '`pipeline`.',
+  TextPipelineDelete:
+    "Deletes a campaign's text pipeline; its follow-up posts not yet sent are cancelled. Argument: `input.campId`.",
+  IntegrationList:
+    'Lists every integration kind of your account, connected or not, secrets masked. No arguments; the ' +
+    '<kind>_connect and <kind>_disconnect tools change them.',
+  TelephonyConnect:
+    'Connects (or replaces) the telephony integration. Arguments in `input`: the credentials. Answers it with its ' +
+    'secrets masked.',
+  TelephonyDisconnect: 'Deletes the stored telephony credentials; NOT_FOUND when there are none. No arguments.',
+  BoardConnect:
+    'Connects (or replaces) the board integration. Arguments in `input`: the credentials. Answers it with its ' +
+    'secrets masked.',
+  BoardDisconnect: 'Deletes the stored board credentials; NOT_FOUND when there are none. No arguments.',
+  CalendarConnect:
+    'Connects (or replaces) the calendar integration, which meeting_book needs. Arguments in `input`: the ' +
+    'credentials. Answers it with its secrets masked.',
+  CalendarDisconnect: 'Deletes the stored calendar credentials; NOT_FOUND when there are none. No arguments.',
+  ErpConnect:
+    'Connects (or replaces) the ERP integration. Arguments in `input`: the credentials. Answers it with its secrets ' +
+    'masked.',
+  ErpDisconnect: 'Deletes the stored ERP credentials; NOT_FOUND when there are none. No arguments.',
+  SocialConnect:
+    'Connects (or replaces) the social integration. Arguments in `input`: the credentials. Answers it with its ' +
+    'secrets masked.',
+  SocialDisconnect: 'Deletes the stored social credentials; NOT_FOUND when there are none. No arguments.',
+  ChatConnect:
+    'Connects (or replaces) the chat integration. Arguments in `input`: the credentials. Answers it with its ' +
+    'secrets masked.',
+  ChatDisconnect: 'Deletes the stored chat credentials; NOT_FOUND when there are none. No arguments.',
+  CallLogList:
+    'Lists your call logs, newest first; an unknown campId is NOT_FOUND. Arguments: `campId`, `status`, and ' +
+    '`since`/`until` (bounds on startedAt, inclusive) filter; `first` (at most 100) and `after` page; `withTexts` ' +
+    'adds each call’s summary, analysis and transcript (long: ask for a few).',
+  CampaignCallLogList:
+    "Lists a campaign's call logs, newest first; null when you have no such campaign. Arguments: `campId`; " +
+    '`status`, `since`/`until` (bounds on startedAt, inclusive) filter; `first` (at most 100) and `after` page; ' +
+    '`withTexts` adds each call’s summary, analysis and transcript (long: ask for a few).',
+  MeetingUpcomingList:
+    'Lists your scheduled meetings that have not ended, the soonest first. Argument: `limit` (1–200, 50 when ' +
+    'omitted).',
+  MeetingGet: 'Reads one meeting; null when you have no such meeting. Argument: `meetingId`.',
+  MeetingBook:
+    'Books a meeting for a campaign; calendar_connect must have run, and a meeting overlapping another scheduled ' +
+    'one is CONFLICT. Arguments in `input`: `campId`, `title`, `startsAt` and `endsAt` (after startsAt, at most 24 ' +
+    'hours later), `participants` (each a name and an email or phone) and `timeZone`.',
+  MeetingCancel: 'Cancels a scheduled meeting; one already canceled is answered as it is. Argument: `input.meetingId`.',
+  WebhookList: 'Lists your webhooks, oldest first. No arguments.',
+  WebhookGet: 'Reads one webhook; null when you have no such webhook. Argument: `webhookId`.',
+  WebhookDeliveryList:
+    "Lists a webhook's deliveries, newest first; null when you have no such webhook. Arguments: `webhookId`; " +
+    '`first` (at most 100) and `after` page.',
+  WebhookCreate:
+    'Registers a webhook; webhook_attach then sends it the events of a campaign. Arguments in `input`: `url`, ' +
+    '`eventTypes` (none: all) and `description`. Its signing secret is not answered here.',
+  WebhookUpdate:
+    'Changes the given fields of a webhook. Arguments in `input`: `webhookId` and the fields to change; `enabled: ' +
+    'true` re-enables a disabled one.',
+  WebhookDelete:
+    'Deletes a webhook, its attachments and its deliveries, for good. Argument: `input.webhookId`. Answers its ' +
+    '`deletedId`.',
+  WebhookAttach:
+    "Sends a campaign's events to a webhook from now on; attaching twice changes nothing. Arguments in `input`: " +
+    '`webhookId` and `campId`.',
+  WebhookDetach:
+    "Stops sending a campaign's events to a webhook; detaching twice changes nothing. Arguments in `input`: " +
+    '`webhookId` and `campId`.',
+  WebhookDeliveryRedeliver:
+    'Queues a finished delivery again (same body), sent on the retry schedule; one still pending is CONFLICT. ' +
+    'Argument: `input.deliveryId` (from webhook_delivery_list).',
+};
+
+/**
+ * Descriptions of schema places rewritten for the tools, by coordinate: `Type.field`, `Type.field(argument)`, a
+ * type's name, or `*.field` / `*(argument)` for every type. Absent: the schema's own description.
+ */
+const REWRITTEN: Readonly<Record<string, string>> = {
+  '*.voiceId': 'The voice of the calls: a voiceId voice_list answers (another is refused).',
+  '*(after)': 'pageInfo.endCursor of the page before: this page starts after it (another value is refused).',
+  '@include(if)': 'true: each call log also carries its summary, analysis and transcript (long: ask for a few).',
+  '*(first)': 'At most this many (0–100), after `after`; 20 when omitted.',
+  'PageInfo.hasNextPage': 'Whether more follow this page.',
+  'PageInfo.endCursor': 'Pass it as `after` for the next page; on an empty page, the `after` given, or null.',
+  '*.postCallAnalysis': 'Whether calls get a post-call analysis, checked against postCallAnalysisSchema.',
+  'WebhookDelivery.eventId': 'The event it carries (evt_…): the id in the delivered body.',
+  'CallLog.summary': 'The summary the AI engine attached after the call; null until then.',
+  'CallLog.analysis': 'The post-call analysis the AI engine attached after the call; null until then.',
+  'CallLog.transcript': 'The transcript the AI engine attached after the call; null until then.',
+  'WebhookCreatePayload.webhook': 'The new webhook.',
+  'Query.campaign(campId)': 'The campaign: its campId.',
+};
+
+/** The description of a tool's operation; a tool without one is a mistake found at start-up. */
+export function toolDescription(operationName: string): string {
+  const description = TOOL_DESCRIPTIONS[operationName];
+  if (!description) {
+    throw new Error(`MCP operation ${operationName}: describe the tool in TOOL_DESCRIPTIONS (src/mcp/descriptions.ts)`);
+  }
+  return description;
+}
+
+/**
+ * The description of a schema place as a tool shows it: rewritten when REWRITTEN says so, else the schema's.
+ * `coordinate` is `Type.field`, `Type.field(argument)`, `@directive(argument)` or a type's name.
+ */
+export function describedFor(coordinate: string, description: string | null | undefined): string | undefined {
+  const field = /\.(\w+)$/.exec(coordinate)?.[1];
+  const argument = /\((\w+)\)$/.exec(coordinate)?.[1];
+  return (
+    REWRITTEN[coordinate] ??
+    (field ? REWRITTEN[`*.${field}`] : undefined) ??
+    (argument ? REWRITTEN[`*(${argument})`] : undefined) ??
+    description ??
+    undefined
+  );
+}

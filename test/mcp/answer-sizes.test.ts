@@ -1,0 +1,96 @@
+// Answers an agent can afford (docs/mcp.md, "Answer sizes"): a campaign_list row leaves out the long texts (they are
+// read with campaign_get), so ten campaigns whose every text is at its maximum length, in 4-byte characters, answer
+// under the documented bound; and tools/list stays under its own.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+
+const running: Array<{ app: TestApp; http: HttpServer; client: Client }> = [];
+afterEach(async () => {
+  for (const { app, http, client } of running.splice(0)) {
+    await client.close();
+    http.server.closeAllConnections();
+    await new Promise<void>((resolve) => http.server.close(() => resolve()));
+    await app.close();
+  }
+});
+
+/** A gateway on a loopback port and a client of its MCP door with a new account's token. */
+async function mcpDoor() {
+  const app = await startApp({}, [], { worker: false });
+  const http = createHttpServer(app.app);
+  const { port } = await listen(http.server, 0, '127.0.0.1');
+  const { token } = await app.account();
+  const client = new Client({ name: 'answer-sizes-test', version: '1.0.0' });
+  running.push({ app, http, client });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  await client.listTools();
+  return { client };
+}
+
+/** docs/mcp.md: a campaign_list answer (structured content and its text copy) is at most this per campaign. */
+const CAMPAIGN_ROW_BOUND = 7_500;
+/** docs/mcp.md: what tools/list answers a full token, at most. */
+const TOOLS_LIST_BOUND = 100_000;
+
+const longest = (length: number) => '😀'.repeat(length);
+
+describe('MCP answer sizes', () => {
+  it('ten campaigns with every text at its longest answer campaign_list under 10 × 7.5 KB', async () => {
+    const { client } = await mcpDoor();
+    const voices = await client.callTool({ name: 'voice_list', arguments: {} });
+    const voiceId = (voices.structuredContent as { voices: Array<{ voiceId: string }> }).voices[0]?.voiceId;
+    for (let index = 0; index < 10; index++) {
+      const created = await client.callTool({
+        name: 'campaign_create',
+        arguments: {
+          input: {
+            campId: `${'c'.repeat(62)}${String(index).padStart(2, '0')}`,
+            title: longest(200),
+            voiceId,
+            language: 'zh-Hant-TW',
+            timeZone: 'America/Argentina/ComodRivadavia',
+            script: longest(50_000),
+            systemPrompt: longest(20_000),
+            purpose: longest(5_000),
+            description: longest(5_000),
+            knowledgeBase: longest(2_000),
+            calendar: longest(2_000),
+            firstLine: longest(2_000),
+            tone: longest(200),
+            flowName: longest(200),
+            sampleSid: longest(200),
+            postCallAnalysisSchema: { type: 'object', description: longest(1_000) },
+          },
+        },
+      });
+      expect(created.isError, JSON.stringify(created.content).slice(0, 300)).toBeFalsy();
+      // A write answers the campaign without its long texts too.
+      expect(Buffer.byteLength(JSON.stringify(created))).toBeLessThan(2 * CAMPAIGN_ROW_BOUND);
+    }
+    const listed = await client.callTool({ name: 'campaign_list', arguments: { first: 10 } });
+    const rows = (listed.structuredContent as any).campaigns.edges;
+    expect(rows).toHaveLength(10);
+    expect(rows[0].node).not.toHaveProperty('script');
+    const bytes =
+      Buffer.byteLength(JSON.stringify(listed.structuredContent)) + Buffer.byteLength(JSON.stringify(listed.content));
+    expect(bytes).toBeLessThan(10 * CAMPAIGN_ROW_BOUND);
+    // The texts are one campaign_get away.
+    const campId = rows[0].node.campId as string;
+    const one = await client.callTool({ name: 'campaign_get', arguments: { campId } });
+    expect((one.structuredContent as any).campaign.script).toBe(longest(50_000));
+  });
+
+  it('tools/list stays under its documented bound, every tool described in a few sentences', async () => {
+    const { client } = await mcpDoor();
+    const listed = await client.listTools();
+    expect(Buffer.byteLength(JSON.stringify(listed.tools))).toBeLessThan(TOOLS_LIST_BOUND);
+    for (const tool of listed.tools) expect(tool.description?.length ?? 0, tool.name).toBeLessThan(400);
+  });
+});
