@@ -66,8 +66,8 @@ const HINTS: Readonly<Record<MutationEffect, { destructiveHint: boolean; idempot
   reversible: { destructiveHint: false, idempotentHint: true },
 };
 
+/** The hints (the tool's display name is its top-level `title`, not repeated here). */
 export interface ToolAnnotations {
-  title: string;
   readOnlyHint: boolean;
   destructiveHint: boolean;
   idempotentHint: boolean;
@@ -78,14 +78,9 @@ export interface ToolAnnotations {
  * The annotations of a tool running `rootField` in an operation of `kind`: a query is read-only and idempotent; a
  * mutation's hints follow from its declared effect, and a mutation without one is refused.
  */
-export function annotationsOf(
-  operationName: string,
-  title: string,
-  kind: OperationTypeNode,
-  rootField: string,
-): ToolAnnotations {
+export function annotationsOf(operationName: string, kind: OperationTypeNode, rootField: string): ToolAnnotations {
   if (kind !== OperationTypeNode.MUTATION) {
-    return { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+    return { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
   }
   const effect = MUTATION_EFFECTS[rootField];
   if (!effect) {
@@ -93,5 +88,5 @@ export function annotationsOf(
       `MCP operation ${operationName}: declare the effect of ${rootField} in MUTATION_EFFECTS (src/mcp/annotations.ts)`,
     );
   }
-  return { title, readOnlyHint: false, ...HINTS[effect], openWorldHint: false };
+  return { readOnlyHint: false, ...HINTS[effect], openWorldHint: false };
 }

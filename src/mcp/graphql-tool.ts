@@ -33,7 +33,6 @@ export const GRAPHQL_TOOL = {
     additionalProperties: true,
   },
   annotations: {
-    title: 'GraphQL',
     readOnlyHint: false,
     destructiveHint: true,
     idempotentHint: false,

@@ -16,6 +16,7 @@ import type { Yoga } from '../graphql/yoga.js';
 import type { Services } from '../services.js';
 import { jsonShapeProblem, MAX_LIST_LENGTH } from '../validation/json-limits.js';
 import { GRAPHQL_TOOL, graphqlToolResult } from './graphql-tool.js';
+import { singleValuesForLists } from './list-arguments.js';
 import { MCP_OPERATIONS } from './operations.js';
 import { type Caller, toolResult } from './tool-results.js';
 import { buildTools, type McpTool } from './tools.js';
@@ -134,6 +135,8 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
           unknown.map((name) => ({ path: [name], type: 'extra_forbidden', message: 'Extra inputs are not permitted' })),
         );
       }
+      const singles = singleValuesForLists(tool.inputSchema, args);
+      if (singles.length > 0) return badArguments('A list is expected where a single value was given', singles);
       return server.projectCallToolResult(await run(tool, args, caller).then(toolResult), tool.outputSchema);
     });
     server.setRequestHandler('resources/list', ({ params }) => {

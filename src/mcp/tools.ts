@@ -91,7 +91,7 @@ export function toolFromOperation(schema: GraphQLSchema, source: string): McpToo
     title,
     description,
     ...toolSchemas(schema, operation, document),
-    annotations: annotationsOf(operationName, title, operation.operation, root.name),
+    annotations: annotationsOf(operationName, operation.operation, root.name),
     document,
     operationName,
     kind: operation.operation,

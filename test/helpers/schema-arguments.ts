@@ -208,8 +208,6 @@ function wrongType(schema: JsonSchema): unknown {
   if (types.includes('integer')) return 1.5;
   if (types.includes('number') || types.includes('boolean')) return 'x';
   if (types.includes('object')) return 'x';
-  // A single item where a list is expected is a list of one to GraphQL: a number is no item of these lists.
-  if (types.includes('array')) return 12345;
   return undefined;
 }
 
@@ -234,6 +232,8 @@ export function violations(
   if (path.length > 0) {
     const wrong = wrongType(schema);
     if (wrong !== undefined) broken('wrong type', wrong);
+    // A single valid item where the list is expected: GraphQL would make it a list of one, the schema says list.
+    if (types.includes('array') && Array.isArray(value) && value.length > 0) broken('a single item', value[0]);
     if (types.length > 0 && !types.includes('null') && !(schema.enum as unknown[] | undefined)?.includes(null))
       broken('null', null);
   }

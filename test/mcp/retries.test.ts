@@ -250,10 +250,10 @@ describe('annotations follow from each mutation’s declared effect', () => {
       .filter((tool) => tool.kind === OperationTypeNode.MUTATION)
       .map((tool) => tool.operationName.charAt(0).toLowerCase() + tool.operationName.slice(1));
     expect(Object.keys(MUTATION_EFFECTS).sort()).toEqual(rootFields.sort());
-    expect(() => annotationsOf('AccountLogin', 'Account login', OperationTypeNode.MUTATION, 'accountLogin')).toThrow(
+    expect(() => annotationsOf('AccountLogin', OperationTypeNode.MUTATION, 'accountLogin')).toThrow(
       /declare the effect of accountLogin/,
     );
-    expect(annotationsOf('CampaignList', 'Campaign list', OperationTypeNode.QUERY, 'campaigns')).toMatchObject({
+    expect(annotationsOf('CampaignList', OperationTypeNode.QUERY, 'campaigns')).toMatchObject({
       readOnlyHint: true,
       idempotentHint: true,
       destructiveHint: false,
