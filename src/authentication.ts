@@ -3,6 +3,7 @@
 import { type CredentialCheck, noteCredentialCheck } from './core/request-context.js';
 import { type AccessTokenCredential, accessTokenMatches } from './domain/access-tokens.js';
 import type { Account } from './domain/accounts.js';
+import type { TokenResource } from './db/types.js';
 import type { AccountCache } from './domain/account-cache.js';
 import type { TokenIssuer, VerifiedToken } from './security/tokens.js';
 
@@ -56,20 +57,28 @@ export interface RequestAuth {
   readonly taken: boolean;
 }
 
-export function requestAuth(services: AuthServices, authorization: string | null): RequestAuth {
+/**
+ * `resource`: the door asking, when it is one a token can be bound to (/mcp); a token bound to a door is refused
+ * everywhere else, as an invalid one.
+ */
+export function requestAuth(
+  services: AuthServices,
+  authorization: string | null,
+  resource: TokenResource | null = null,
+): RequestAuth {
   const token = bearerToken(authorization);
   const claims = token ? services.tokens.verify(token) : null;
   let answer: Promise<Authentication> | undefined;
   let taken: { authentication: Authentication; check: CredentialCheck } | null = null;
   let confirmed: Promise<Authentication | null> | undefined;
-  const authentication = () => (answer ??= authenticate(services, token, claims));
+  const authentication = () => (answer ??= authenticate(services, token, claims, resource));
   return {
     claims,
     authentication,
     provisional: () => {
       if (taken) return Promise.resolve(taken.authentication);
       if (answer) return answer;
-      const guess = token && claims ? provisionalAuthentication(services, token, claims) : null;
+      const guess = token && claims ? provisionalAuthentication(services, token, claims, resource) : null;
       // Without request state to carry the check (an in-process call), nothing is taken on trust.
       if (!guess || !noteCredentialCheck(guess.check)) return authentication();
       taken = guess;
@@ -115,10 +124,11 @@ function provisionalAuthentication(
   services: AuthServices,
   token: string,
   claims: VerifiedToken,
+  resource: TokenResource | null,
 ): { authentication: Authentication; check: CredentialCheck } | null {
   if (claims.accessTokenId) {
     const credential = services.accessTokens.recent(claims.accessTokenId);
-    if (!namesCredential(credential, claims, token)) return null;
+    if (!namesCredential(credential, claims, token, resource)) return null;
     return {
       authentication: credentialAuthentication(credential),
       check: {
@@ -136,13 +146,17 @@ function provisionalAuthentication(
   };
 }
 
-/** Whether a stored named access token is the one this token names: the claims' account, the token's digest. */
+/**
+ * Whether a stored named access token is the one this token names (the claims' account, the token's digest) and may
+ * be used at this door.
+ */
 const namesCredential = (
   credential: AccessTokenCredential | null | undefined,
   claims: VerifiedToken,
   token: string,
+  resource: TokenResource | null,
 ): credential is AccessTokenCredential =>
-  !!credential && credential.account.id === claims.accountId && accessTokenMatches(credential, token);
+  !!credential && credential.account.id === claims.accountId && accessTokenMatches(credential, token, resource);
 
 /**
  * Whether a login token still stands for this account: one of an older version was issued before the API key was
@@ -169,11 +183,12 @@ async function authenticate(
   services: AuthServices,
   token: string | undefined,
   claims: VerifiedToken | null,
+  resource: TokenResource | null,
 ): Promise<Authentication> {
   if (!token) return { viewer: null, authFailure: 'missing' };
   if (claims?.accessTokenId) {
     const credential = await services.accessTokens.find(claims.accessTokenId);
-    if (!namesCredential(credential, claims, token)) return { viewer: null, authFailure: 'invalid' };
+    if (!namesCredential(credential, claims, token, resource)) return { viewer: null, authFailure: 'invalid' };
     return credentialAuthentication(credential);
   }
   const viewer = claims ? await services.accounts.find(claims.accountId) : null;

@@ -24,7 +24,12 @@ export interface AccessTokensTable {
   read_only: number;
   created_at: string;
   expires_at: string | null;
+  /** 'mcp': issued through OAuth for /mcp and good there only; null: good on every door. */
+  resource: TokenResource | null;
 }
+
+/** The one door a token is bound to (RFC 8707's resource, by the door's name). */
+export type TokenResource = 'mcp';
 
 export interface VoicesTable {
   voice_id: string;

@@ -6,7 +6,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { z } from 'zod';
-import type { AccessTokensTable, Database } from '../db/types.js';
+import type { AccessTokensTable, Database, TokenResource } from '../db/types.js';
 import { apiKeyHint, hashApiKey, newId } from '../security/api-keys.js';
 import type { TokenIssuer } from '../security/tokens.js';
 import { type Account, serializeForAccount, toAccount } from './accounts.js';
@@ -26,6 +26,8 @@ export interface AccessToken {
   createdAt: string;
   /** Null: it does not expire. */
   expiresAt: string | null;
+  /** 'mcp': issued to an agent through OAuth and good at /mcp only; null: good on every door. */
+  resource: TokenResource | null;
 }
 
 /** What a request authenticated with an access token knows about it. */
@@ -41,6 +43,7 @@ const toAccessToken = (row: Selectable<AccessTokensTable>): AccessToken => ({
   readOnly: row.read_only === 1,
   createdAt: row.created_at,
   expiresAt: row.expires_at,
+  resource: row.resource,
 });
 
 export const accessTokenNameField = z.string().trim().min(1).max(100);
@@ -67,6 +70,7 @@ export async function createAccessToken(
   tokens: TokenIssuer,
   accountId: string,
   input: AccessTokenCreate,
+  resource: TokenResource | null = null,
 ): Promise<{ accessToken: AccessToken; token: string }> {
   const tokenId = newId('tok');
   const token = tokens.mintAccessToken(accountId, tokenId);
@@ -79,6 +83,7 @@ export async function createAccessToken(
     read_only: input.readOnly ? 1 : 0,
     created_at: new Date().toISOString(),
     expires_at: input.expiresAt ? input.expiresAt.toISOString() : null,
+    resource,
   };
   await db.transaction().execute(async (trx) => {
     // One account's creations run one after the other, so the cap holds under concurrency.
@@ -190,8 +195,17 @@ export async function accessTokenExists(db: Kysely<Database>, tokenId: string): 
   return row !== undefined;
 }
 
-/** Whether `token` is the credential's token (digests compared in constant time) and has not expired. */
-export function accessTokenMatches(credential: AccessTokenCredential, token: string, now = Date.now()): boolean {
+/**
+ * Whether `token` is the credential's token (digests compared in constant time), has not expired, and may be used at
+ * `resource` (the door asking: a token bound to /mcp is no credential anywhere else).
+ */
+export function accessTokenMatches(
+  credential: AccessTokenCredential,
+  token: string,
+  resource: TokenResource | null = null,
+  now = Date.now(),
+): boolean {
+  if (credential.resource !== null && credential.resource !== resource) return false;
   const given = Buffer.from(hashApiKey(token));
   const stored = Buffer.from(credential.tokenHash);
   if (given.length !== stored.length || !timingSafeEqual(given, stored)) return false;

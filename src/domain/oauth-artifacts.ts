@@ -15,6 +15,32 @@ const MAX_PAYLOAD_BYTES = 64 * 1024;
 /** Expired rows are swept at most this often by one instance. */
 const SWEEP_EVERY_MS = 60_000;
 
+/**
+ * The named access token a grant's code was redeemed for, kept while a replay of that code can still be noticed (the
+ * code lives 60 s): a replay revokes it.
+ */
+const ISSUED_TOKEN = 'IssuedAccessToken';
+const ISSUED_TOKEN_SECONDS = 600;
+
+/** Notes which named access token a grant's code was redeemed for (see ISSUED_TOKEN). */
+export async function recordIssuedToken(
+  db: Kysely<Database>,
+  issued: { grantId: string; accountId: string; tokenId: string },
+): Promise<void> {
+  await db
+    .insertInto('oauth_artifacts')
+    .values({
+      model: ISSUED_TOKEN,
+      id: issued.tokenId,
+      payload: JSON.stringify({ accountId: issued.accountId, tokenId: issued.tokenId }),
+      grant_id: issued.grantId,
+      uid: null,
+      expires_at: new Date(Date.now() + ISSUED_TOKEN_SECONDS * 1000).toISOString(),
+      consumed_at: null,
+    })
+    .execute();
+}
+
 /** Models whose artefacts are not kept: the access token the provider makes is replaced before it is handed out. */
 const NOT_STORED = new Set(['AccessToken']);
 
@@ -97,7 +123,23 @@ export function oauthArtifactAdapter(db: Kysely<Database>): (model: string) => A
       async destroy(id) {
         await db.deleteFrom('oauth_artifacts').where('model', '=', model).where('id', '=', id).execute();
       },
+      // A grant is revoked when one of its codes is used twice: the named token the first use got is revoked with it
+      // (OAuth 2.1 §4.1.3), for whoever replays a code may have stolen it.
       async revokeByGrantId(grantId) {
+        const issued = await db
+          .selectFrom('oauth_artifacts')
+          .select('payload')
+          .where('model', '=', ISSUED_TOKEN)
+          .where('grant_id', '=', grantId)
+          .execute();
+        for (const { payload } of issued) {
+          const { accountId, tokenId } = JSON.parse(payload) as { accountId: string; tokenId: string };
+          await db
+            .deleteFrom('access_tokens')
+            .where('account_id', '=', accountId)
+            .where('token_id', '=', tokenId)
+            .execute();
+        }
         await db.deleteFrom('oauth_artifacts').where('grant_id', '=', grantId).execute();
       },
     };

@@ -105,7 +105,8 @@ export function createDoors({
     }
     const isRest = url.pathname === REST_PREFIX || url.pathname.startsWith(`${REST_PREFIX}/`);
     const limiting = !ablated.has('rate-limit');
-    const auth = requestAuth(services, received.headers.get('authorization'));
+    // A token issued to an agent for /mcp is a credential there only (docs/mcp-oauth.md).
+    const auth = requestAuth(services, received.headers.get('authorization'), url.pathname === MCP_PATH ? 'mcp' : null);
     const tenant = tenantOf(auth, clientAddress);
     const limited = limiting ? await rateLimitResponse(services, tenant, isRest) : null;
     if (limited) return limited;

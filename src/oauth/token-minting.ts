@@ -2,13 +2,14 @@
 // provider's token endpoint has checked the code, the PKCE verifier, the redirect URI and the resource, the access
 // token it made (never stored: src/domain/oauth-artifacts.ts) is swapped for a new named access token of the account,
 // named after the client, read-only unless mcp:write was granted, expiring after OAUTH_ACCESS_TOKEN_DAYS. It is listed
-// with the account's other tokens, authenticates on every door like a pasted one, and revoking it ends it.
+// with the account's other tokens, is a credential at /mcp only (the resource it was issued for), and revoking it ends it.
 import type { Kysely } from 'kysely';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { DomainError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Database } from '../db/types.js';
 import { accessTokenNameField, createAccessToken, MAX_ACCESS_TOKENS } from '../domain/access-tokens.js';
+import { recordIssuedToken } from '../domain/oauth-artifacts.js';
 import type { TokenIssuer } from '../security/tokens.js';
 
 /** What a token issued through OAuth is called: "MCP: " and the client's name (or its id's host), at most 100 chars. */
@@ -41,11 +42,24 @@ export function mintNamedTokens({ db, tokens, logger, accessTokenDays }: TokenMi
     const scopes = new Set((issued.scope ?? '').split(' ').filter(Boolean));
     const readOnly = !scopes.has('mcp:write');
     try {
-      const { token, accessToken } = await createAccessToken(db, tokens, issued.accountId, {
-        name: tokenNameFor(client.clientName, client.clientId),
-        readOnly,
-        expiresAt: new Date(Date.now() + accessTokenDays * 86_400_000),
-      });
+      const { token, accessToken } = await createAccessToken(
+        db,
+        tokens,
+        issued.accountId,
+        {
+          name: tokenNameFor(client.clientName, client.clientId),
+          readOnly,
+          expiresAt: new Date(Date.now() + accessTokenDays * 86_400_000),
+        },
+        'mcp',
+      );
+      if (issued.grantId) {
+        await recordIssuedToken(db, {
+          grantId: issued.grantId,
+          accountId: issued.accountId,
+          tokenId: accessToken.tokenId,
+        });
+      }
       logger.info(
         { accountId: issued.accountId, tokenId: accessToken.tokenId, readOnly },
         'named access token issued through OAuth',

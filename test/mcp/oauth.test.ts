@@ -54,7 +54,7 @@ async function callTool(mcp: URL, token: string) {
   }
 }
 
-const LIST = 'query { viewer { accessTokens { tokenId name readOnly expiresAt } } }';
+const LIST = 'query { viewer { accessTokens { tokenId name readOnly mcpOnly expiresAt } } }';
 const REVOKE = 'mutation ($id: String!) { accessTokenRevoke(input: { tokenId: $id }) { deletedId } }';
 
 /** PKCE by hand, for the refusals the SDK would never send. */
@@ -139,10 +139,19 @@ describe('OAuth for hosted MCP agents', () => {
 
     const result = await callTool(mcp, token);
     expect(result.isError).toBeFalsy();
+    // Bound to the resource it was issued for (RFC 8707): /mcp only, no credential on the other doors.
+    const graphql = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ viewer { email } }' }),
+    });
+    expect((await graphql.json()).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    const rest = await fetch(`${base}/api/v3/get_campaigns`, { headers: { authorization: `Bearer ${token}` } });
+    expect(rest.status).toBe(401);
 
     const listed = await t.gql(LIST, {}, login);
     const tokens = listed.body.data.viewer.accessTokens as Array<{ tokenId: string; name: string; readOnly: boolean }>;
-    expect(tokens).toEqual([expect.objectContaining({ name: 'MCP: Test <Agent>', readOnly: false })]);
+    expect(tokens).toEqual([expect.objectContaining({ name: 'MCP: Test <Agent>', readOnly: false, mcpOnly: true })]);
     await t.gql(REVOKE, { id: tokens[0]!.tokenId }, login);
     await expect(callTool(mcp, token)).rejects.toThrow();
   });
@@ -208,10 +217,13 @@ describe('OAuth for hosted MCP agents', () => {
     const first = await redeemWith(once, { code_verifier: verifier });
     expect(first.status).toBe(200);
     expect(first.body.access_token).toMatch(/^cgat_/);
+    expect((await callTool(new URL(`${base}/mcp`), String(first.body.access_token))).isError).toBeFalsy();
     expect(await redeemWith(once, { code_verifier: verifier })).toMatchObject({
       status: 400,
       body: { error: 'invalid_grant' },
     });
+    // The replay revokes what the code was redeemed for: whoever replays a code may have stolen it.
+    await expect(callTool(new URL(`${base}/mcp`), String(first.body.access_token))).rejects.toThrow();
     void email;
   });
 

@@ -55,6 +55,7 @@ function setUp() {
     readOnly: true,
     createdAt: '2026-01-01T00:00:00.000Z',
     expiresAt: LATER,
+    resource: null,
     account,
     tokenHash: hashApiKey(named),
   };
@@ -129,6 +130,24 @@ describe('authentication()', () => {
       accessTokenId: 'tok_1',
       tokenExpiresAt: Date.parse(LATER),
     });
+  });
+
+  it('a named access token bound to /mcp is a credential there only (provisionally too), invalid on other doors', async () => {
+    const { services, credentials, credential, account, named } = setUp();
+    credentials.set('tok_1', { ...credential, resource: 'mcp' });
+    expect(await authenticateRequest(services, bearer(named))).toStrictEqual({ viewer: null, authFailure: 'invalid' });
+    expect(await requestAuth(services, bearer(named), 'mcp').authentication()).toMatchObject({ viewer: account });
+    // Known to the cache now: taken provisionally at /mcp, refused elsewhere without a read.
+    await runWithRequestId('r-mcp', async () => {
+      expect(await requestAuth(services, bearer(named), 'mcp').provisional()).toMatchObject({ viewer: account });
+    });
+    await runWithRequestId('r-graphql', async () => {
+      const elsewhere = await requestAuth(services, bearer(named)).provisional();
+      expect(elsewhere).toStrictEqual({ viewer: null, authFailure: 'invalid' });
+    });
+    // A token made by hand (no resource) is good on every door, /mcp included.
+    credentials.set('tok_1', { ...credential, resource: null });
+    expect(await requestAuth(services, bearer(named), 'mcp').authentication()).toMatchObject({ viewer: account });
   });
 
   it('a named access token that does not expire has no expiry', async () => {

@@ -32,6 +32,10 @@ export const AccessTokenRef = builder.loadableNode('AccessToken', {
     name: t.exposeString('name', { description: 'What it is for, as its creator named it.' }),
     hint: t.exposeString('hint', { description: 'The token, masked: "****" and its last 4 characters.' }),
     readOnly: t.exposeBoolean('readOnly', { description: 'Whether it runs queries only (mutations are FORBIDDEN).' }),
+    mcpOnly: t.boolean({
+      description: 'Whether it was issued to an agent by OAuth for the MCP door, and is a credential there only.',
+      resolve: (token) => token.resource === 'mcp',
+    }),
     createdAt: t.field({ type: 'DateTime', description: 'When it was created.', resolve: (token) => token.createdAt }),
     expiresAt: t.field({
       type: 'DateTime',
