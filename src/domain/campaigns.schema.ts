@@ -81,7 +81,10 @@ const field = <
 
 const voiceField = z
   .string()
-  .refine(isCatalogueVoice, 'unknown voice; get_supported_voices (GraphQL: voices) lists the valid voiceIds')
+  .refine(
+    isCatalogueVoice,
+    'unknown voice; the voice catalogue lists the valid voiceIds (MCP voice_list, GraphQL voices, REST get_supported_voices)',
+  )
   .describe('A voiceId of the voice catalogue: GET /get_supported_voices lists them');
 
 /**
