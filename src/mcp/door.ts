@@ -18,6 +18,7 @@ import { AUTH_FAILURE_MESSAGES } from '../authentication.js';
 import { noteErrorCode } from '../core/request-context.js';
 import type { Yoga } from '../graphql/yoga.js';
 import { jsonTextTooDeepAt } from '../validation/json-limits.js';
+import { corsHeaders, originAllowed, preflightHeaders } from './browser-origins.js';
 import { mcpBearerChallenge } from './challenge.js';
 import { authInfoFor, mcpServerFactory } from './server.js';
 import type { Caller } from './tool-results.js';
@@ -33,17 +34,6 @@ function jsonRpcError(status: number, code: number, message: string, headers: Re
     status,
     headers: { 'content-type': 'application/json', ...headers },
   });
-}
-
-/**
- * Whether a browser `Origin` may call the door (the transport's rule against DNS rebinding): none at all (agents and
- * servers send none), the gateway's own origin, or one MCP_ALLOWED_ORIGINS lists.
- */
-function originAllowed(request: Request, services: Services): boolean {
-  const origin = request.headers.get('origin');
-  if (origin === null) return true;
-  const own = services.config.PUBLIC_BASE_URL ? new URL(services.config.PUBLIC_BASE_URL).origin : undefined;
-  return origin === (own ?? new URL(request.url).origin) || services.config.MCP_ALLOWED_ORIGINS.includes(origin);
 }
 
 /**
@@ -74,11 +64,7 @@ export function createMcpDoor(yoga: Yoga, services: Services): McpDoor {
     onerror: (error) => services.logger.info({ err: error.message }, 'mcp: request refused'),
   });
 
-  return async (request, clientAddress, auth) => {
-    if (!originAllowed(request, services)) {
-      noteErrorCode('FORBIDDEN');
-      return jsonRpcError(403, ProtocolErrorCode.InvalidRequest, 'Forbidden: this Origin may not call /mcp');
-    }
+  const answer = async (request: Request, clientAddress: string, auth: RequestAuth): Promise<Response> => {
     const authentication = await auth.authentication();
     if (!authentication.viewer) {
       const failure = authentication.authFailure ?? 'missing';
@@ -115,5 +101,20 @@ export function createMcpDoor(yoga: Yoga, services: Services): McpDoor {
     const caller: Caller = { request, clientAddress, auth: authentication };
     if (await isLegacyRequest(request, parsedBody)) return serveLegacy(factory, request, caller, parsedBody);
     return modern.fetch(request, { authInfo: authInfoFor(caller), parsedBody });
+  };
+
+  return async (request, clientAddress, auth) => {
+    const origin = request.headers.get('origin');
+    if (origin === null) return answer(request, clientAddress, auth);
+    if (!originAllowed(origin, request, services.config)) {
+      noteErrorCode('FORBIDDEN');
+      return jsonRpcError(403, ProtocolErrorCode.InvalidRequest, 'Forbidden: this Origin may not call /mcp');
+    }
+    // A browser's preflight, before any credential: the answer says what the real request may carry.
+    if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: preflightHeaders(origin) });
+    const response = await answer(request, clientAddress, auth);
+    const headers = new Headers(response.headers);
+    for (const [name, value] of Object.entries(corsHeaders(origin))) headers.set(name, value);
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
   };
 }

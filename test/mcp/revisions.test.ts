@@ -6,6 +6,7 @@
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
 import { MCP_OPERATIONS } from '../../src/mcp/operations.js';
@@ -90,6 +91,26 @@ async function post(url: URL, token: string, body: unknown, headers: Record<stri
   });
   const text = await response.text();
   return { status: response.status, headers: response.headers, json: JSON.parse(text) as Record<string, any> };
+}
+
+/** One POST by node:http, whose Host header can be anything (fetch sets it from the URL). */
+function rawPost(url: URL, body: string, headers: Record<string, string>) {
+  return new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const sent = request(
+      url,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+      },
+    );
+    sent.on('error', reject);
+    sent.end(body);
+  });
 }
 
 /** A request of revision 2026-07-28: its version, client and capabilities in `_meta`, its method and name in headers. */
@@ -240,6 +261,61 @@ describe('the MCP door, revision 2026-07-28 and 2025-11-25 side by side', () => 
     expect((await post(url, token, body, { ...headers, origin: url.origin })).status).toBe(200);
     expect((await post(url, token, body, { ...headers, origin: 'http://localhost:6274' })).status).toBe(200);
     expect((await post(url, token, body, headers)).status).toBe(200);
+  });
+
+  it('a rebinding page controls Host and Origin alike: its own origin is not trusted, only a loopback one', async () => {
+    const { url, token } = await serve();
+    const body = JSON.stringify(modernRequest('tools/list'));
+    const rebound = await rawPost(url, body, {
+      host: 'attacker.example',
+      origin: 'http://attacker.example',
+      authorization: `Bearer ${token}`,
+      ...modernHeaders('tools/list'),
+    });
+    expect(rebound.status).toBe(403);
+    // With PUBLIC_BASE_URL, its origin is the gateway's own, whatever the Host.
+    const configured = await serve({ PUBLIC_BASE_URL: 'https://gateway.example' });
+    const own = await rawPost(configured.url, body, {
+      host: 'gateway.example',
+      origin: 'https://gateway.example',
+      authorization: `Bearer ${configured.token}`,
+      ...modernHeaders('tools/list'),
+    });
+    expect(own.status).toBe(200);
+    const loopback = await rawPost(configured.url, body, {
+      origin: configured.url.origin,
+      authorization: `Bearer ${configured.token}`,
+      ...modernHeaders('tools/list'),
+    });
+    expect(loopback.status).toBe(403);
+  });
+
+  it('an allowed browser origin gets CORS: a preflight before any credential, then the answer and its challenge', async () => {
+    const { url, token } = await serve({ MCP_ALLOWED_ORIGINS: 'http://localhost:6274' });
+    const preflight = await fetch(url, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'http://localhost:6274',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, mcp-protocol-version, mcp-method',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:6274');
+    expect(preflight.headers.get('access-control-allow-methods')).toBe('POST');
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('mcp-method');
+    const refused = await fetch(url, { method: 'OPTIONS', headers: { origin: 'http://evil.example' } });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+
+    const headers = { ...modernHeaders('tools/list'), origin: 'http://localhost:6274' };
+    const answered = await post(url, token, modernRequest('tools/list'), headers);
+    expect(answered.status).toBe(200);
+    expect(answered.headers.get('access-control-allow-origin')).toBe('http://localhost:6274');
+    const challenged = await post(url, 'not-a-token', modernRequest('tools/list'), headers);
+    expect(challenged.status).toBe(401);
+    expect(challenged.headers.get('access-control-allow-origin')).toBe('http://localhost:6274');
+    expect(challenged.headers.get('access-control-expose-headers')).toContain('www-authenticate');
   });
 
   it('MCP_ALLOWED_ORIGINS takes origins only', async () => {
