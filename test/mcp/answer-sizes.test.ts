@@ -22,7 +22,7 @@ async function mcpDoor() {
   const app = await startApp({}, [], { worker: false });
   const http = createHttpServer(app.app);
   const { port } = await listen(http.server, 0, '127.0.0.1');
-  const { token } = await app.account();
+  const { token, id: accountId } = await app.account();
   const client = new Client({ name: 'answer-sizes-test', version: '1.0.0' });
   running.push({ app, http, client });
   await client.connect(
@@ -31,11 +31,13 @@ async function mcpDoor() {
     }),
   );
   await client.listTools();
-  return { client };
+  return { client, app, accountId: accountId as string };
 }
 
 /** docs/mcp.md: a campaign_list answer (structured content and its text copy) is at most this per campaign. */
 const CAMPAIGN_ROW_BOUND = 7_500;
+/** docs/mcp.md: a call-log list row without its texts (structured content and its text copy), at most. */
+const CALL_LOG_ROW_BOUND = 3_000;
 /** docs/mcp.md: what tools/list answers a full token, at most. */
 const TOOLS_LIST_BOUND = 100_000;
 
@@ -85,6 +87,69 @@ describe('MCP answer sizes', () => {
     const campId = rows[0].node.campId as string;
     const one = await client.callTool({ name: 'campaign_get', arguments: { campId } });
     expect((one.structuredContent as any).campaign.script).toBe(longest(50_000));
+  });
+
+  it('a page of call logs with every text is refused past 2 MiB, saying to ask for fewer; without texts a row is small', async () => {
+    const { client, app, accountId } = await mcpDoor();
+    const voices = await client.callTool({ name: 'voice_list', arguments: {} });
+    const voiceId = (voices.structuredContent as { voices: Array<{ voiceId: string }> }).voices[0]?.voiceId;
+    const campaign = await client.callTool({
+      name: 'campaign_create',
+      arguments: {
+        input: {
+          campId: 'calls',
+          title: 'Calls',
+          voiceId,
+          language: 'en-US',
+          script: 'Hello.',
+          purpose: 'Test',
+          knowledgeBase: 'https://example.com/kb',
+          calendar: 'cal-1',
+          firstLine: 'Hi!',
+          tone: 'friendly',
+          postCallAnalysisSchema: {},
+        },
+      },
+    });
+    expect(campaign.isError).toBeFalsy();
+    // 40 ended calls, each with a 40 000-character transcript (160 KB in 4-byte characters): 6.4 MB of texts.
+    const now = new Date().toISOString();
+    await app.app.database.db
+      .insertInto('call_logs')
+      .values(
+        Array.from({ length: 40 }, (_, index) => ({
+          account_id: accountId,
+          call_id: `CA${String(index).padStart(32, '0')}`,
+          camp_id: 'calls',
+          direction: 'outbound',
+          from_number: '+14155550100',
+          to_number: '+14155550101',
+          status: 'completed',
+          status_rank: 100,
+          started_at: now,
+          ended_at: now,
+          duration_seconds: 60,
+          cost: 0.25,
+          recording_url: `https://recordings.example.com/${'r'.repeat(200)}`,
+          transcript: longest(40_000),
+          summary: longest(2_000),
+          analysis: JSON.stringify({ outcome: 'booked' }),
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .execute();
+    const all = await client.callTool({ name: 'call_log_list', arguments: { first: 40, withTexts: true } });
+    expect(all.isError).toBe(true);
+    expect(JSON.stringify(all.content)).toMatch(/over the 2 MiB a tool answers: ask for fewer items \(first\)/);
+    const few = await client.callTool({ name: 'call_log_list', arguments: { first: 5, withTexts: true } });
+    expect(few.isError, JSON.stringify(few.content).slice(0, 300)).toBeFalsy();
+    expect((few.structuredContent as any).callLogs.edges).toHaveLength(5);
+    const rows = await client.callTool({ name: 'call_log_list', arguments: { first: 40 } });
+    expect((rows.structuredContent as any).callLogs.edges).toHaveLength(40);
+    const bytes =
+      Buffer.byteLength(JSON.stringify(rows.structuredContent)) + Buffer.byteLength(JSON.stringify(rows.content));
+    expect(bytes).toBeLessThan(40 * CALL_LOG_ROW_BOUND);
   });
 
   it('tools/list stays under its documented bound, every tool described in a few sentences', async () => {
