@@ -255,11 +255,31 @@ function propertyRules(json: JsonSchema, name: string): JsonSchema[] {
 /** Connections page at most MAX_PAGE_SIZE items (src/graphql/pagination.ts): `first`/`last` say so. */
 const PAGE_ARGUMENTS = new Set(['first', 'last']);
 
+/**
+ * What a connection pages when neither `first` nor `last` is given (DEFAULT_PAGE_SIZE, src/graphql/pagination.ts):
+ * `first`'s default in a tool that has no `last`.
+ */
+export const DEFAULT_PAGE_SIZE = 20;
+
+/** The fragments of `document` by name. */
+function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
+  return new Map(
+    document.definitions
+      .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)
+      .map((fragment) => [fragment.name.value, fragment]),
+  );
+}
+
 /** The JSON Schema of an operation's variables: what a tool's arguments must be. */
-export function variablesSchema(schema: GraphQLSchema, operation: OperationDefinitionNode): JsonSchema {
-  const usage = variableUsage(schema, operation);
+export function variablesSchema(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  document: DocumentNode,
+): JsonSchema {
+  const usage = variableUsage(schema, operation, fragmentsOf(document));
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
+  const variables = new Set((operation.variableDefinitions ?? []).map((definition) => definition.variable.name.value));
   for (const definition of operation.variableDefinitions ?? []) {
     const name = definition.variable.name.value;
     const type = typeFromAST(schema, definition.type) as GraphQLInputType | undefined;
@@ -269,11 +289,15 @@ export function variablesSchema(schema: GraphQLSchema, operation: OperationDefin
       used?.rule ?? (used && PAGE_ARGUMENTS.has(used.argument) ? { minimum: 0, maximum: MAX_PAGE_SIZE } : undefined);
     // A nullable variable with a default in a non-null place (`$limit: Int = 50` for `limit: Int! = 50`): left out,
     // its default applies; null is refused there. Its default must be the argument's own.
-    const defaultValue = definition.defaultValue ? valueFromAST(definition.defaultValue, type) : undefined;
+    let defaultValue = definition.defaultValue ? valueFromAST(definition.defaultValue, type) : undefined;
     if (used?.defaultValue !== undefined && defaultValue !== undefined && used.defaultValue !== defaultValue) {
       throw new Error(
         `mcp: $${name} defaults to ${String(defaultValue)}, its argument to ${String(used.defaultValue)}`,
       );
+    }
+    // `first` left out (and no `last`): the connection pages DEFAULT_PAGE_SIZE, the default the server has.
+    if (defaultValue === undefined && used?.argument === 'first' && !variables.has('last')) {
+      defaultValue = DEFAULT_PAGE_SIZE;
     }
     const nonNull = used?.nonNull && !isNonNullType(type) ? new GraphQLNonNull(type) : type;
     const json = inputTypeJson(nonNull, rule);
@@ -285,36 +309,66 @@ export function variablesSchema(schema: GraphQLSchema, operation: OperationDefin
   return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
 }
 
-/** For each variable used directly as an argument: the argument's name, description and zod rule. */
-function variableUsage(schema: GraphQLSchema, operation: OperationDefinitionNode) {
-  const usage = new Map<
-    string,
-    { argument: string; nonNull: boolean; defaultValue?: unknown; description?: string; rule?: JsonSchema }
-  >();
-  const typeInfo = new TypeInfo(schema);
-  visit(
-    operation,
-    visitWithTypeInfo(typeInfo, {
-      Argument(node) {
-        if (node.value.kind !== Kind.VARIABLE) return;
-        const argument = typeInfo.getArgument();
-        if (!argument) return;
-        const rule = validationSchemas(argument.extensions).map(zodInputJson)[0];
-        const directive = typeInfo.getDirective();
-        const place = directive
-          ? `@${directive.name}`
-          : `${typeInfo.getParentType()?.name}.${typeInfo.getFieldDef()?.name}`;
-        const description = describedFor(`${place}(${argument.name})`, argument.description);
-        usage.set(node.value.name.value, {
-          argument: argument.name,
-          nonNull: isNonNullType(argument.type),
-          ...(argument.defaultValue !== undefined ? { defaultValue: argument.defaultValue } : {}),
-          ...(description ? { description } : {}),
-          ...(rule ? { rule } : {}),
-        });
-      },
-    }),
-  );
+interface VariableUse {
+  argument: string;
+  nonNull: boolean;
+  defaultValue?: unknown;
+  description?: string;
+  rule?: JsonSchema;
+}
+
+/**
+ * For each variable used directly as an argument, of a field or of a directive (`@include(if: $withTexts)`), in the
+ * operation or in a fragment it spreads (and the fragments those spread): the argument's name, description and zod
+ * rule, and whether the place is non-null (in any of its uses: null is refused there).
+ */
+function variableUsage(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+) {
+  const usage = new Map<string, VariableUse>();
+  const visited = new Set<string>();
+  const pending: Array<OperationDefinitionNode | FragmentDefinitionNode> = [operation];
+  for (let node = pending.shift(); node; node = pending.shift()) {
+    // A fragment definition's type condition is its TypeInfo's type (TypeInfo enters it as it enters the fragment).
+    const typeInfo = new TypeInfo(schema);
+    visit(
+      node,
+      visitWithTypeInfo(typeInfo, {
+        FragmentSpread(spread) {
+          const name = spread.name.value;
+          if (visited.has(name)) return;
+          const fragment = fragments.get(name);
+          if (!fragment) throw new Error(`mcp: unknown fragment ${name}`);
+          visited.add(name);
+          pending.push(fragment);
+        },
+        Argument(argumentNode) {
+          if (argumentNode.value.kind !== Kind.VARIABLE) return;
+          const argument = typeInfo.getArgument();
+          if (!argument) return;
+          const rule = validationSchemas(argument.extensions).map(zodInputJson)[0];
+          const directive = typeInfo.getDirective();
+          const place = directive
+            ? `@${directive.name}`
+            : `${typeInfo.getParentType()?.name}.${typeInfo.getFieldDef()?.name}`;
+          const description = describedFor(`${place}(${argument.name})`, argument.description);
+          const use: VariableUse = {
+            argument: argument.name,
+            nonNull: isNonNullType(argument.type),
+            ...(argument.defaultValue !== undefined ? { defaultValue: argument.defaultValue } : {}),
+            ...(description ? { description } : {}),
+            ...(rule ? { rule } : {}),
+          };
+          const name = argumentNode.value.name.value;
+          const before = usage.get(name);
+          // The first use says what the variable is; a non-null use anywhere makes it non-null.
+          usage.set(name, before ? { ...before, nonNull: before.nonNull || use.nonNull } : use);
+        },
+      }),
+    );
+  }
   return usage;
 }
 
@@ -322,12 +376,7 @@ function variableUsage(schema: GraphQLSchema, operation: OperationDefinitionNode
 export function dataSchema(schema: GraphQLSchema, operation: OperationDefinitionNode, document: DocumentNode) {
   const root = schema.getRootType(operation.operation);
   if (!root) throw new Error(`mcp: the schema has no ${operation.operation} type`);
-  const fragments = new Map(
-    document.definitions
-      .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)
-      .map((fragment) => [fragment.name.value, fragment]),
-  );
-  return selectionJson(schema, root, operation.selectionSet, fragments);
+  return selectionJson(schema, root, operation.selectionSet, fragmentsOf(document));
 }
 
 function selectionJson(
@@ -426,7 +475,7 @@ function withoutDescriptions(json: unknown, known: ReadonlySet<string>): unknown
  * the same tool is (a write answering what it was given) is not described again in the output schema.
  */
 export function toolSchemas(schema: GraphQLSchema, operation: OperationDefinitionNode, document: DocumentNode) {
-  const inputSchema = variablesSchema(schema, operation);
+  const inputSchema = variablesSchema(schema, operation, document);
   const outputSchema = withoutDescriptions(dataSchema(schema, operation, document), descriptionsIn(inputSchema));
   return { inputSchema, outputSchema: outputSchema as JsonSchema };
 }

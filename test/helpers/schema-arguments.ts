@@ -21,13 +21,18 @@ export function randomSource(seed: number) {
 }
 export type Random = ReturnType<typeof randomSource>;
 
-/** `minimal`: required properties only, smallest sizes; `maximal`: every property, largest sizes; `random`: between. */
-export type Shape = 'minimal' | 'maximal' | 'random';
+/**
+ * `minimal`: required properties only, smallest sizes; `maximal`: every property, largest sizes; `random`: between,
+ * and a value the schema lets be null is null one time in four; `nulls`: every property, and every value the schema
+ * lets be null is null (a schema saying null is allowed where the server refuses it fails there).
+ */
+export type Shape = 'minimal' | 'maximal' | 'random' | 'nulls';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const chars = (random: Random, length: number, alphabet = ALPHANUMERIC) =>
   Array.from({ length }, () => random.pick([...alphabet])).join('');
 const lengthFor = (shape: Shape, random: Random, min: number, max: number) =>
+  // `nulls` sizes as `random` does.
   shape === 'minimal' ? min : shape === 'maximal' ? max : random.int(min, Math.min(max, min + 40));
 
 const pad2 = (value: number) => String(value).padStart(2, '0');
@@ -113,18 +118,32 @@ function checkKeywords(schema: JsonSchema) {
   }
 }
 
+/** Whether `schema` lets the value be null (a `null` type, enum value or anyOf branch; no type at all: anything). */
+export function allowsNull(schema: JsonSchema): boolean {
+  if (typesOf(schema).includes('null')) return true;
+  if (Array.isArray(schema.enum)) return (schema.enum as unknown[]).includes(null);
+  if (schema.anyOf && !schema.type) return (schema.anyOf as JsonSchema[]).some(allowsNull);
+  return schema.type === undefined && schema.const === undefined;
+}
+
+/** Whether a value of `schema` is null this time: always in `nulls`, one time in four in `random`. */
+const nullNow = (schema: JsonSchema, shape: Shape, random: Random) =>
+  (shape === 'nulls' || (shape === 'random' && random.next() < 0.25)) && allowsNull(schema);
+
 /** Values another tool answers, by property name (a voiceId is one voice_list lists). */
 export type References = Record<string, readonly unknown[]>;
 
-/** A value valid for `schema`. */
+/** A value valid for `schema`; `notNull`: one that is not null (a property an anyOf branch requires as a string). */
 export function validValue(
   schema: JsonSchema,
   shape: Shape,
   random: Random,
   references: References = {},
   name = '',
+  notNull = false,
 ): unknown {
   checkKeywords(schema);
+  if (!notNull && nullNow(schema, shape, random)) return null;
   if (name in references) return random.pick(references[name] ?? []);
   if (Array.isArray(schema.enum)) {
     const values = (schema.enum as unknown[]).filter((value) => value !== null);
@@ -160,7 +179,7 @@ export function validValue(
     case 'object':
       return validObject(schema, shape, random, references);
     case undefined:
-      return shape === 'minimal' ? null : { note: 'any JSON' };
+      return shape === 'minimal' && !notNull ? null : { note: 'any JSON' };
     default:
       throw new Error(`schema-arguments: no generator for the type ${type}`);
   }
@@ -169,15 +188,22 @@ export function validValue(
 function validObject(schema: JsonSchema, shape: Shape, random: Random, references: References) {
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((schema.required ?? []) as string[]);
-  // anyOf over required properties (a participant's email or phone): one branch's properties are required too.
+  // anyOf over required properties (a participant's email or phone): one branch's properties are required too, and
+  // not null (the branch says what they are: a string).
+  const branchRequired = new Set<string>();
   if (schema.anyOf) {
     const branch = random.pick(schema.anyOf as JsonSchema[]);
-    for (const name of (branch.required ?? []) as string[]) required.add(name);
+    for (const name of (branch.required ?? []) as string[]) branchRequired.add(name);
   }
   const value: Record<string, unknown> = {};
   for (const [name, property] of Object.entries(properties)) {
-    const include = required.has(name) || shape === 'maximal' || (shape === 'random' && random.next() < 0.5);
-    if (include) value[name] = validValue(property, shape, random, references, name);
+    const include =
+      required.has(name) ||
+      branchRequired.has(name) ||
+      shape === 'maximal' ||
+      shape === 'nulls' ||
+      (shape === 'random' && random.next() < 0.5);
+    if (include) value[name] = validValue(property, shape, random, references, name, branchRequired.has(name));
   }
   return value;
 }

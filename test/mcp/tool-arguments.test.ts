@@ -111,11 +111,16 @@ const errorsOf = (result: Record<string, unknown>): ToolError[] => {
 };
 
 const samePath = (a: ReadonlyArray<string | number>, b: ReadonlyArray<string | number>) =>
-  a.length >= b.length && b.every((segment, index) => String(a[index]) === String(segment));
+  a.length === b.length && b.every((segment, index) => String(a[index]) === String(segment));
 
-/** Whether an error names the argument at `path` (an issue at it or below it, or its dotted path in the message). */
-const names = (error: ToolError, path: Array<string | number>) =>
-  (error.issues ?? []).some((issue) => samePath(issue.path, path)) || error.message.includes(path.join('.'));
+/**
+ * Whether an error names the argument at `path`: an issue at exactly that path, or a part of its message that starts
+ * with that path as the server writes one (`input.title: String should have at most 200 characters`, badInput's
+ * `path: message` parts joined by `; `). Naming the argument somewhere in the message is not enough.
+ */
+const names = (error: ToolError, path: ReadonlyArray<string | number>) =>
+  (error.issues ?? []).some((issue) => samePath(issue.path, path)) ||
+  error.message.split('; ').some((part) => part.startsWith(`${path.join('.')}: `));
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);
@@ -123,6 +128,21 @@ addFormats.default(ajv);
 const TOOLS = mcpToolDefinitions();
 
 describe('every tool schema says what the server accepts', () => {
+  it('an error names an argument by its exact path, not by a mention in its message', () => {
+    const error = (message: string, issues?: ToolError['issues']): ToolError => ({
+      code: 'BAD_USER_INPUT',
+      message,
+      ...(issues ? { issues } : {}),
+    });
+    expect(names(error('x', [{ path: ['input', 'title'], message: 'm' }]), ['input', 'title'])).toBe(true);
+    expect(names(error('a: m; input.title: too long'), ['input', 'title'])).toBe(true);
+    // Above it, below it, or merely mentioned: not that argument's issue.
+    expect(names(error('x', [{ path: ['input'], message: 'm' }]), ['input', 'title'])).toBe(false);
+    expect(names(error('x', [{ path: ['input', 'title', 0], message: 'm' }]), ['input', 'title'])).toBe(false);
+    expect(names(error('input: input.title is wrong'), ['input', 'title'])).toBe(false);
+    expect(names(error('Variable "$first" got invalid value'), ['first'])).toBe(false);
+  });
+
   it.each(TOOLS.map((tool) => tool.name))(
     '%s: generated valid arguments pass, and each single violation is refused with its argument named',
     async (name) => {
@@ -135,7 +155,8 @@ describe('every tool schema says what the server accepts', () => {
       const schema = tool.inputSchema as JsonSchema;
       const validate = ajv.compile(schema);
       const random = randomSource([...name].reduce((sum, char) => sum * 31 + char.charCodeAt(0), 7));
-      const shapes: Shape[] = ['minimal', 'maximal', 'random', 'random'];
+      // `nulls`: every argument and field the schema lets be null is null (and `random` makes some null).
+      const shapes: Shape[] = ['minimal', 'maximal', 'random', 'random', 'nulls'];
       let baseline: Record<string, unknown> | undefined;
       for (const shape of shapes) {
         const args = validValue(schema, shape, random, known) as Record<string, unknown>;

@@ -71,6 +71,98 @@ function otherDoors(text: string): string[] {
   return found;
 }
 
+/** A tool as the checks read it: its description and schemas. */
+interface DescribedTool {
+  name: string;
+  description: string;
+  inputSchema: unknown;
+  outputSchema?: unknown;
+}
+
+/** Every description of a tool: its own, and those inside its schemas, with where each is. */
+const textsOf = (tool: DescribedTool) => [
+  { at: 'description', text: tool.description },
+  ...descriptionsIn(tool.inputSchema, 'inputSchema'),
+  ...descriptionsIn(tool.outputSchema, 'outputSchema'),
+];
+
+/** What a tool's descriptions say of another door (a REST path or operation, a GraphQL root field not a tool). */
+function doorProblems(tool: DescribedTool): string[] {
+  return textsOf(tool).flatMap(({ at, text }) => {
+    const named = otherDoors(text);
+    return named.length > 0 ? [`${tool.name} ${at}: ${named.join(', ')} in "${text}"`] : [];
+  });
+}
+
+/** The schema names a tool's descriptions quote that are neither its arguments, its answer's fields nor a tool. */
+function quotedProblems(tool: DescribedTool): string[] {
+  const known = namesIn(tool.inputSchema, namesIn(tool.outputSchema));
+  return textsOf(tool).flatMap(({ at, text }) =>
+    [...text.matchAll(/`([A-Za-z_][\w.]*)`/g)].flatMap(([, quoted]) => {
+      const unknown = (quoted ?? '')
+        .split('.')
+        .filter((part) => SCHEMA_NAMES.has(part) && !known.has(part) && !TOOL_NAMES.has(part));
+      return unknown.length > 0 ? [`${tool.name} ${at}: \`${quoted}\` in "${text}"`] : [];
+    }),
+  );
+}
+
+describe('the description checks refuse what they are meant to refuse', () => {
+  const fake = (description: string, inputDescription = 'The campaign: its campId.'): DescribedTool => ({
+    name: 'fake_tool',
+    description,
+    inputSchema: {
+      type: 'object',
+      properties: { campId: { type: 'string', description: inputDescription } },
+      additionalProperties: false,
+    },
+    outputSchema: { type: 'object', properties: { title: { type: 'string' } } },
+  });
+
+  it('a REST path, a REST operation and a GraphQL root field that is not a tool are each refused', () => {
+    // A fake tool naming all three, and one of each alone (each check refuses on its own).
+    const all = fake(
+      'Reads campaigns as /api/v3/get_campaigns does, or get_supported_voices, or upcomingMeetings. Argument: `campId`.',
+    );
+    const problems = doorProblems(all);
+    expect(problems).toHaveLength(1);
+    for (const named of ['a door or its documentation', 'get_campaigns', 'get_supported_voices', 'upcomingMeetings']) {
+      expect(problems[0], named).toContain(named);
+    }
+    expect(doorProblems(fake('Lists campaigns (as /api/v3/campaigns does). No arguments.'))).toEqual([
+      expect.stringContaining('a door or its documentation'),
+    ]);
+    expect(doorProblems(fake('Lists the voices, as get_supported_voices does. No arguments.'))).toEqual([
+      expect.stringContaining('get_supported_voices'),
+    ]);
+    expect(doorProblems(fake('Lists what upcomingMeetings lists. No arguments.'))).toEqual([
+      expect.stringContaining('upcomingMeetings'),
+    ]);
+    // A one-word root field quoted or called; REST and GraphQL by name.
+    for (const [text, named] of [
+      ['Reads what `voices` reads. No arguments.', 'voices'],
+      ['Reads what node(id) reads. No arguments.', 'node'],
+      ['Reads campaigns over REST. No arguments.', 'a door or its documentation'],
+      ['Reads campaigns over GraphQL. No arguments.', 'a door or its documentation'],
+    ] as const) {
+      expect(doorProblems(fake(text)), text).toEqual([expect.stringContaining(named)]);
+    }
+    // Inside the schemas too.
+    expect(doorProblems(fake('Reads a campaign. Argument: `campId`.', 'The campId get_campaign takes.'))).toEqual([
+      expect.stringMatching(/^fake_tool inputSchema\/properties\/campId: get_campaign in/),
+    ]);
+    // A tool's own name, and words that merely look alike, are not another door.
+    expect(doorProblems(fake('Reads a campaign (campaign_get reads its texts). Argument: `campId`.'))).toEqual([]);
+  });
+
+  it('a quoted schema name the tool neither takes nor answers is refused', () => {
+    expect(quotedProblems(fake('Reads a campaign. Arguments: `campId`; answers its `title`.'))).toEqual([]);
+    expect(quotedProblems(fake('Reads a campaign and its `script`. Argument: `campId`.'))).toEqual([
+      expect.stringContaining('`script`'),
+    ]);
+  });
+});
+
 describe('MCP tool descriptions', () => {
   it('every tool has a description of its own, and every description is for a tool', () => {
     const operationNames = MCP_OPERATIONS.map((source) => /(?:query|mutation)\s+(\w+)/.exec(source)?.[1] ?? '');
@@ -85,40 +177,11 @@ describe('MCP tool descriptions', () => {
   });
 
   it('no description names a REST path or operation, or a GraphQL field that is not a tool', () => {
-    const problems: string[] = [];
-    for (const tool of TOOLS) {
-      const texts = [
-        { at: 'description', text: tool.description },
-        ...descriptionsIn(tool.inputSchema, 'inputSchema'),
-        ...descriptionsIn(tool.outputSchema, 'outputSchema'),
-      ];
-      for (const { at, text } of texts) {
-        const named = otherDoors(text);
-        if (named.length > 0) problems.push(`${tool.name} ${at}: ${named.join(', ')} in "${text}"`);
-      }
-    }
-    expect(problems).toEqual([]);
+    expect(TOOLS.flatMap(doorProblems)).toEqual([]);
   });
 
   it('a schema name a tool quotes is one of its arguments, its answer’s fields, an enum value or a tool', () => {
-    const problems: string[] = [];
-    for (const tool of TOOLS) {
-      const known = namesIn(tool.inputSchema, namesIn(tool.outputSchema));
-      const texts = [
-        { at: 'description', text: tool.description },
-        ...descriptionsIn(tool.inputSchema, 'inputSchema'),
-        ...descriptionsIn(tool.outputSchema, 'outputSchema'),
-      ];
-      for (const { at, text } of texts) {
-        for (const [, quoted] of text.matchAll(/`([A-Za-z_][\w.]*)`/g)) {
-          const unknown = (quoted ?? '')
-            .split('.')
-            .filter((part) => SCHEMA_NAMES.has(part) && !known.has(part) && !TOOL_NAMES.has(part));
-          if (unknown.length > 0) problems.push(`${tool.name} ${at}: \`${quoted}\` in "${text}"`);
-        }
-      }
-    }
-    expect(problems).toEqual([]);
+    expect(TOOLS.flatMap(quotedProblems)).toEqual([]);
   });
 
   it('the webhook tools promise no signing secret their answer does not hold', () => {
