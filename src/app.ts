@@ -18,7 +18,7 @@ import { createLiveStreams } from './events/live-streams.js';
 import { createGraphQLServer, type Yoga } from './graphql/yoga.js';
 import { createDoors } from './http/doors.js';
 import { health } from './http/health.js';
-import { createLogger } from './core/logger.js';
+import { createLogger, type Logger } from './core/logger.js';
 import { connectRedis } from './core/redis.js';
 import { createRateLimits } from './security/rate-limits.js';
 import { createDocs } from './rest/docs.js';
@@ -46,6 +46,7 @@ export interface App {
   oauth: OAuthDoor;
   /** Set when shutdown begins: /readyz answers 503 so load balancers stop sending requests. */
   draining: boolean;
+  logger: Logger;
   /** Shutdown begins: `draining` is set and every live stream ends (each client gets `event: complete`). */
   drain(): void;
   close(): Promise<void>;
@@ -184,6 +185,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       );
     }),
     draining: false,
+    logger: services.logger,
     drain() {
       app.draining = true;
       void websockets.closeAll();

@@ -2,6 +2,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import { Server as NetServer } from 'node:net';
 import { createServerAdapter } from '@whatwg-node/server';
+import { requestTargetProblem } from './request-target.js';
 import type { WebSocketDoor } from './websockets.js';
 
 /** What the listener serves: the app (src/app.ts) as the HTTP layer sees it. */
@@ -13,6 +14,8 @@ export interface ServedApp {
   readonly draining: boolean;
   /** The OAuth door (src/oauth/door.ts): a node:http handler, for the paths it claims. */
   oauth?: { handles(pathname: string): boolean; handle(req: IncomingMessage, res: ServerResponse): Promise<void> };
+  /** Where a request refused before routing is told (at info: a client's mistake). */
+  logger?: { info(fields: Record<string, unknown>, message: string): void };
   drain(): void;
   close(): Promise<void>;
 }
@@ -41,6 +44,14 @@ function withReasonPhrase(res: ServerResponse): void {
   }) as ServerResponse['writeHead'];
 }
 
+/** One info line for a request refused before routing (what it named, cut short: it is the client's text). */
+function refuseTarget(app: ServedApp, req: IncomingMessage, problem: string): void {
+  app.logger?.info(
+    { method: req.method, host: req.headers.host?.slice(0, 100), target: req.url?.slice(0, 100), status: 400 },
+    problem,
+  );
+}
+
 /** How long a keep-alive connection idle at shutdown may still bring a request. */
 const IDLE_GRACE_MS = 1000;
 
@@ -51,6 +62,13 @@ export function createHttpServer(app: ServedApp): HttpServer {
   const server = createServer((req, res) => {
     if (app.draining) res.setHeader('connection', 'close');
     withReasonPhrase(res);
+    const problem = requestTargetProblem(req.headers.host, req.url);
+    if (problem) {
+      refuseTarget(app, req, problem);
+      res.writeHead(400, { 'content-type': 'application/json', connection: 'close' });
+      res.end(JSON.stringify({ detail: problem }));
+      return;
+    }
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     if (app.oauth?.handles(query === -1 ? url : url.slice(0, query))) {
@@ -60,7 +78,12 @@ export function createHttpServer(app: ServedApp): HttpServer {
     void adapter(req, res);
   });
   // GraphQL over WebSocket on /graphql (graphql-transport-ws); other upgrades are refused.
-  server.on('upgrade', (req, socket, head) => app.websockets.handleUpgrade(req, socket, head));
+  server.on('upgrade', (req, socket, head) => {
+    const problem = requestTargetProblem(req.headers.host, req.url);
+    if (!problem) return app.websockets.handleUpgrade(req, socket, head);
+    refuseTarget(app, req, problem);
+    socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+  });
   // Idle keep-alive connections end on their own this long after their last response.
   server.keepAliveTimeout = 5000;
 
