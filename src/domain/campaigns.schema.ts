@@ -9,7 +9,7 @@ import {
   anyNumberField,
   boolField,
   intField,
-  jsonObjectField,
+  boundedJsonObjectField,
   languageTagField,
   textField,
   timeZoneField,
@@ -171,8 +171,9 @@ export const CAMPAIGN_FIELDS = {
   postCallAnalysisSchema: field(
     'json',
     'post_call_analysis_schema',
-    jsonObjectField,
-    'The JSON Schema (a JSON object) a call’s analysis must satisfy when postCallAnalysis is true.',
+    boundedJsonObjectField(50_000),
+    'The JSON Schema (a JSON object, at most 50 000 characters as JSON) a call’s analysis must satisfy when ' +
+      'postCallAnalysis is true.',
   ),
   timeZone: field('text', 'time_zone', timeZoneField, 'An IANA time zone such as "Europe/Paris".', {
     default: 'UTC',

@@ -107,6 +107,9 @@ class Edge<T> {
   }
 }
 
+/** The longest cursor decoded; a longer string is refused without reading it. */
+const MAX_CURSOR_LENGTH = 4096;
+
 /** base64url of the JSON array [kind, sort value, id]. */
 function encodeCursor(kind: CursorKind, [sortValue, id]: Keyset): string {
   if (ablated.has('cursors')) return id;
@@ -128,7 +131,9 @@ const isTripleOfStrings = (values: unknown): values is [string, string, string] 
 /** The keyset of a cursor encodeCursor made for `kind`; anything else is BAD_USER_INPUT at `argName`. */
 function decodeCursor(cursor: string | undefined, kind: CursorKind, argName: string): Keyset | undefined {
   if (cursor === undefined) return undefined;
-  const values = parsedJson(Buffer.from(cursor, 'base64url').toString('utf8'));
+  // No cursor this server makes is longer (a 200-character title of 4-byte characters is about 1.2 KB of it).
+  const values =
+    cursor.length <= MAX_CURSOR_LENGTH ? parsedJson(Buffer.from(cursor, 'base64url').toString('utf8')) : undefined;
   const isCursor = isTripleOfStrings(values);
   if (isCursor && values[0] === kind) return [values[1], values[2]];
   throw badInput([
@@ -138,7 +143,7 @@ function decodeCursor(cursor: string | undefined, kind: CursorKind, argName: str
       message: isCursor
         ? `a cursor of another list (${values[0]}), not of this one: pass a cursor this connection returned`
         : 'not a cursor returned by this connection',
-      input: cursor,
+      input: cursor.length <= 100 ? cursor : `${cursor.slice(0, 100)}…`,
     },
   ]);
 }

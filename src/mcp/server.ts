@@ -125,7 +125,7 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
         return graphqlToolResult(yoga, args, caller.request, caller);
       }
       const tool = tools.get(params.name);
-      if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+      if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name.slice(0, 100)}`);
       // GraphQL would ignore a variable the operation does not declare: the input schema says none may be sent.
       const declared = tool.inputSchema.properties as Record<string, unknown>;
       const unknown = Object.keys(args).filter((name) => !Object.hasOwn(declared, name));

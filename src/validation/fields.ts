@@ -51,6 +51,10 @@ export function textField(min: number, max: number) {
 
 export const jsonObjectField = z.record(z.string(), z.unknown());
 
+/** A JSON object whose JSON text has at most `max` characters (a size JSON Schema cannot state: its description does). */
+export const boundedJsonObjectField = (max: number) =>
+  jsonObjectField.refine((value) => JSON.stringify(value).length <= max, `at most ${max} characters as JSON`);
+
 // The refinements below cannot be written in JSON Schema: their syntax is (as `pattern`, in OpenAPI), the rest is
 // said in their description. Patterns are written without flags, as JSON Schema has none.
 
