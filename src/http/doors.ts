@@ -10,6 +10,7 @@ import type { DocsHandler } from '../rest/docs.js';
 import { detailResponse } from '../rest/fastapi-errors.js';
 import { type RestHandler, REST_PREFIX } from '../rest/router.js';
 import { MCP_PATH, type McpDoor } from '../mcp/door.js';
+import { asJsonRpcRefusal } from '../mcp/refusals.js';
 import {
   context,
   INVALID_SPAN_CONTEXT,
@@ -108,18 +109,20 @@ export function createDoors({
     // A token issued to an agent for /mcp is a credential there only (docs/mcp-oauth.md).
     const auth = requestAuth(services, received.headers.get('authorization'), url.pathname === MCP_PATH ? 'mcp' : null);
     const tenant = tenantOf(auth, clientAddress);
+    // Refusals before the door, in the MCP door's JSON-RPC shape at /mcp.
+    const refused = (response: Response) => (url.pathname === MCP_PATH ? asJsonRpcRefusal(response) : response);
     const limited = limiting ? await rateLimitResponse(services, tenant, isRest) : null;
-    if (limited) return limited;
+    if (limited) return refused(limited);
     // Scraped by Prometheus, rate limited as any request (a scrape counts the outbox backlog).
     if (url.pathname === METRICS_PATH && received.method === 'GET') return metrics.serve(received);
     const request = ablated.has('body-limit') ? received : await limitBody(received, isRest);
-    if (request instanceof Response) return request;
+    if (request instanceof Response) return refused(request);
     const bytes = Number(request.headers.get('content-length') ?? 0);
     const overBudget = limiting ? await bodyBudgetResponse(services, tenant, bytes, isRest) : null;
     if (overBudget) {
       // Read (not parsed: that is the expensive part) so the client sees the 429 instead of a cut connection.
       await request.arrayBuffer();
-      return overBudget;
+      return refused(overBudget);
     }
     if (isRest) {
       if (request.method === 'GET') {

@@ -399,15 +399,23 @@ describe('the MCP door', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(1_100_000) } }),
     });
     expect(tooLarge.status).toBe(413);
+    // In the door's own shape: a JSON-RPC error, the GraphQL code in its data.
+    expect(await tooLarge.json()).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32000, message: expect.stringMatching(/too large/), data: { code: 'PAYLOAD_TOO_LARGE' } },
+    });
     const metrics = await t.request('GET', '/metrics', { token });
     expect(metrics.text).toMatch(/gateway_http_request_duration_seconds_count\{[^}]*door="mcp"/);
     expect(metrics.text).toMatch(/gateway_errors_total\{door="mcp",code="NOT_FOUND"\} 1/);
     // Over the account's budget: 429 with Retry-After, whatever the door.
-    let status = 200;
-    for (let i = 0; i < 10 && status !== 429; i++) {
-      status = (await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{}' })).status;
+    let last = new Response(null, { status: 200 });
+    for (let i = 0; i < 10 && last.status !== 429; i++) {
+      last = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{}' });
     }
-    expect(status).toBe(429);
+    expect(last.status).toBe(429);
+    expect(last.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await last.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
     await client.close();
   });
 
