@@ -12,7 +12,7 @@ import type { TokenIssuer } from '../security/tokens.js';
 import { type Account, serializeForAccount, toAccount } from './accounts.js';
 import { badInput, notFound } from '../core/errors.js';
 
-/** At most this many tokens per account (revoke one to make room). */
+/** At most this many unexpired tokens per account (revoke one to make room; expired ones go as new ones are made). */
 export const MAX_ACCESS_TOKENS = 50;
 /** The latest expiry a token may have, in days from now. */
 export const MAX_ACCESS_TOKEN_DAYS = 3650;
@@ -88,6 +88,12 @@ export async function createAccessToken(
   await db.transaction().execute(async (trx) => {
     // One account's creations run one after the other, so the cap holds under concurrency.
     await serializeForAccount(trx, accountId);
+    // Expired tokens are no credential anywhere and do not count: they make room (OAuth approvals mint a token each).
+    await trx
+      .deleteFrom('access_tokens')
+      .where('account_id', '=', accountId)
+      .where('expires_at', '<=', row.created_at)
+      .execute();
     const { count } = await trx
       .selectFrom('access_tokens')
       .select((eb) => eb.fn.countAll<string | number>().as('count'))

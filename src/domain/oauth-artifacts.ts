@@ -22,11 +22,35 @@ const SWEEP_EVERY_MS = 60_000;
 const ISSUED_TOKEN = 'IssuedAccessToken';
 const ISSUED_TOKEN_SECONDS = 600;
 
-/** Notes which named access token a grant's code was redeemed for (see ISSUED_TOKEN). */
+/**
+ * Revokes a grant (a code of it was used twice): the Grant row first, then the named tokens its codes were redeemed
+ * for, then every other artefact of it. In this order a redemption that records its token (recordIssuedToken) either
+ * is seen here or sees the grant gone and revokes its token itself.
+ */
+export async function revokeGrant(db: Kysely<Database>, grantId: string): Promise<void> {
+  await db.deleteFrom('oauth_artifacts').where('model', '=', 'Grant').where('id', '=', grantId).execute();
+  const issued = await db
+    .selectFrom('oauth_artifacts')
+    .select('payload')
+    .where('model', '=', ISSUED_TOKEN)
+    .where('grant_id', '=', grantId)
+    .execute();
+  for (const { payload } of issued) {
+    const { accountId, tokenId } = JSON.parse(payload) as { accountId: string; tokenId: string };
+    await db.deleteFrom('access_tokens').where('account_id', '=', accountId).where('token_id', '=', tokenId).execute();
+  }
+  await db.deleteFrom('oauth_artifacts').where('grant_id', '=', grantId).execute();
+}
+
+/**
+ * Notes which named access token a grant's code was redeemed for (see ISSUED_TOKEN), then checks that the grant still
+ * exists: a replay of the code between the provider's consuming it and this note revoked the grant without seeing
+ * the token, so the token is revoked here and false is answered (the redemption must then fail).
+ */
 export async function recordIssuedToken(
   db: Kysely<Database>,
   issued: { grantId: string; accountId: string; tokenId: string },
-): Promise<void> {
+): Promise<boolean> {
   await db
     .insertInto('oauth_artifacts')
     .values({
@@ -39,6 +63,16 @@ export async function recordIssuedToken(
       consumed_at: null,
     })
     .execute();
+  const grant = await db
+    .selectFrom('oauth_artifacts')
+    .select('id')
+    .where('model', '=', 'Grant')
+    .where('id', '=', issued.grantId)
+    .executeTakeFirst();
+  if (grant) return true;
+  // The note above is among the grant's now: revoking it again revokes this token.
+  await revokeGrant(db, issued.grantId);
+  return false;
 }
 
 /** Models whose artefacts are not kept: the access token the provider makes is replaced before it is handed out. */
@@ -117,8 +151,17 @@ export function oauthArtifactAdapter(db: Kysely<Database>): (model: string) => A
           .where('id', '=', id)
           .where('consumed_at', 'is', null)
           .executeTakeFirst();
-        // Another request used it between the provider's check and now: this one loses.
-        if (result.numUpdatedRows === 0n) throw new errors.InvalidGrant('grant request is invalid');
+        if (result.numUpdatedRows > 0n) return;
+        // Another request used it between the provider's check and now: this one loses, and it is a second use of
+        // the code like any other (OAuth 2.1 §4.1.3): the grant, and the token the first use gets, are revoked.
+        const code = await db
+          .selectFrom('oauth_artifacts')
+          .select('grant_id')
+          .where('model', '=', model)
+          .where('id', '=', id)
+          .executeTakeFirst();
+        if (code?.grant_id) await revokeGrant(db, code.grant_id);
+        throw new errors.InvalidGrant('authorization code already consumed');
       },
       async destroy(id) {
         await db.deleteFrom('oauth_artifacts').where('model', '=', model).where('id', '=', id).execute();
@@ -126,21 +169,7 @@ export function oauthArtifactAdapter(db: Kysely<Database>): (model: string) => A
       // A grant is revoked when one of its codes is used twice: the named token the first use got is revoked with it
       // (OAuth 2.1 §4.1.3), for whoever replays a code may have stolen it.
       async revokeByGrantId(grantId) {
-        const issued = await db
-          .selectFrom('oauth_artifacts')
-          .select('payload')
-          .where('model', '=', ISSUED_TOKEN)
-          .where('grant_id', '=', grantId)
-          .execute();
-        for (const { payload } of issued) {
-          const { accountId, tokenId } = JSON.parse(payload) as { accountId: string; tokenId: string };
-          await db
-            .deleteFrom('access_tokens')
-            .where('account_id', '=', accountId)
-            .where('token_id', '=', tokenId)
-            .execute();
-        }
-        await db.deleteFrom('oauth_artifacts').where('grant_id', '=', grantId).execute();
+        await revokeGrant(db, grantId);
       },
     };
   };

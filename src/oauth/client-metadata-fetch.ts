@@ -18,6 +18,8 @@ export interface ClientMetadataFetchOptions {
   allowPrivate: boolean;
   /** PEM file of extra trusted CA certificates (tests). */
   caFile?: string;
+  /** CLIENT_METADATA_TIMEOUT_MS unless given (tests). */
+  timeoutMs?: number;
 }
 
 export class ClientMetadataRefused extends Error {}
@@ -36,8 +38,19 @@ export function clientMetadataFetch(options: ClientMetadataFetchOptions): Client
       const reason = refusedTarget(url.href);
       if (reason) return Promise.reject(new ClientMetadataRefused(reason));
     }
-    const timeout = AbortSignal.timeout(CLIENT_METADATA_TIMEOUT_MS);
+    const timeoutMs = options.timeoutMs ?? CLIENT_METADATA_TIMEOUT_MS;
+    const timeout = AbortSignal.timeout(timeoutMs);
     const signal = init?.signal ? AbortSignal.any([timeout, init.signal]) : timeout;
+    const tooLarge = () =>
+      new ClientMetadataRefused(`the client metadata document is larger than ${MAX_CLIENT_METADATA_BYTES} bytes`);
+    // What the time limit, an abort or a reset is reported as (never a partial document).
+    const cutShort = (cause?: unknown) =>
+      new ClientMetadataRefused(
+        timeout.aborted
+          ? `the client metadata document did not arrive within ${timeoutMs} ms`
+          : 'fetching the client metadata document was cut short',
+        { cause },
+      );
     return new Promise<Response>((resolve, reject) => {
       const request = https.request(
         url,
@@ -49,34 +62,49 @@ export function clientMetadataFetch(options: ClientMetadataFetchOptions): Client
           signal,
         },
         (response) => {
+          const status = response.statusCode ?? 502;
+          // Only a 200's body is read by the provider; other statuses (204, 304, 1xx) may carry none.
+          if (status !== 200) {
+            response.resume();
+            return resolve(new Response(null, { status: status >= 200 && status <= 599 ? status : 502 }));
+          }
+          const declared = Number(response.headers['content-length']);
+          if (declared > MAX_CLIENT_METADATA_BYTES) {
+            response.destroy();
+            return reject(tooLarge());
+          }
           const chunks: Buffer[] = [];
           let read = 0;
+          // Settled once: a document past the limit, or cut short (the time limit, an abort, a reset), is refused —
+          // never handed on as the part of it that arrived.
+          let settled = false;
+          const fail = (error: Error) => {
+            if (settled) return;
+            settled = true;
+            response.destroy();
+            reject(error);
+          };
           response.on('data', (chunk: Buffer) => {
+            if (settled) return;
             read += chunk.length;
-            // One byte past the limit is enough for the provider to refuse it as too large.
-            if (read > MAX_CLIENT_METADATA_BYTES + 1) {
-              response.destroy();
-              return;
-            }
+            if (read > MAX_CLIENT_METADATA_BYTES) return fail(tooLarge());
             chunks.push(chunk);
           });
-          const done = () => {
+          response.on('end', () => {
+            if (settled) return;
+            settled = true;
             const headers = new Headers();
             for (const name of KEPT_HEADERS) {
               const value = response.headers[name];
               if (typeof value === 'string' && name !== 'content-length') headers.set(name, value);
             }
-            const status = response.statusCode ?? 502;
-            // Only a 200's body is read by the provider; other statuses (204, 304, 1xx) may carry none.
-            const body = status === 200 ? new Uint8Array(Buffer.concat(chunks)) : null;
-            resolve(new Response(body, { status: status >= 200 && status <= 599 ? status : 502, headers }));
-          };
-          response.on('end', done);
-          response.on('close', done);
-          response.on('error', reject);
+            resolve(new Response(new Uint8Array(Buffer.concat(chunks)), { status, headers }));
+          });
+          response.on('error', (error) => fail(cutShort(error)));
+          response.on('close', () => fail(cutShort()));
         },
       );
-      request.on('error', reject);
+      request.on('error', (error) => reject(error instanceof ClientMetadataRefused ? error : cutShort(error)));
       request.end();
     });
   };

@@ -5,11 +5,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildOAuthProtectedResourceMetadata } from '@modelcontextprotocol/server';
 import type Provider from 'oidc-provider';
+import { isLoopbackHostname, OAUTH_UNAVAILABLE, oauthIssuer } from '../core/oauth-issuer.js';
 import type { Services } from '../services.js';
 import {
   INTERACTION_PATH,
   isOAuthPath,
-  issuerFor,
   mcpResourceUrl,
   OAUTH_ROUTES,
   PROTECTED_RESOURCE_PATHS,
@@ -24,7 +24,10 @@ export interface OAuthDoor {
   handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
 
-/** Without PUBLIC_BASE_URL each origin requests come to gets its own issuer; at most this many are kept. */
+/**
+ * Without PUBLIC_BASE_URL each origin requests come to gets its own issuer — loopback origins only (src/core/
+ * oauth-issuer.ts) —; at most this many are kept.
+ */
 const MAX_ISSUERS = 8;
 const UID_SHAPE = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -33,9 +36,9 @@ function json(res: ServerResponse, status: number, body: unknown, extra: Record<
   res.end(JSON.stringify(body));
 }
 
-/** RFC 9728 metadata of this gateway's /mcp, built with the MCP SDK's helper. */
+/** RFC 9728 metadata of this gateway's /mcp, built with the MCP SDK's helper (the issuer is https or loopback). */
 export function protectedResourceMetadata(issuer: string) {
-  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(new URL(issuer).hostname);
+  const loopback = isLoopbackHostname(new URL(issuer).hostname);
   return buildOAuthProtectedResourceMetadata({
     oauthMetadata: {
       issuer,
@@ -53,6 +56,13 @@ export function protectedResourceMetadata(issuer: string) {
 /** `addressOf`: the client address of a request (src/http/client-address.ts, honouring TRUST_PROXY). */
 export function createOAuthDoor(services: Services, addressOf: (req: IncomingMessage) => string): OAuthDoor {
   const { config, logger, db, tokens, limits } = services;
+  if (config.MCP_OAUTH && config.PUBLIC_BASE_URL && !oauthIssuer(config, null)) {
+    logger.warn(
+      { publicBaseUrl: new URL(config.PUBLIC_BASE_URL).origin },
+      'OAuth for hosted agents is off until PUBLIC_BASE_URL is https: its paths answer 404 and /mcp names no ' +
+        'authorisation server (pasted tokens keep working)',
+    );
+  }
   const providers = new Map<string, { provider: Provider; callback: ReturnType<Provider['callback']> }>();
   const providerFor = (issuer: string) => {
     let entry = providers.get(issuer);
@@ -74,8 +84,12 @@ export function createOAuthDoor(services: Services, addressOf: (req: IncomingMes
   };
 
   const route = async (req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> => {
-    const issuer = issuerFor(config, req.headers.host);
-    if (!issuer) return json(res, 400, { error: 'invalid_request', error_description: 'bad Host header' });
+    const issuer = oauthIssuer(config, req.headers.host);
+    if (!issuer) {
+      // Not an error of ours: OAuth 2.1 wants an https issuer, and plain http is only served on loopback.
+      logger.info({ path: pathname }, 'OAuth request to an origin without an authorisation server');
+      return json(res, 404, { error: 'not_found', error_description: OAUTH_UNAVAILABLE });
+    }
     const address = addressOf(req);
     const wait = await limits.anonymousRequest(address);
     if (wait !== null) {
@@ -94,7 +108,9 @@ export function createOAuthDoor(services: Services, addressOf: (req: IncomingMes
       }
       if (req.method !== 'GET' && req.method !== 'HEAD')
         return json(res, 405, { error: 'method not allowed' }, { allow: 'GET' });
-      return json(res, 200, protectedResourceMetadata(issuer), { ...cors, 'cache-control': 'max-age=3600' });
+      // The issuer comes from the Host header unless PUBLIC_BASE_URL is set: then no cache may keep it.
+      const caching = config.PUBLIC_BASE_URL ? 'max-age=3600' : 'no-store';
+      return json(res, 200, protectedResourceMetadata(issuer), { ...cors, 'cache-control': caching });
     }
     const { provider, callback } = providerFor(issuer);
     if (pathname.startsWith(INTERACTION_PATH)) {

@@ -1,6 +1,6 @@
 // Where the authorisation server for hosted MCP agents lives (docs/mcp-oauth.md "Endpoints"). The issuer is the
-// gateway's public origin: PUBLIC_BASE_URL when set, else the origin a request came to (local use and tests).
-import type { Config } from '../core/config.js';
+// gateway's public origin: PUBLIC_BASE_URL when set, else the origin a request came to (local use and tests), and
+// only an https or loopback one (src/core/oauth-issuer.ts).
 
 /** Every path of the authorisation server starts with this (besides the .well-known documents). */
 export const OAUTH_PREFIX = '/oauth';
@@ -36,14 +36,6 @@ export function isOAuthPath(pathname: string): boolean {
     PROTECTED_RESOURCE_PATHS.has(pathname) ||
     AUTHORIZATION_SERVER_PATHS.has(pathname)
   );
-}
-
-/** The gateway's public origin for a request: PUBLIC_BASE_URL's when set, else `http://<Host>`. */
-export function issuerFor(config: Pick<Config, 'PUBLIC_BASE_URL'>, host: string | undefined): string | null {
-  if (config.PUBLIC_BASE_URL) return new URL(config.PUBLIC_BASE_URL).origin;
-  const url = host ? URL.parse(`http://${host}`) : null;
-  // A Host header that is not a plain host[:port] names no origin.
-  return url && host && url.host === host.toLowerCase() ? url.origin : null;
 }
 
 /** The protected resource a token is bound to (RFC 8707): this gateway's MCP door. */

@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
 import { authenticate } from '../domain/accounts.js';
 import type { RateLimits } from '../security/rate-limits.js';
-import { mcpResourceUrl } from './endpoints.js';
+import { INTERACTION_PATH, mcpResourceUrl } from './endpoints.js';
 import { consentPage, problemPage } from './interaction-page.js';
 
 /** A form is a few short fields: more than this is refused. */
@@ -74,7 +74,8 @@ export async function handleInteraction(
   if (!client) return send(res, 400, problemPage('The agent is not known.'));
   const requested = new Set((firstOf(details.params.scope) ?? '').split(' ').filter(Boolean));
   const view = {
-    action: `${req.url?.split('?')[0] ?? ''}`,
+    // Built from the uid alone: the raw request line (`//evil/oauth/interaction/…`) must not shape the form's action.
+    action: `${INTERACTION_PATH}${encodeURIComponent(uid)}`,
     clientName: client.clientName,
     clientId,
     redirectUri: firstOf(details.params.redirect_uri) ?? '',

@@ -53,12 +53,19 @@ export function mintNamedTokens({ db, tokens, logger, accessTokenDays }: TokenMi
         },
         'mcp',
       );
-      if (issued.grantId) {
-        await recordIssuedToken(db, {
+      const recorded =
+        !issued.grantId ||
+        (await recordIssuedToken(db, {
           grantId: issued.grantId,
           accountId: issued.accountId,
           tokenId: accessToken.tokenId,
-        });
+        }));
+      if (!recorded) {
+        // The code was replayed while this redemption was under way: the token just made is revoked already.
+        ctx.status = 400;
+        ctx.body = { error: 'invalid_grant', error_description: 'the authorization code was used twice' };
+        logger.warn({ accountId: issued.accountId }, 'OAuth code replayed during its redemption: nothing issued');
+        return;
       }
       logger.info(
         { accountId: issued.accountId, tokenId: accessToken.tokenId, readOnly },

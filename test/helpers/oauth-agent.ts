@@ -26,8 +26,18 @@ export interface MetadataHost {
   close(): Promise<void>;
 }
 
+export interface MetadataBehaviour {
+  /** Sends the document's first bytes, then nothing more (the connection stays open). */
+  stall?: boolean;
+  /** A Content-Length header of this value (the body is sent as it is). */
+  contentLength?: number;
+}
+
 /** Serves a client ID metadata document at https://localhost:<port>/agent/client.json. */
-export async function serveClientMetadata(extra: Record<string, unknown> = {}): Promise<MetadataHost> {
+export async function serveClientMetadata(
+  extra: Record<string, unknown> = {},
+  behaviour: MetadataBehaviour = {},
+): Promise<MetadataHost> {
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',
     curve: 'P-256',
@@ -51,18 +61,21 @@ export async function serveClientMetadata(extra: Record<string, unknown> = {}): 
       res.writeHead(404).end();
       return;
     }
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({
-        client_id: clientId,
-        client_name: 'Test <Agent>',
-        redirect_uris: [REDIRECT_URI],
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'none',
-        ...extra,
-      }),
-    );
+    const body = JSON.stringify({
+      client_id: clientId,
+      client_name: 'Test <Agent>',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      ...extra,
+    });
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      ...(behaviour.contentLength !== undefined ? { 'content-length': String(behaviour.contentLength) } : {}),
+    });
+    if (behaviour.stall) res.write(body.slice(0, 10));
+    else res.end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
@@ -135,9 +148,14 @@ export class TestAgent implements OAuthClientProvider {
 export class Browser {
   private cookies = new Map<string, string>();
 
+  /** The Cookie header it would send. */
+  cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
   async go(url: string, init: { method?: string; form?: Record<string, string>; origin?: string } = {}) {
     const headers: Record<string, string> = {};
-    if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    if (this.cookies.size) headers.cookie = this.cookieHeader();
     if (init.form) headers['content-type'] = 'application/x-www-form-urlencoded';
     if (init.origin) headers.origin = init.origin;
     const response = await fetch(url, {

@@ -5,11 +5,28 @@
 // redirect URI, a replayed code, a missing or wrong PKCE verifier, another resource, a metadata document on a private
 // address without the test allowance; and dynamic client registration as the fallback.
 import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { auth, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { errors } from 'oidc-provider';
 import { afterEach, describe, expect, it } from 'vitest';
+import { oauthIssuer } from '../../src/core/oauth-issuer.js';
+import { createAccessToken, listAccessTokens } from '../../src/domain/access-tokens.js';
+import { oauthArtifactAdapter, recordIssuedToken } from '../../src/domain/oauth-artifacts.js';
 import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
-import { startApp, type TestApp } from '../helpers/app.js';
-import { Browser, type MetadataHost, REDIRECT_URI, serveClientMetadata, TestAgent } from '../helpers/oauth-agent.js';
+import { mcpBearerChallenge } from '../../src/mcp/challenge.js';
+import { clientMetadataFetch, ClientMetadataRefused } from '../../src/oauth/client-metadata-fetch.js';
+import { mintNamedTokens } from '../../src/oauth/token-minting.js';
+import { createTokenIssuer } from '../../src/security/tokens.js';
+import { startApp, type StartOptions, type TestApp } from '../helpers/app.js';
+import { logCapture } from '../helpers/log-lines.js';
+import {
+  Browser,
+  type MetadataBehaviour,
+  type MetadataHost,
+  REDIRECT_URI,
+  serveClientMetadata,
+  TestAgent,
+} from '../helpers/oauth-agent.js';
 
 const PASSWORD = 'correct horse battery';
 
@@ -18,8 +35,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function serve(env: Record<string, string>) {
-  const t = await startApp(env, [], { worker: false });
+async function serve(env: Record<string, string>, options: StartOptions = {}) {
+  const t = await startApp(env, [], { worker: false, ...options });
   const http: HttpServer = createHttpServer(t.app);
   cleanups.push(async () => {
     http.server.closeAllConnections();
@@ -31,8 +48,11 @@ async function serve(env: Record<string, string>) {
   return { t, base, mcp: new URL(`${base}/mcp`) };
 }
 
-async function metadataHost(extra: Record<string, unknown> = {}): Promise<MetadataHost> {
-  const host = await serveClientMetadata(extra);
+async function metadataHost(
+  extra: Record<string, unknown> = {},
+  behaviour: MetadataBehaviour = {},
+): Promise<MetadataHost> {
+  const host = await serveClientMetadata(extra, behaviour);
   cleanups.push(() => host.close());
   return host;
 }
@@ -41,6 +61,34 @@ async function metadataHost(extra: Record<string, unknown> = {}): Promise<Metada
 async function gatewayFor(host: MetadataHost, env: Record<string, string> = {}) {
   return serve({ OAUTH_ALLOW_PRIVATE_CLIENT_METADATA: 'true', OAUTH_CLIENT_METADATA_CA_FILE: host.caFile, ...env });
 }
+
+/** A request with a Host header of its own (fetch sends the URL's), or a raw request line. */
+function rawRequest(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+  method = 'GET',
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: hostname, port, path, method, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+const METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
 
 async function callTool(mcp: URL, token: string) {
   const client = new Client({ name: 'oauth-test', version: '1.0.0' });
@@ -109,7 +157,10 @@ describe('OAuth for hosted MCP agents', () => {
     expect(unauthenticated.headers.get('www-authenticate')).toContain(
       `resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
     );
-    const metadata = await (await fetch(`${base}/.well-known/oauth-protected-resource/mcp`)).json();
+    const metadataResponse = await fetch(`${base}/.well-known/oauth-protected-resource/mcp`);
+    // The issuer comes from the Host header here (no PUBLIC_BASE_URL): no cache may keep it.
+    expect(metadataResponse.headers.get('cache-control')).toBe('no-store');
+    const metadata = await metadataResponse.json();
     expect(metadata).toMatchObject({ resource: `${base}/mcp`, authorization_servers: [base] });
     const server = await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json();
     expect(server).toMatchObject({
@@ -318,5 +369,266 @@ describe('OAuth for hosted MCP agents', () => {
     const refused = await register();
     expect(refused.status).toBe(400);
     expect(await refused.json()).toMatchObject({ error: 'invalid_client_metadata' });
+  });
+});
+
+describe('where OAuth can be served (an https issuer, or http on loopback)', () => {
+  it('knows an https issuer, or an http one on a loopback host, and nothing else', () => {
+    const local = { MCP_OAUTH: true, PUBLIC_BASE_URL: undefined };
+    expect(oauthIssuer(local, 'localhost:3000')).toBe('http://localhost:3000');
+    expect(oauthIssuer(local, '127.1.2.3:8080')).toBe('http://127.1.2.3:8080');
+    expect(oauthIssuer(local, '[::1]:3000')).toBe('http://[::1]:3000');
+    for (const host of ['gateway.internal', '10.0.0.1:3000', 'localhost.evil.example', '128.0.0.1', undefined]) {
+      expect(oauthIssuer(local, host)).toBeNull();
+    }
+    expect(oauthIssuer({ MCP_OAUTH: true, PUBLIC_BASE_URL: 'https://gw.example/prefix' }, 'x')).toBe(
+      'https://gw.example',
+    );
+    expect(oauthIssuer({ MCP_OAUTH: true, PUBLIC_BASE_URL: 'http://127.0.0.1:4000' }, 'x')).toBe(
+      'http://127.0.0.1:4000',
+    );
+    expect(oauthIssuer({ MCP_OAUTH: true, PUBLIC_BASE_URL: 'http://gw.example' }, 'localhost')).toBeNull();
+    expect(oauthIssuer({ MCP_OAUTH: false }, 'localhost:3000')).toBeNull();
+    expect(oauthIssuer({ MCP_OAUTH: false, PUBLIC_BASE_URL: 'https://gw.example' }, 'x')).toBeNull();
+
+    const challenge = (config: Parameters<typeof mcpBearerChallenge>[0], url: string) =>
+      mcpBearerChallenge(config, new Request(url), 'missing');
+    expect(challenge(local, 'http://localhost:3000/mcp')).toBe(
+      `Bearer realm="campaign-gateway", resource_metadata="http://localhost:3000${METADATA_PATH}"`,
+    );
+    expect(challenge(local, 'http://gateway.internal/mcp')).toBe('Bearer realm="campaign-gateway"');
+    expect(challenge({ MCP_OAUTH: false }, 'http://localhost:3000/mcp')).toBe('Bearer realm="campaign-gateway"');
+  });
+
+  it('answers 404 on a non-loopback http origin without PUBLIC_BASE_URL, names no metadata there, logs no error', async () => {
+    const log = logCapture();
+    const { base } = await serve({ LOG_LEVEL: 'info' }, { logStream: log.stream });
+    for (const path of [METADATA_PATH, '/.well-known/oauth-authorization-server', '/oauth/authorize?client_id=x']) {
+      const answer = await rawRequest(base, path, { host: 'gateway.internal' });
+      expect(answer.status).toBe(404);
+      expect(JSON.parse(answer.body)).toEqual({
+        error: 'not_found',
+        error_description: expect.stringContaining('needs an https PUBLIC_BASE_URL'),
+      });
+    }
+    const unauthenticated = await rawRequest(base, '/mcp', { host: 'gateway.internal' }, 'POST');
+    expect(unauthenticated.status).toBe(401);
+    expect(unauthenticated.headers['www-authenticate']).toBe('Bearer realm="campaign-gateway"');
+    // On a loopback host it is served.
+    const port = new URL(base).port;
+    const local = await rawRequest(base, METADATA_PATH, { host: `localhost:${port}` });
+    expect(local.status).toBe(200);
+    expect(JSON.parse(local.body)).toMatchObject({ authorization_servers: [`http://localhost:${port}`] });
+    expect(log.lines.filter((line) => line.level >= 50)).toEqual([]);
+    expect(log.lines.filter((line) => line.msg.includes('origin without an authorisation server'))).toHaveLength(3);
+  });
+
+  it('with an http PUBLIC_BASE_URL: one warning at start-up, 404s, and no resource_metadata', async () => {
+    const log = logCapture();
+    const { base, mcp } = await serve(
+      { LOG_LEVEL: 'info', PUBLIC_BASE_URL: 'http://gateway.example' },
+      { logStream: log.stream },
+    );
+    const warnings = log.lines.filter((line) => line.level === 40 && line.msg.includes('OAuth for hosted agents'));
+    expect(warnings).toEqual([
+      expect.objectContaining({ msg: expect.stringContaining('off until PUBLIC_BASE_URL is https') }),
+    ]);
+    expect((await fetch(`${base}${METADATA_PATH}`)).status).toBe(404);
+    expect((await fetch(`${base}/oauth/register`, { method: 'POST' })).status).toBe(404);
+    const unauthenticated = await fetch(mcp, { method: 'POST' });
+    expect(unauthenticated.status).toBe(401);
+    expect(unauthenticated.headers.get('www-authenticate')).toBe('Bearer realm="campaign-gateway"');
+    expect(log.lines.filter((line) => line.level >= 50)).toEqual([]);
+  });
+
+  it('with an https PUBLIC_BASE_URL: the metadata and the challenge name it, whatever the Host', async () => {
+    const log = logCapture();
+    const { base, mcp } = await serve(
+      { LOG_LEVEL: 'info', PUBLIC_BASE_URL: 'https://gateway.example' },
+      { logStream: log.stream },
+    );
+    expect(log.lines.filter((line) => line.level >= 40)).toEqual([]);
+    const metadata = await rawRequest(base, METADATA_PATH, { host: 'gateway.internal' });
+    expect(metadata.status).toBe(200);
+    expect(metadata.headers['cache-control']).toBe('max-age=3600');
+    expect(JSON.parse(metadata.body)).toMatchObject({
+      resource: 'https://gateway.example/mcp',
+      authorization_servers: ['https://gateway.example'],
+    });
+    const unauthenticated = await fetch(mcp, { method: 'POST' });
+    expect(unauthenticated.headers.get('www-authenticate')).toContain(
+      `resource_metadata="https://gateway.example${METADATA_PATH}"`,
+    );
+  });
+
+  it('with MCP_OAUTH=false: no OAuth paths, and the challenge names no metadata', async () => {
+    const { base, mcp } = await serve({ MCP_OAUTH: 'false' });
+    expect((await fetch(`${base}${METADATA_PATH}`)).status).toBe(404);
+    const unauthenticated = await fetch(mcp, { method: 'POST' });
+    expect(unauthenticated.status).toBe(401);
+    expect(unauthenticated.headers.get('www-authenticate')).toBe('Bearer realm="campaign-gateway"');
+  });
+});
+
+describe('the consent form', () => {
+  it("posts to the interaction's own path, whatever the request line", async () => {
+    const host = await metadataHost();
+    const { t, base } = await gatewayFor(host);
+    const browser = new Browser();
+    const page = await browser.follow(
+      authorizeUrl(base, host.clientId, { code_challenge: pkce().challenge, code_challenge_method: 'S256' }),
+      base,
+    );
+    const action = /action="([^"]+)"/.exec(page.text)?.[1] ?? '';
+    expect(action).toMatch(/^\/oauth\/interaction\/[A-Za-z0-9_-]+$/);
+    // The listener hands the door only request lines under /oauth/; dot segments are still the request's to choose.
+    const dotted = await rawRequest(base, `/oauth/x/..${action.slice('/oauth'.length)}`, {
+      cookie: browser.cookieHeader(),
+    });
+    expect(dotted.status).toBe(200);
+    expect(/action="([^"]+)"/.exec(dotted.body)?.[1]).toBe(action);
+    // The door itself, given a request line that would make a protocol-relative action of the raw path.
+    const bare = createServer((req, res) => void t.app.oauth.handle(req, res));
+    cleanups.push(() => new Promise<void>((resolve) => bare.close(() => resolve())));
+    const { port } = await listen(bare, 0, '127.0.0.1');
+    const shown = await rawRequest(`http://127.0.0.1:${port}`, `//evil.example${action}`, {
+      host: new URL(base).host,
+      cookie: browser.cookieHeader(),
+      connection: 'close',
+    });
+    expect(shown.status).toBe(200);
+    expect(/action="([^"]+)"/.exec(shown.body)?.[1]).toBe(action);
+  });
+});
+
+describe('client ID metadata documents', () => {
+  it('refuses a document over 5 KB, with a description', async () => {
+    const host = await metadataHost({ padding: 'x'.repeat(6000) });
+    const { base } = await gatewayFor(host);
+    const page = await new Browser().go(
+      authorizeUrl(base, host.clientId, { code_challenge: pkce().challenge, code_challenge_method: 'S256' }),
+    );
+    expect(page.response.status).toBe(400);
+    expect(page.location).toBeNull();
+    expect(page.text).toContain('client_id metadata document fetch failed');
+    const fetchIt = clientMetadataFetch({ allowPrivate: true, caFile: host.caFile });
+    await expect(fetchIt(host.clientId)).rejects.toThrow(/larger than 5120 bytes/);
+  });
+
+  it('refuses a document whose Content-Length is over 5 KB, and one that stalls past the time limit', async () => {
+    const declared = await metadataHost({}, { stall: true, contentLength: 6000 });
+    const fetchDeclared = clientMetadataFetch({ allowPrivate: true, caFile: declared.caFile, timeoutMs: 5000 });
+    await expect(fetchDeclared(declared.clientId)).rejects.toThrow(/larger than 5120 bytes/);
+    const stalled = await metadataHost({}, { stall: true });
+    const fetchStalled = clientMetadataFetch({ allowPrivate: true, caFile: stalled.caFile, timeoutMs: 200 });
+    const started = Date.now();
+    const refused = fetchStalled(stalled.clientId);
+    await expect(refused).rejects.toBeInstanceOf(ClientMetadataRefused);
+    await expect(refused).rejects.toThrow(/did not arrive within 200 ms/);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('keeps a fetched document: a second authorisation does not fetch it again', async () => {
+    const host = await metadataHost();
+    const { t, base } = await gatewayFor(host);
+    await codeFor(t, base, host.clientId, pkce().challenge);
+    await codeFor(t, base, host.clientId, pkce().challenge);
+    expect(host.fetches()).toBe(1);
+  });
+});
+
+describe('a code used twice, racing its first use', () => {
+  async function setup() {
+    const t = await startApp({}, [], { worker: false });
+    cleanups.push(() => t.close());
+    const db = t.app.database.db;
+    const { id: accountId } = await t.account();
+    const adapter = oauthArtifactAdapter(db);
+    const tokens = createTokenIssuer('test-secret-test-secret-test-secret-0123', 60);
+    const grant = async (grantId: string) => {
+      await adapter('Grant').upsert(grantId, { jti: grantId, accountId, clientId: 'https://agent.example/c' }, 600);
+      await adapter('AuthorizationCode').upsert(`code-${grantId}`, { jti: `code-${grantId}`, grantId, accountId }, 60);
+    };
+    const mint = () =>
+      createAccessToken(db, tokens, accountId, { name: 'MCP: agent', readOnly: false, expiresAt: null }, 'mcp');
+    return { t, db, accountId, adapter, tokens, grant, mint };
+  }
+
+  it('a redemption that loses the conditional UPDATE revokes the token the winner got', async () => {
+    const { db, accountId, adapter, grant, mint } = await setup();
+    await grant('g1');
+    await adapter('AuthorizationCode').consume('code-g1');
+    const { accessToken } = await mint();
+    expect(await recordIssuedToken(db, { grantId: 'g1', accountId, tokenId: accessToken.tokenId })).toBe(true);
+    await expect(adapter('AuthorizationCode').consume('code-g1')).rejects.toBeInstanceOf(errors.InvalidGrant);
+    expect(await listAccessTokens(db, accountId)).toEqual([]);
+    expect(await adapter('Grant').find('g1')).toBeUndefined();
+  });
+
+  it('a replay before the token is noted revokes it all the same: the redemption answers invalid_grant', async () => {
+    const { t, db, accountId, adapter, tokens, grant } = await setup();
+    const middleware = mintNamedTokens({ db, tokens, logger: t.app.logger, accessTokenDays: 30 });
+    const tokenContext = (grantId: string) => ({
+      oidc: {
+        route: 'token',
+        entities: { AccessToken: { accountId, grantId, scope: 'mcp:read mcp:write' } },
+        client: { clientName: 'Agent', clientId: 'https://agent.example/c' },
+      },
+      status: 200,
+      body: { access_token: 'opaque', token_type: 'Bearer' } as Record<string, unknown>,
+    });
+    // The provider consumed the code and made its answer; a replay revokes the grant before the token is noted.
+    await grant('g2');
+    const raced = tokenContext('g2');
+    await middleware(raced as never, async () => {
+      await adapter('AuthorizationCode').consume('code-g2');
+      await adapter('AuthorizationCode').revokeByGrantId('g2');
+    });
+    expect(raced.status).toBe(400);
+    expect(raced.body).toMatchObject({ error: 'invalid_grant' });
+    expect(await listAccessTokens(db, accountId)).toEqual([]);
+
+    // Without a race the token is issued, and a later replay revokes it.
+    await grant('g3');
+    const calm = tokenContext('g3');
+    await middleware(calm as never, () => adapter('AuthorizationCode').consume('code-g3'));
+    expect(calm.status).toBe(200);
+    expect(calm.body.access_token).toMatch(/^cgat_/);
+    expect(await listAccessTokens(db, accountId)).toHaveLength(1);
+    await adapter('AuthorizationCode').revokeByGrantId('g3');
+    expect(await listAccessTokens(db, accountId)).toEqual([]);
+  });
+});
+
+describe('the cap on named access tokens', () => {
+  it('counts only tokens that have not expired (expired ones are deleted as a new one is made)', async () => {
+    const t = await startApp({}, [], { worker: false });
+    cleanups.push(() => t.close());
+    const db = t.app.database.db;
+    const { id: accountId } = await t.account();
+    const tokens = createTokenIssuer('test-secret-test-secret-test-secret-0123', 60);
+    const insert = (count: number, expiresAt: string | null) =>
+      db
+        .insertInto('access_tokens')
+        .values(
+          Array.from({ length: count }, (_, i) => ({
+            token_id: `tok_${randomBytes(8).toString('hex')}`,
+            account_id: accountId,
+            name: `old ${i}`,
+            token_hash: randomBytes(16).toString('hex'),
+            token_hint: '****abcd',
+            read_only: 0,
+            created_at: new Date(Date.now() - 86_400_000).toISOString(),
+            expires_at: expiresAt,
+            resource: 'mcp' as const,
+          })),
+        )
+        .execute();
+    const create = () => createAccessToken(db, tokens, accountId, { name: 'new', readOnly: false, expiresAt: null });
+    await insert(50, new Date(Date.now() - 1000).toISOString());
+    await create();
+    expect(await listAccessTokens(db, accountId)).toEqual([expect.objectContaining({ name: 'new' })]);
+    await insert(49, new Date(Date.now() + 86_400_000).toISOString());
+    await expect(create()).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
   });
 });
