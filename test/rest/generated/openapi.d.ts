@@ -712,7 +712,7 @@ export interface components {
       inactiveCallTimeout: number;
       /** @description Whether calls get a post-call analysis: a call outcome’s `analysis` is then checked against postCallAnalysisSchema. */
       postCallAnalysis: boolean;
-      /** @description The JSON Schema (a JSON object) a call’s analysis must satisfy when postCallAnalysis is true. */
+      /** @description The JSON Schema (a JSON object, at most 50 000 characters as JSON) a call’s analysis must satisfy when postCallAnalysis is true. */
       postCallAnalysisSchema: {
         [key: string]: unknown;
       };
@@ -1130,7 +1130,7 @@ export interface operations {
             firstLine: string;
             /** @description The emotional tone of the voice ("friendly", "formal", ...), at most 200 characters. */
             tone: string;
-            /** @description The JSON Schema (a JSON object) a call’s analysis must satisfy when postCallAnalysis is true. */
+            /** @description The JSON Schema (a JSON object, at most 50 000 characters as JSON) a call’s analysis must satisfy when postCallAnalysis is true. */
             postCallAnalysisSchema: {
               [key: string]: unknown;
             };
