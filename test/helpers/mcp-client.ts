@@ -1,41 +1,28 @@
 // A gateway on a loopback port and the official SDK 2.x client (revision 2026-07-28) connected to its MCP door with an
 // account's token, for tests that call tools; `toolAnswer` reads a call's answer, success or tool error, as one value.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterEach } from 'vitest';
-import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
-import { startApp, type TestApp } from './app.js';
+import { loopbackGateways } from './gateway.js';
 
-const running: Array<{ app: TestApp; http: HttpServer; client: Client }> = [];
+let gateway: ReturnType<typeof loopbackGateways> | undefined;
 
 /** Registers the clean-up of every door `mcpDoor` opens (call once at the top of a test file). */
 export function closeMcpDoorsAfterEach(): void {
-  afterEach(async () => {
-    for (const { app, http, client } of running.splice(0)) {
-      await client.close();
-      http.server.closeAllConnections();
-      await new Promise<void>((resolve) => http.server.close(() => resolve()));
-      await app.close();
-    }
-  });
+  gateway = loopbackGateways();
 }
 
 /** A gateway (no worker: deliveries wait), an account, and a client of its MCP door with the account's token. */
 export async function mcpDoor() {
-  const app = await startApp({}, [], { worker: false });
-  const http = createHttpServer(app.app);
-  const { port } = await listen(http.server, 0, '127.0.0.1');
-  const session = await app.account();
+  if (!gateway) throw new Error('call closeMcpDoorsAfterEach() at the top of the test file');
+  const { t, url } = await gateway();
+  const session = await t.account();
   const client = new Client(
     { name: 'retries-test', version: '1.0.0' },
     { versionNegotiation: { mode: { pin: '2026-07-28' } } },
   );
-  running.push({ app, http, client });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${session.token}` } },
-    }),
+    new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${session.token}` } } }),
   );
-  return { t: app, token: session.token, client };
+  return { t, token: session.token, client };
 }
 
 /** A tool's answer: its structured content, or `{ error: <code> }` for a tool error (with the message beside it). */

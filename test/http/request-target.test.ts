@@ -5,19 +5,11 @@
 import { Writable } from 'node:stream';
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
+import { describe, expect, it } from 'vitest';
 import { requestTargetProblem } from '../../src/http/request-target.js';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { loopbackGateways } from '../helpers/gateway.js';
 
-const running: Array<{ app: TestApp; http: HttpServer }> = [];
-afterEach(async () => {
-  for (const { app, http } of running.splice(0)) {
-    http.server.closeAllConnections();
-    await new Promise<void>((resolve) => http.server.close(() => resolve()));
-    await app.close();
-  }
-});
+const gateway = loopbackGateways();
 
 async function serve() {
   let logs = '';
@@ -27,10 +19,7 @@ async function serve() {
       done();
     },
   });
-  const app = await startApp({ LOG_LEVEL: 'info' }, [], { worker: false, logStream });
-  const http = createHttpServer(app.app);
-  running.push({ app, http });
-  const { port } = await listen(http.server, 0, '127.0.0.1');
+  const { port } = await gateway({ LOG_LEVEL: 'info' }, { logStream });
   return { port, logs: () => logs };
 }
 

@@ -3,32 +3,18 @@
 // under the documented bound; and tools/list stays under its own.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { loopbackGateways, mcpCampaignInput } from '../helpers/gateway.js';
 
-const running: Array<{ app: TestApp; http: HttpServer; client: Client }> = [];
-afterEach(async () => {
-  for (const { app, http, client } of running.splice(0)) {
-    await client.close();
-    http.server.closeAllConnections();
-    await new Promise<void>((resolve) => http.server.close(() => resolve()));
-    await app.close();
-  }
-});
+const gateway = loopbackGateways();
 
 /** A gateway on a loopback port and a client of its MCP door with a new account's token. */
 async function mcpDoor() {
-  const app = await startApp({}, [], { worker: false });
-  const http = createHttpServer(app.app);
-  const { port } = await listen(http.server, 0, '127.0.0.1');
+  const { t: app, url } = await gateway();
   const { token, id: accountId } = await app.account();
   const client = new Client({ name: 'answer-sizes-test', version: '1.0.0' });
-  running.push({ app, http, client });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
+    new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
   );
   await client.listTools();
   return { client, app, accountId: accountId as string };
@@ -95,21 +81,7 @@ describe('MCP answer sizes', () => {
     const voiceId = (voices.structuredContent as { voices: Array<{ voiceId: string }> }).voices[0]?.voiceId;
     const campaign = await client.callTool({
       name: 'campaign_create',
-      arguments: {
-        input: {
-          campId: 'calls',
-          title: 'Calls',
-          voiceId,
-          language: 'en-US',
-          script: 'Hello.',
-          purpose: 'Test',
-          knowledgeBase: 'https://example.com/kb',
-          calendar: 'cal-1',
-          firstLine: 'Hi!',
-          tone: 'friendly',
-          postCallAnalysisSchema: {},
-        },
-      },
+      arguments: { input: mcpCampaignInput({ campId: 'calls', voiceId }) },
     });
     expect(campaign.isError).toBeFalsy();
     // 40 ended calls, each with a 40 000-character transcript (160 KB in 4-byte characters): 6.4 MB of texts.

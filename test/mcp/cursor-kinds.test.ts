@@ -2,23 +2,12 @@
 // passed to call_log_list, campaign_call_log_list or webhook_delivery_list is a tool error BAD_USER_INPUT naming
 // `after`, as the tools' descriptions say; `first: 0` answers an empty page whose endCursor is accepted back.
 import { describe, expect, it } from 'vitest';
+import { mcpCampaignInput } from '../helpers/gateway.js';
 import { closeMcpDoorsAfterEach, mcpDoor, toolAnswer } from '../helpers/mcp-client.js';
 
 closeMcpDoorsAfterEach();
 
-const campaign = (campId: string) => ({
-  campId,
-  title: `Campaign ${campId}`,
-  voiceId: 'en-US-aria',
-  language: 'en-US',
-  script: 'Hello.',
-  purpose: 'Confirm appointments',
-  knowledgeBase: 'https://example.com/kb',
-  calendar: 'cal-1',
-  firstLine: 'Hi!',
-  tone: 'friendly',
-  postCallAnalysisSchema: { type: 'object' },
-});
+const campaign = (campId: string) => mcpCampaignInput({ campId, title: `Campaign ${campId}` });
 
 describe('list tools and their cursors', () => {
   it("refuse another list's cursor with BAD_USER_INPUT naming after; first: 0 hands back a cursor they accept", async () => {

@@ -9,29 +9,14 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
+import { describe, expect, it } from 'vitest';
 import { MCP_OPERATIONS } from '../../src/mcp/operations.js';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { loopbackGateways, mcpCampaignInput } from '../helpers/gateway.js';
 import { ROOT } from '../helpers/server-process.js';
 import { logCapture } from '../helpers/log-lines.js';
 
-const running: Array<{ app: TestApp; http: HttpServer }> = [];
-afterEach(async () => {
-  for (const { app, http } of running.splice(0)) {
-    http.server.closeAllConnections();
-    await new Promise<void>((resolve) => http.server.close(() => resolve()));
-    await app.close();
-  }
-});
-
-async function serve(env: Record<string, string> = {}, logStream?: Writable) {
-  const app = await startApp(env, [], { worker: false, ...(logStream ? { logStream } : {}) });
-  const http = createHttpServer(app.app);
-  running.push({ app, http });
-  const { port } = await listen(http.server, 0, '127.0.0.1');
-  return { t: app, url: new URL(`http://127.0.0.1:${port}/mcp`) };
-}
+const gateway = loopbackGateways();
+const serve = (env: Record<string, string> = {}, logStream?: Writable) => gateway(env, logStream ? { logStream } : {});
 
 async function connect(url: URL, token: string): Promise<Client> {
   const client = new Client({ name: 'campaign-gateway-test', version: '1.0.0' });
@@ -65,19 +50,7 @@ async function callError(client: Client, name: string, args: Record<string, unkn
   }>;
 }
 
-const CAMPAIGN = {
-  campId: 'spring',
-  title: 'Spring outreach',
-  voiceId: 'en-US-aria',
-  language: 'en-US',
-  script: 'Hello, this is Aria.',
-  purpose: 'Confirm appointments',
-  knowledgeBase: 'https://example.com/kb',
-  calendar: 'cal-1',
-  firstLine: 'Hi!',
-  tone: 'friendly',
-  postCallAnalysisSchema: { type: 'object' },
-};
+const CAMPAIGN = mcpCampaignInput();
 
 const toolNameOf = (source: string) =>
   (/(?:query|mutation)\s+(\w+)/.exec(source)?.[1] ?? '').replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();

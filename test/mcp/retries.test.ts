@@ -8,23 +8,12 @@ import { schema } from '../../src/graphql/schema.js';
 import { annotationsOf, MUTATION_EFFECTS } from '../../src/mcp/annotations.js';
 import { MCP_OPERATIONS } from '../../src/mcp/operations.js';
 import { buildTools } from '../../src/mcp/tools.js';
+import { mcpCampaignInput } from '../helpers/gateway.js';
 import { closeMcpDoorsAfterEach, mcpDoor, type ToolAnswer, toolAnswer } from '../helpers/mcp-client.js';
 
 closeMcpDoorsAfterEach();
 
-const CAMPAIGN = {
-  campId: 'spring',
-  title: 'Spring outreach',
-  voiceId: 'en-US-aria',
-  language: 'en-US',
-  script: 'Hello, this is Aria.',
-  purpose: 'Confirm appointments',
-  knowledgeBase: 'https://example.com/kb',
-  calendar: 'cal-1',
-  firstLine: 'Hi!',
-  tone: 'friendly',
-  postCallAnalysisSchema: { type: 'object' },
-};
+const CAMPAIGN = mcpCampaignInput();
 
 const INTEGRATIONS: Record<string, Record<string, string>> = {
   telephony: {

@@ -7,29 +7,18 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { request } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
+import { describe, expect, it } from 'vitest';
 import { MCP_OPERATIONS } from '../../src/mcp/operations.js';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { loopbackGateways, mcpCampaignInput } from '../helpers/gateway.js';
 
 const MODERN = '2026-07-28';
 
-const running: Array<{ app: TestApp; http: HttpServer }> = [];
-afterEach(async () => {
-  for (const { app, http } of running.splice(0)) {
-    http.server.closeAllConnections();
-    await new Promise<void>((resolve) => http.server.close(() => resolve()));
-    await app.close();
-  }
-});
+const gateway = loopbackGateways();
 
 async function serve(env: Record<string, string> = {}) {
-  const app = await startApp(env, [], { worker: false });
-  const http = createHttpServer(app.app);
-  running.push({ app, http });
-  const { port } = await listen(http.server, 0, '127.0.0.1');
-  const session = await app.account();
-  return { t: app, token: session.token, url: new URL(`http://127.0.0.1:${port}/mcp`) };
+  const { t, url } = await gateway(env);
+  const session = await t.account();
+  return { t, token: session.token, url };
 }
 
 interface Exchange {
@@ -148,19 +137,7 @@ describe('the MCP door, revision 2026-07-28 and 2025-11-25 side by side', () => 
     const created = await modern.callTool({
       name: 'campaign_create',
       arguments: {
-        input: {
-          campId: 'era',
-          title: 'Two revisions',
-          voiceId: 'en-US-aria',
-          language: 'en-US',
-          script: 'Hello.',
-          purpose: 'Test',
-          knowledgeBase: 'https://example.com/kb',
-          calendar: 'cal-1',
-          firstLine: 'Hi!',
-          tone: 'friendly',
-          postCallAnalysisSchema: { type: 'object' },
-        },
+        input: mcpCampaignInput({ campId: 'era', title: 'Two revisions' }),
       },
     });
     expect(created.isError, JSON.stringify(created.content)).toBeFalsy();

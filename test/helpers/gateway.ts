@@ -1,0 +1,53 @@
+// Gateways served on a loopback port, for tests that speak HTTP to them (an MCP client, raw node:http requests):
+// `loopbackGateways()` at the top of a test file gives the function that opens one, and closes every one it opened
+// after each test.
+import { afterEach } from 'vitest';
+import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
+import { startApp, type StartOptions, type TestApp } from './app.js';
+
+export interface LoopbackGateway {
+  t: TestApp;
+  http: HttpServer;
+  port: number;
+  /** `http://127.0.0.1:<port>` */
+  base: string;
+  /** The MCP door's URL. */
+  url: URL;
+}
+
+export function loopbackGateways(): (env?: Record<string, string>, options?: StartOptions) => Promise<LoopbackGateway> {
+  const running: Array<{ t: TestApp; http: HttpServer }> = [];
+  afterEach(async () => {
+    for (const { t, http } of running.splice(0)) {
+      http.server.closeAllConnections();
+      await new Promise<void>((resolve) => http.server.close(() => resolve()));
+      await t.close();
+    }
+  });
+  return async (env = {}, options = {}) => {
+    const t = await startApp(env, [], { worker: false, ...options });
+    const http = createHttpServer(t.app);
+    running.push({ t, http });
+    const { port } = await listen(http.server, 0, '127.0.0.1');
+    const base = `http://127.0.0.1:${port}`;
+    return { t, http, port, base, url: new URL(`${base}/mcp`) };
+  };
+}
+
+/** A valid `campaign_create` input (the MCP tools' spelling), with overrides. */
+export function mcpCampaignInput(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    campId: 'spring',
+    title: 'Spring outreach',
+    voiceId: 'en-US-aria',
+    language: 'en-US',
+    script: 'Hello, this is Aria.',
+    purpose: 'Confirm appointments',
+    knowledgeBase: 'https://example.com/kb',
+    calendar: 'cal-1',
+    firstLine: 'Hi!',
+    tone: 'friendly',
+    postCallAnalysisSchema: { type: 'object' },
+    ...overrides,
+  };
+}
