@@ -34,6 +34,21 @@ export function loopbackGateways(): (env?: Record<string, string>, options?: Sta
   };
 }
 
+/** A valid `<kind>_connect` input for every integration kind (secrets that show masked in answers). */
+export const MCP_INTEGRATION_INPUTS: Record<string, Record<string, string>> = {
+  telephony: {
+    telephonyAccountSid: 'AC123',
+    telephonyAuthToken: 'auth-token-secret',
+    telephonyPhoneNumber: '+15550001111',
+    voiceProvider: 'TELEPHONY',
+  },
+  board: { apiKey: 'board-key-secret', boardId: 'b-1' },
+  calendar: { apiKey: 'calendar-key-secret', schedulingUrl: 'https://cal.example.com/me' },
+  erp: { apiKey: 'erp-key-secret', erpUrl: 'https://erp.example.com', secret: 'erp-secret-value' },
+  social: { accessToken: 'social-token-secret', pageId: 'p-1', verifyToken: 'verify-secret' },
+  chat: { botToken: 'bot-token-secret', channelId: 'c-1' },
+};
+
 /** A valid `campaign_create` input (the MCP tools' spelling), with overrides. */
 export function mcpCampaignInput(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {

@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { MCP_OPERATIONS } from '../../src/mcp/operations.js';
-import { loopbackGateways, mcpCampaignInput } from '../helpers/gateway.js';
+import { loopbackGateways, MCP_INTEGRATION_INPUTS, mcpCampaignInput } from '../helpers/gateway.js';
 import { ROOT } from '../helpers/server-process.js';
 import { logCapture } from '../helpers/log-lines.js';
 
@@ -123,19 +123,7 @@ describe('the MCP door', () => {
     await run('text_pipeline_set', { input: { campId: 'spring', pipeline: { goal: 'Book a demo' } } });
     expect((await run('campaign_get', { campId: 'spring' })).campaign.textPipeline.goal).toBe('Book a demo');
 
-    const integrations = {
-      telephony: {
-        telephonyAccountSid: 'AC123',
-        telephonyAuthToken: 'auth-token-secret',
-        telephonyPhoneNumber: '+15550001111',
-        voiceProvider: 'TELEPHONY',
-      },
-      board: { apiKey: 'board-key-secret', boardId: 'b-1' },
-      calendar: { apiKey: 'calendar-key-secret', schedulingUrl: 'https://cal.example.com/me' },
-      erp: { apiKey: 'erp-key-secret', erpUrl: 'https://erp.example.com', secret: 'erp-secret-value' },
-      social: { accessToken: 'social-token-secret', pageId: 'p-1', verifyToken: 'verify-secret' },
-      chat: { botToken: 'bot-token-secret', channelId: 'c-1' },
-    };
+    const integrations = MCP_INTEGRATION_INPUTS;
     for (const [kind, input] of Object.entries(integrations)) {
       const answer = await run(`${kind}_connect`, { input });
       const text = JSON.stringify(answer);

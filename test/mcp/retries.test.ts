@@ -8,26 +8,14 @@ import { schema } from '../../src/graphql/schema.js';
 import { annotationsOf, MUTATION_EFFECTS } from '../../src/mcp/annotations.js';
 import { MCP_OPERATIONS } from '../../src/mcp/operations.js';
 import { buildTools } from '../../src/mcp/tools.js';
-import { mcpCampaignInput } from '../helpers/gateway.js';
+import { MCP_INTEGRATION_INPUTS, mcpCampaignInput } from '../helpers/gateway.js';
 import { closeMcpDoorsAfterEach, mcpDoor, type ToolAnswer, toolAnswer } from '../helpers/mcp-client.js';
 
 closeMcpDoorsAfterEach();
 
 const CAMPAIGN = mcpCampaignInput();
 
-const INTEGRATIONS: Record<string, Record<string, string>> = {
-  telephony: {
-    telephonyAccountSid: 'AC123',
-    telephonyAuthToken: 'auth-token-secret',
-    telephonyPhoneNumber: '+15550001111',
-    voiceProvider: 'TELEPHONY',
-  },
-  board: { apiKey: 'board-key-secret', boardId: 'b-1' },
-  calendar: { apiKey: 'calendar-key-secret', schedulingUrl: 'https://cal.example.com/me' },
-  erp: { apiKey: 'erp-key-secret', erpUrl: 'https://erp.example.com', secret: 'erp-secret-value' },
-  social: { accessToken: 'social-token-secret', pageId: 'p-1', verifyToken: 'verify-secret' },
-  chat: { botToken: 'bot-token-secret', channelId: 'c-1' },
-};
+const INTEGRATIONS = MCP_INTEGRATION_INPUTS;
 
 /** What the second of two calls with the same arguments answers. */
 type Retry =
