@@ -98,6 +98,8 @@ const envSchema = z
     OAUTH_DYNAMIC_CLIENT_REGISTRATION: booleanFlag.default(true),
     /** At most this many dynamically registered clients exist at once (each expires 90 days after registering). */
     OAUTH_MAX_REGISTERED_CLIENTS: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+    /** Dynamic client registrations per client address and hour (429 past it; docs/mcp-oauth.md "State and limits"). */
+    OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(10),
     /** Tests only: client metadata documents may be fetched from private and loopback addresses. */
     OAUTH_ALLOW_PRIVATE_CLIENT_METADATA: booleanFlag.default(false),
     /** Tests only: a PEM file of extra CA certificates trusted when fetching client metadata documents. */

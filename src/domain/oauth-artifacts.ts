@@ -3,6 +3,7 @@
 // Rows expire with the artefact; expired rows are swept as new ones are written. An authorisation code is consumed
 // by one conditional UPDATE, so two token requests racing with the same code cannot both succeed. Access tokens are
 // not stored here: the one the provider makes is swapped for a named access token (src/oauth/token-minting.ts).
+import { createHash, randomUUID } from 'node:crypto';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { Kysely } from 'kysely';
@@ -184,6 +185,51 @@ export async function countRegisteredClients(db: Kysely<Database>): Promise<numb
     .where('expires_at', '>', new Date().toISOString())
     .executeTakeFirstOrThrow();
   return Number(count);
+}
+
+/**
+ * Dynamic client registrations are counted per client address in rows of this model (the address hashed, in `uid`),
+ * each kept for the hour it counts in.
+ */
+const REGISTRATION = 'RegistrationByAddress';
+const REGISTRATION_WINDOW_SECONDS = 3600;
+const addressKey = (address: string) =>
+  createHash('sha256').update(`oauth-registration:${address}`).digest('base64url');
+
+/**
+ * Whether this client address may register a client now: null when it may, else the seconds until the oldest of its
+ * registrations in the last hour stops counting. Shared by every instance (the rows are in the database); requests
+ * racing each other may pass a few over the limit.
+ */
+export async function registrationWait(db: Kysely<Database>, address: string, perHour: number): Promise<number | null> {
+  const now = new Date();
+  const rows = await db
+    .selectFrom('oauth_artifacts')
+    .select('expires_at')
+    .where('model', '=', REGISTRATION)
+    .where('uid', '=', addressKey(address))
+    .where('expires_at', '>', now.toISOString())
+    .orderBy('expires_at', 'asc')
+    .execute();
+  if (rows.length < perHour) return null;
+  const oldest = Date.parse(rows[0]?.expires_at ?? '') || now.getTime() + REGISTRATION_WINDOW_SECONDS * 1000;
+  return Math.max(1, Math.ceil((oldest - now.getTime()) / 1000));
+}
+
+/** Counts one registration of this client address (see registrationWait); swept with the other expired rows. */
+export async function recordRegistration(db: Kysely<Database>, address: string): Promise<void> {
+  await db
+    .insertInto('oauth_artifacts')
+    .values({
+      model: REGISTRATION,
+      id: randomUUID(),
+      payload: '{}',
+      grant_id: null,
+      uid: addressKey(address),
+      expires_at: new Date(Date.now() + REGISTRATION_WINDOW_SECONDS * 1000).toISOString(),
+      consumed_at: null,
+    })
+    .execute();
 }
 
 /** Whether the account with this id exists (a grant's account, when a code is redeemed). */

@@ -109,3 +109,40 @@ export function clientMetadataFetch(options: ClientMetadataFetchOptions): Client
     });
   };
 }
+
+/** A client ID metadata document that could not be fetched (or was no valid document) is not fetched again for so long. */
+export const FAILED_FETCH_SECONDS = 60;
+/** At most this many failed client IDs are remembered (the oldest is forgotten first). */
+export const MAX_FAILED_FETCHES = 1000;
+
+/**
+ * The client IDs whose documents failed lately, per instance: a bounded LRU of when each may be tried again, so that
+ * repeated authorisation requests naming a failing document do not make the gateway fetch it again and again.
+ */
+export class FailedFetches {
+  private readonly until = new Map<string, number>();
+
+  constructor(
+    private readonly seconds = FAILED_FETCH_SECONDS,
+    private readonly max = MAX_FAILED_FETCHES,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  add(clientId: string): void {
+    this.until.delete(clientId);
+    this.until.set(clientId, this.now() + this.seconds * 1000);
+    while (this.until.size > this.max) this.until.delete(this.until.keys().next().value ?? '');
+  }
+
+  /** The seconds before the document of this client ID may be fetched again, or null when it may be now. */
+  retryAfter(clientId: string): number | null {
+    const until = this.until.get(clientId);
+    if (until === undefined) return null;
+    const left = until - this.now();
+    if (left <= 0) {
+      this.until.delete(clientId);
+      return null;
+    }
+    return Math.ceil(left / 1000);
+  }
+}

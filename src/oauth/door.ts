@@ -16,7 +16,7 @@ import {
   SCOPES,
 } from './endpoints.js';
 import { handleInteraction } from './interactions.js';
-import { createOAuthProvider } from './provider.js';
+import { clientAddresses, createOAuthProvider } from './provider.js';
 import { mintNamedTokens } from './token-minting.js';
 
 export interface OAuthDoor {
@@ -125,6 +125,7 @@ export function createOAuthDoor(services: Services, addressOf: (req: IncomingMes
         address,
       );
     }
+    clientAddresses.set(req, address);
     await callback(req, res);
   };
 

@@ -3,13 +3,25 @@
 // is this gateway's /mcp), client ID metadata documents and, as the deprecated fallback, dynamic client registration.
 // Its state lives in the database (src/domain/oauth-artifacts.ts); what it signs with and what its cookies are signed
 // with derive from JWT_SECRET, so every instance is the same authorisation server.
-import { createHmac, createPrivateKey } from 'node:crypto';
+import { createHmac, createPrivateKey, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../core/config.js';
 import type { Database } from '../db/types.js';
-import { accountExists, countRegisteredClients, oauthArtifactAdapter } from '../domain/oauth-artifacts.js';
-import { clientMetadataFetch, MAX_CLIENT_METADATA_BYTES } from './client-metadata-fetch.js';
+import {
+  accountExists,
+  countRegisteredClients,
+  oauthArtifactAdapter,
+  recordRegistration,
+  registrationWait,
+} from '../domain/oauth-artifacts.js';
+import {
+  clientMetadataFetch,
+  FAILED_FETCH_SECONDS,
+  FailedFetches,
+  MAX_CLIENT_METADATA_BYTES,
+} from './client-metadata-fetch.js';
+import { CHECKED_CLIENT_METADATA, validateClientMetadata } from './client-rules.js';
 import { problemPage } from './interaction-page.js';
 import { INTERACTION_PATH, mcpResourceUrl, OAUTH_ROUTES, SCOPES } from './endpoints.js';
 
@@ -17,6 +29,13 @@ import { INTERACTION_PATH, mcpResourceUrl, OAUTH_ROUTES, SCOPES } from './endpoi
 export const AUTHORIZATION_CODE_SECONDS = 60;
 /** The login and consent page of one request stays usable this long. */
 export const INTERACTION_SECONDS = 600;
+/** oidc-provider reads request bodies up to this size (lib/shared/selective_body.js); larger ones are answered 413. */
+export const MAX_OAUTH_BODY_BYTES = 56 * 1024;
+/** The scope of an authorisation request that names none: read-only access. */
+export const DEFAULT_SCOPE = 'mcp:read';
+
+/** The client address of a request handed to the provider (set by the door, src/oauth/door.ts). */
+export const clientAddresses = new WeakMap<object, string>();
 
 export type OAuthConfig = Pick<
   Config,
@@ -25,6 +44,7 @@ export type OAuthConfig = Pick<
   | 'OAUTH_ACCESS_TOKEN_DAYS'
   | 'OAUTH_DYNAMIC_CLIENT_REGISTRATION'
   | 'OAUTH_MAX_REGISTERED_CLIENTS'
+  | 'OAUTH_REGISTRATIONS_PER_HOUR'
   | 'OAUTH_ALLOW_PRIVATE_CLIENT_METADATA'
   | 'OAUTH_CLIENT_METADATA_CA_FILE'
 >;
@@ -55,6 +75,16 @@ const findAccount: Configuration['findAccount'] = async (ctx, id) => {
 export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kysely<Database>): Provider {
   const resource = mcpResourceUrl(issuer);
   const accessTokenSeconds = config.OAUTH_ACCESS_TOKEN_DAYS * 86_400;
+  // Client ID metadata documents: which ones a request tried to fetch and which it got (clientMetadataAttempt, below),
+  // and the ones that failed lately.
+  const failedFetches = new FailedFetches();
+  const attempts = new WeakMap<object, { tried: Set<string>; got: Set<string> }>();
+  const attemptsOf = (ctx: unknown) => {
+    if (!ctx || typeof ctx !== 'object') return undefined;
+    let entry = attempts.get(ctx);
+    if (!entry) attempts.set(ctx, (entry = { tried: new Set(), got: new Set() }));
+    return entry;
+  };
   const provider = new Provider(issuer, {
     adapter: oauthArtifactAdapter(db),
     clients: [],
@@ -65,7 +95,16 @@ export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kys
     // mcp:read and mcp:write are the resource's scopes (getResourceServerInfo below); listed here too so that clients
     // may name them when they register (the consent page grants or rejects them both ways).
     scopes: ['openid', ...SCOPES],
+    // A request that names no scope (or an empty one) asks for read-only access: without a scope the provider would
+    // grant nothing and answer access_denied. Runs after its own scope checks (checkScope), before the interaction.
+    extraParams: {
+      scope: async (ctx: KoaContextWithOIDC, value: string | undefined) => {
+        if (!value?.trim()) ctx.oidc.params!.scope = DEFAULT_SCOPE;
+      },
+    },
     responseTypes: ['code'],
+    // Public clients only (PKCE): no shared secrets, no client assertions.
+    clientAuthMethods: ['none'],
     pkce: { required: () => true },
     allowOmittingSingleRegisteredRedirectUri: false,
     clientDefaults: {
@@ -82,13 +121,19 @@ export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kys
       const grantId = ctx.oidc.result?.consent?.grantId;
       return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
     },
-    issueRefreshToken: async () => false,
+    // No refresh tokens: no client may have the refresh_token grant (left at its default, so that the metadata
+    // advertises only authorization_code), and the scopes have no offline_access.
     // Errors that cannot go back to the client (an unknown client, a redirect URI it does not have) get our page.
     renderError: (ctx, out) => {
       ctx.type = 'html';
       ctx.body = problemPage(String(out.error_description ?? out.error ?? 'The request is not valid.'));
     },
     interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}${interaction.uid}` },
+    // Redirect URIs and lengths (src/oauth/client-rules.ts), for registered clients and metadata documents alike.
+    extraClientMetadata: {
+      properties: [...CHECKED_CLIENT_METADATA],
+      validator: (_ctx, key, value) => validateClientMetadata(key, value),
+    },
     ttl: {
       AuthorizationCode: AUTHORIZATION_CODE_SECONDS,
       Interaction: INTERACTION_SECONDS,
@@ -108,11 +153,40 @@ export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kys
         enabled: config.OAUTH_DYNAMIC_CLIENT_REGISTRATION,
         initialAccessToken: false,
         issueRegistrationAccessToken: false,
+        // Runs before the provider decides whether the client needs a secret, which it does from the request as sent:
+        // without a token_endpoint_auth_method it would hand out a client_secret to a client whose method (the
+        // default) is none. Registered clients are public clients: the method is none unless named (and only none is
+        // accepted: clientAuthMethods).
+        idFactory: (ctx) => {
+          const body = ctx.oidc.body as Record<string, unknown> | undefined;
+          if (body && body.token_endpoint_auth_method === undefined) body.token_endpoint_auth_method = 'none';
+          return randomBytes(16).toString('base64url');
+        },
       },
       clientIdMetadataDocument: {
         enabled: true,
         ack: 'draft-02',
         cacheDuration: { min: 60, max: 3600 },
+        // One fetch per request at most (the provider looks the client up again to report an error), and none of a
+        // document that failed in the last FAILED_FETCH_SECONDS.
+        allowFetch: async (ctx, clientId) => {
+          const seen = attemptsOf(ctx);
+          if (seen?.tried.has(clientId)) {
+            throw new errors.InvalidClient('client_id metadata document fetch failed', 'tried once in this request');
+          }
+          const wait = failedFetches.retryAfter(clientId);
+          if (wait !== null) {
+            throw new errors.InvalidClient(
+              `client_id metadata document fetch failed (it failed less than ${FAILED_FETCH_SECONDS} s ago; try again in ${wait} s)`,
+            );
+          }
+          seen?.tried.add(clientId);
+          return true;
+        },
+        allowClient: async (ctx, client) => {
+          attemptsOf(ctx)?.got.add(client.clientId);
+          return true;
+        },
       },
       resourceIndicators: {
         enabled: true,
@@ -136,17 +210,60 @@ export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kys
     fetchResponseBodyLimits: { 'client_id metadata document': MAX_CLIENT_METADATA_BYTES },
   });
   provider.proxy = config.TRUST_PROXY > 0;
-  // The database for findAccount, and the cap on registered clients.
+  // A body over the provider's limit, sent in chunks (a declared one is answered before: the middleware below).
+  const bodyTooLarge = (ctx: KoaContextWithOIDC, error: unknown) => {
+    const cause = (error as { cause?: unknown } | undefined)?.cause;
+    if (cause instanceof Error && cause.message === 'request entity too large') {
+      (ctx.state as { bodyTooLarge?: boolean }).bodyTooLarge = true;
+    }
+  };
+  provider.on('grant.error', bodyTooLarge);
+  provider.on('registration_create.error', bodyTooLarge);
+  provider.on('authorization.error', bodyTooLarge);
+  const tooLarge = (ctx: KoaContextWithOIDC) => {
+    ctx.status = 413;
+    ctx.set('cache-control', 'no-store');
+    ctx.body = {
+      error: 'invalid_request',
+      error_description: `the request body is larger than ${MAX_OAUTH_BODY_BYTES} bytes`,
+    };
+  };
+  // The database for findAccount, the body limit, the cap on registered clients, and the metadata documents that
+  // failed.
   provider.use(async (ctx, next) => {
     (ctx.state as { db?: Kysely<Database> }).db = db;
-    if (ctx.path === OAUTH_ROUTES.registration && ctx.method === 'POST') {
+    if (Number(ctx.get('content-length')) > MAX_OAUTH_BODY_BYTES) return tooLarge(ctx as KoaContextWithOIDC);
+    const address = clientAddresses.get(ctx.req);
+    const registering =
+      config.OAUTH_DYNAMIC_CLIENT_REGISTRATION && ctx.path === OAUTH_ROUTES.registration && ctx.method === 'POST';
+    if (registering) {
+      // Registered clients are kept 90 days under a global cap: each address may fill only a little of it.
+      const wait = address ? await registrationWait(db, address, config.OAUTH_REGISTRATIONS_PER_HOUR) : null;
+      if (wait !== null) {
+        ctx.status = 429;
+        ctx.set('retry-after', String(wait));
+        ctx.set('cache-control', 'no-store');
+        ctx.body = {
+          error: 'slow_down',
+          error_description: `at most ${config.OAUTH_REGISTRATIONS_PER_HOUR} client registrations an hour from one address (client ID metadata documents need none)`,
+        };
+        return;
+      }
       if ((await countRegisteredClients(db)) >= config.OAUTH_MAX_REGISTERED_CLIENTS) {
         ctx.status = 400;
         ctx.body = { error: 'invalid_client_metadata', error_description: 'no more clients can be registered now' };
         return;
       }
     }
-    await next();
+    try {
+      await next();
+    } finally {
+      const seen = attempts.get(ctx);
+      for (const clientId of seen?.tried ?? []) if (!seen?.got.has(clientId)) failedFetches.add(clientId);
+    }
+    if ((ctx.state as { bodyTooLarge?: boolean }).bodyTooLarge) tooLarge(ctx as KoaContextWithOIDC);
+    // Counted before the answer goes out (Koa writes it once this returns), so the address's next request sees it.
+    if (registering && ctx.status === 201 && address) await recordRegistration(db, address);
   });
   return provider;
 }

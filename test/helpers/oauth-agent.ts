@@ -31,6 +31,8 @@ export interface MetadataBehaviour {
   stall?: boolean;
   /** A Content-Length header of this value (the body is sent as it is). */
   contentLength?: number;
+  /** Answers with this status (and no document) instead. */
+  status?: number;
 }
 
 /** Serves a client ID metadata document at https://localhost:<port>/agent/client.json. */
@@ -59,6 +61,10 @@ export async function serveClientMetadata(
     count += 1;
     if (req.url !== '/agent/client.json') {
       res.writeHead(404).end();
+      return;
+    }
+    if (behaviour.status !== undefined) {
+      res.writeHead(behaviour.status).end();
       return;
     }
     const body = JSON.stringify({

@@ -15,7 +15,8 @@ import { oauthArtifactAdapter, recordIssuedToken } from '../../src/domain/oauth-
 import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
 import { mcpBearerChallenge } from '../../src/mcp/challenge.js';
 import { clientMetadataFetch, ClientMetadataRefused } from '../../src/oauth/client-metadata-fetch.js';
-import { mintNamedTokens } from '../../src/oauth/token-minting.js';
+import { FailedFetches } from '../../src/oauth/client-metadata-fetch.js';
+import { mintNamedTokens, tokenNameFor } from '../../src/oauth/token-minting.js';
 import { createTokenIssuer } from '../../src/security/tokens.js';
 import { startApp, type StartOptions, type TestApp } from '../helpers/app.js';
 import { logCapture } from '../helpers/log-lines.js';
@@ -111,7 +112,8 @@ function pkce() {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
-function authorizeUrl(base: string, clientId: string, params: Record<string, string> = {}) {
+/** The authorisation URL; a parameter given as null is left out. */
+function authorizeUrl(base: string, clientId: string, params: Record<string, string | null> = {}) {
   const url = new URL(`${base}/oauth/authorize`);
   const defaults = {
     response_type: 'code',
@@ -121,7 +123,9 @@ function authorizeUrl(base: string, clientId: string, params: Record<string, str
     resource: `${base}/mcp`,
     state: 'st',
   };
-  for (const [key, value] of Object.entries({ ...defaults, ...params })) url.searchParams.set(key, value);
+  for (const [key, value] of Object.entries({ ...defaults, ...params })) {
+    if (value !== null) url.searchParams.set(key, value);
+  }
   return url.href;
 }
 
@@ -168,6 +172,9 @@ describe('OAuth for hosted MCP agents', () => {
       client_id_metadata_document_supported: true,
       authorization_response_iss_parameter_supported: true,
       code_challenge_methods_supported: ['S256'],
+      // Only what works: codes (no refresh tokens), public clients (no shared secrets).
+      grant_types_supported: ['authorization_code'],
+      token_endpoint_auth_methods_supported: ['none'],
     });
 
     const agent = new TestAgent(host.clientId);
@@ -301,6 +308,34 @@ describe('OAuth for hosted MCP agents', () => {
     expect((await callTool(mcp, String(issued.body.access_token))).isError).toBeFalsy();
   });
 
+  it('grants read-only access to a client that asks for no scope (none, or an empty one)', async () => {
+    const host = await metadataHost();
+    const { t, base } = await gatewayFor(host);
+    const { email, token: login } = await t.account();
+    for (const scope of [null, '']) {
+      const { verifier, challenge } = pkce();
+      const back = await new Browser().authorize(
+        authorizeUrl(base, host.clientId, { scope, code_challenge: challenge, code_challenge_method: 'S256' }),
+        base,
+        { email, password: PASSWORD },
+      );
+      expect(back.searchParams.get('error')).toBeNull();
+      const issued = await redeem(base, {
+        grant_type: 'authorization_code',
+        code: back.searchParams.get('code') ?? '',
+        client_id: host.clientId,
+        redirect_uri: REDIRECT_URI,
+        code_verifier: verifier,
+      });
+      expect(issued).toMatchObject({ status: 200, body: { scope: 'mcp:read' } });
+    }
+    const listed = await t.gql(LIST, {}, login);
+    expect(listed.body.data.viewer.accessTokens).toEqual([
+      expect.objectContaining({ readOnly: true }),
+      expect.objectContaining({ readOnly: true }),
+    ]);
+  });
+
   it('refuses a wrong password and a denial', async () => {
     const host = await metadataHost();
     const { t, base } = await gatewayFor(host);
@@ -369,6 +404,123 @@ describe('OAuth for hosted MCP agents', () => {
     const refused = await register();
     expect(refused.status).toBe(400);
     expect(await refused.json()).toMatchObject({ error: 'invalid_client_metadata' });
+  });
+});
+
+describe('dynamic client registration, hostile input', () => {
+  const registerAt = (base: string, body: Record<string, unknown>) =>
+    fetch(`${base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  it('makes public clients: no secret by default, shared-secret methods refused', async () => {
+    const { base } = await serve({});
+    const plain = await registerAt(base, { redirect_uris: [REDIRECT_URI], client_name: 'Agent' });
+    expect(plain.status).toBe(201);
+    const registered = (await plain.json()) as Record<string, unknown>;
+    expect(registered.token_endpoint_auth_method).toBe('none');
+    expect(registered).not.toHaveProperty('client_secret');
+    for (const method of ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt']) {
+      const refused = await registerAt(base, { redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: method });
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ error: 'invalid_client_metadata' });
+    }
+  });
+
+  it('accepts https and loopback http redirect URIs only, at most 10 of at most 2000 characters', async () => {
+    const { base } = await serve({ OAUTH_REGISTRATIONS_PER_HOUR: '100' });
+    const refusedWith = async (body: Record<string, unknown>, error: string) => {
+      const answer = await registerAt(base, body);
+      expect(answer.status).toBe(400);
+      expect(await answer.json()).toMatchObject({ error });
+    };
+    for (const uri of ['http://evil.example/cb', 'http://10.0.0.1/cb', 'myapp://cb', 'javascript:alert(1)']) {
+      await refusedWith({ redirect_uris: [REDIRECT_URI, uri] }, 'invalid_redirect_uri');
+    }
+    for (const uri of ['http://127.0.0.1:9999/cb', 'http://localhost/cb', 'http://[::1]:8080/cb']) {
+      expect((await registerAt(base, { redirect_uris: [uri] })).status).toBe(201);
+    }
+    const many = Array.from({ length: 11 }, (_, i) => `https://agent.example/cb${i}`);
+    await refusedWith({ redirect_uris: many }, 'invalid_redirect_uri');
+    expect((await registerAt(base, { redirect_uris: many.slice(0, 10) })).status).toBe(201);
+    await refusedWith({ redirect_uris: [`https://agent.example/${'x'.repeat(2000)}`] }, 'invalid_redirect_uri');
+    await refusedWith({ redirect_uris: [REDIRECT_URI], client_name: 'n'.repeat(201) }, 'invalid_client_metadata');
+    await refusedWith(
+      { redirect_uris: [REDIRECT_URI], client_uri: `https://agent.example/${'x'.repeat(2000)}` },
+      'invalid_client_metadata',
+    );
+    await refusedWith(
+      { redirect_uris: [REDIRECT_URI], contacts: Array.from({ length: 11 }, (_, i) => `a${i}@agent.example`) },
+      'invalid_client_metadata',
+    );
+  });
+
+  it('limits registrations per client address (429 with Retry-After)', async () => {
+    const { base } = await serve({ OAUTH_REGISTRATIONS_PER_HOUR: '2' });
+    expect((await registerAt(base, { redirect_uris: [REDIRECT_URI] })).status).toBe(201);
+    // A refused registration does not count.
+    expect((await registerAt(base, { redirect_uris: ['http://evil.example/cb'] })).status).toBe(400);
+    expect((await registerAt(base, { redirect_uris: [REDIRECT_URI] })).status).toBe(201);
+    const limited = await registerAt(base, { redirect_uris: [REDIRECT_URI] });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(3500);
+    expect(await limited.json()).toMatchObject({ error: 'slow_down' });
+  });
+
+  it('answers 413 to a body over the limit at /oauth/register and /oauth/token, declared or chunked', async () => {
+    const { base } = await serve({});
+    const big = JSON.stringify({ redirect_uris: [REDIRECT_URI], padding: 'x'.repeat(60 * 1024) });
+    const declared = await fetch(`${base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: big,
+    });
+    expect(declared.status).toBe(413);
+    expect(await declared.json()).toMatchObject({
+      error: 'invalid_request',
+      error_description: expect.stringContaining('57344'),
+    });
+    const chunked = await fetch(`${base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: new Blob([big]).stream(),
+      duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+    expect(await chunked.json()).toMatchObject({ error: 'invalid_request' });
+    const token = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: 'x'.repeat(60 * 1024) }).toString(),
+    });
+    expect(token.status).toBe(413);
+    expect(await token.json()).toMatchObject({ error: 'invalid_request' });
+  });
+});
+
+/** Whether a string has a lone surrogate (half a character). */
+const loneSurrogate = (text: string) =>
+  /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
+
+describe('token names from OAuth', () => {
+  it('falls back to the client id host when the name is empty once cleaned, and cuts by code points', () => {
+    const id = 'https://agent.example/client.json';
+    expect(tokenNameFor('\u200b', id)).toBe('MCP: agent.example');
+    expect(tokenNameFor(' \u2066\u0007 ', id)).toBe('MCP: agent.example');
+    expect(tokenNameFor(undefined, id)).toBe('MCP: agent.example');
+    expect(tokenNameFor('My\u200bAgent\n2', id)).toBe('MCP: My Agent 2');
+    const emoji = tokenNameFor('\u{1F600}'.repeat(60), id);
+    expect(emoji.length).toBeLessThanOrEqual(100);
+    expect(loneSurrogate(emoji)).toBe(false);
+    expect(emoji).not.toContain('\uFFFD');
+    expect(emoji).toBe(`MCP: ${'\u{1F600}'.repeat(47)}`);
+    // "MCP: " and 94 ASCII characters, then an emoji that would straddle the 100th unit: left out whole.
+    expect(tokenNameFor(`${'a'.repeat(94)}\u{1F600}`, id)).toBe(`MCP: ${'a'.repeat(94)}`);
+    // A lone surrogate in the name is no half character in the token's name.
+    expect(tokenNameFor('Agent\uD800', id)).toBe('MCP: Agent');
+    expect(tokenNameFor('x'.repeat(200), id)).toHaveLength(100);
   });
 });
 
@@ -526,6 +678,63 @@ describe('client ID metadata documents', () => {
     await expect(refused).rejects.toBeInstanceOf(ClientMetadataRefused);
     await expect(refused).rejects.toThrow(/did not arrive within 200 ms/);
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('fetches a failing document once per request, and not again for a while', async () => {
+    for (const status of [404, 500]) {
+      const host = await metadataHost({}, { status });
+      const { base } = await gatewayFor(host);
+      const url = authorizeUrl(base, host.clientId, {
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      });
+      const page = await new Browser().go(url);
+      expect(page.response.status).toBe(400);
+      expect(page.text).toContain('client_id metadata document fetch failed');
+      expect(host.fetches()).toBe(1);
+      const again = await new Browser().go(url);
+      expect(again.response.status).toBe(400);
+      expect(again.text).toContain('client_id metadata document fetch failed');
+      expect(host.fetches()).toBe(1);
+    }
+    // A document with a plain-http redirect URI on a public name, and one whose client_id is not its URL.
+    for (const extra of [{ redirect_uris: ['http://evil.example/cb'] }, { client_id: 'https://other.example/c' }]) {
+      const host = await metadataHost(extra);
+      const { base } = await gatewayFor(host);
+      const url = authorizeUrl(base, host.clientId, {
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      });
+      expect((await new Browser().go(url)).response.status).toBe(400);
+      expect((await new Browser().go(url)).response.status).toBe(400);
+      expect(host.fetches()).toBe(1);
+    }
+  });
+
+  it('a slow document costs one time limit per request, not two', async () => {
+    const host = await metadataHost({}, { stall: true });
+    const { base } = await gatewayFor(host);
+    const started = Date.now();
+    const page = await new Browser().go(
+      authorizeUrl(base, host.clientId, { code_challenge: pkce().challenge, code_challenge_method: 'S256' }),
+    );
+    expect(page.response.status).toBe(400);
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(host.fetches()).toBe(1);
+  });
+
+  it('keeps failures in a bounded cache for a while', () => {
+    let now = 0;
+    const failures = new FailedFetches(60, 3, () => now);
+    failures.add('a');
+    expect(failures.retryAfter('a')).toBe(60);
+    now = 30_500;
+    expect(failures.retryAfter('a')).toBe(30);
+    for (const id of ['b', 'c', 'd']) failures.add(id);
+    expect(failures.retryAfter('a')).toBeNull();
+    expect(failures.retryAfter('d')).toBe(60);
+    now = 91_000;
+    expect(failures.retryAfter('b')).toBeNull();
   });
 
   it('keeps a fetched document: a second authorisation does not fetch it again', async () => {

@@ -1,0 +1,82 @@
+// What a client may declare (docs/mcp-oauth.md "Clients"), for registered clients and client ID metadata documents
+// alike (oidc-provider's extraClientMetadata validator runs for both, and again when a stored client is loaded):
+// redirect URIs that are https, or http on a loopback host (OAuth 2.1 §2.3.1), at most MAX_REDIRECT_URIS of at most
+// MAX_URI_LENGTH characters; short names and URIs; few contacts.
+import { errors } from 'oidc-provider';
+import { isLoopbackHostname } from '../core/oauth-issuer.js';
+
+export const MAX_REDIRECT_URIS = 10;
+export const MAX_URI_LENGTH = 2000;
+export const MAX_CLIENT_NAME_LENGTH = 200;
+export const MAX_CONTACTS = 10;
+/** contacts, scope, and any other short string a client may declare. */
+const MAX_SHORT_STRING = 500;
+
+/** The client metadata checked here (oidc-provider's own checks of them still run afterwards). */
+export const CHECKED_CLIENT_METADATA = [
+  'redirect_uris',
+  'client_name',
+  'client_uri',
+  'logo_uri',
+  'policy_uri',
+  'tos_uri',
+  'jwks_uri',
+  'initiate_login_uri',
+  'sector_identifier_uri',
+  'contacts',
+  'scope',
+] as const;
+
+const URI_METADATA = new Set([
+  'client_uri',
+  'logo_uri',
+  'policy_uri',
+  'tos_uri',
+  'jwks_uri',
+  'initiate_login_uri',
+  'sector_identifier_uri',
+]);
+
+/** Whether a redirect URI is one an agent may use: https, or plain http on a loopback host. */
+export function allowedRedirectUri(uri: string): boolean {
+  const url = URL.parse(uri);
+  return !!url && (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHostname(url.hostname)));
+}
+
+/** oidc-provider's `extraClientMetadata.validator`: throws invalid_redirect_uri or invalid_client_metadata. */
+export function validateClientMetadata(key: string, value: unknown): void {
+  if (value === undefined || value === null) return;
+  const invalid = (message: string) => {
+    throw new errors.InvalidClientMetadata(message);
+  };
+  if (key === 'redirect_uris') {
+    if (!Array.isArray(value)) return; // oidc-provider refuses a non-array itself
+    if (value.length > MAX_REDIRECT_URIS) {
+      throw new errors.InvalidRedirectUri(`at most ${MAX_REDIRECT_URIS} redirect_uris`);
+    }
+    for (const uri of value) {
+      if (typeof uri !== 'string') continue; // refused by oidc-provider
+      if (uri.length > MAX_URI_LENGTH) {
+        throw new errors.InvalidRedirectUri(`redirect_uris must be at most ${MAX_URI_LENGTH} characters long`);
+      }
+      if (!allowedRedirectUri(uri)) {
+        throw new errors.InvalidRedirectUri(
+          'redirect_uris must be https, or http on a loopback host (localhost, 127.0.0.1, [::1])',
+        );
+      }
+    }
+    return;
+  }
+  if (key === 'contacts') {
+    if (!Array.isArray(value)) return;
+    if (value.length > MAX_CONTACTS) invalid(`at most ${MAX_CONTACTS} contacts`);
+    if (value.some((contact) => typeof contact === 'string' && contact.length > MAX_SHORT_STRING)) {
+      invalid(`contacts must be at most ${MAX_SHORT_STRING} characters long`);
+    }
+    return;
+  }
+  if (typeof value !== 'string') return;
+  const max =
+    key === 'client_name' ? MAX_CLIENT_NAME_LENGTH : URI_METADATA.has(key) ? MAX_URI_LENGTH : MAX_SHORT_STRING;
+  if (value.length > max) invalid(`${key} must be at most ${max} characters long`);
+}
