@@ -1,6 +1,6 @@
 // What a client may declare (docs/mcp-oauth.md "Clients"), for registered clients and client ID metadata documents
 // alike (oidc-provider's extraClientMetadata validator runs for both, and again when a stored client is loaded):
-// redirect URIs that are https, or http on a loopback host (OAuth 2.1 §2.3.1), at most MAX_REDIRECT_URIS of at most
+// redirect URIs that are https, http on a loopback host, or a native app's private-use scheme (OAuth 2.1 §2.3.1, §8.4), at most MAX_REDIRECT_URIS of at most
 // MAX_URI_LENGTH characters; short names and URIs; few contacts.
 import { errors } from 'oidc-provider';
 import { isLoopbackHostname } from '../core/oauth-issuer.js';
@@ -37,10 +37,30 @@ const URI_METADATA = new Set([
   'sector_identifier_uri',
 ]);
 
-/** Whether a redirect URI is one an agent may use: https, or plain http on a loopback host. */
+/** Schemes that are never a native app's own (they run, show or fetch something, or are plain web). */
+const NOT_PRIVATE_USE = new Set([
+  'http:',
+  'javascript:',
+  'data:',
+  'vbscript:',
+  'file:',
+  'blob:',
+  'about:',
+  'ws:',
+  'wss:',
+  'ftp:',
+]);
+
+/**
+ * Whether a redirect URI is one an agent may use: https, plain http on a loopback host, or a native app's private-use
+ * scheme (RFC 8252 §7.1, OAuth 2.1 §8.4.1: `cursor://…`, `com.example.app:/callback`; PKCE protects the code).
+ */
 export function allowedRedirectUri(uri: string): boolean {
   const url = URL.parse(uri);
-  return !!url && (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHostname(url.hostname)));
+  if (!url) return false;
+  if (url.protocol === 'https:') return true;
+  if (url.protocol === 'http:') return isLoopbackHostname(url.hostname);
+  return !NOT_PRIVATE_USE.has(url.protocol);
 }
 
 /** oidc-provider's `extraClientMetadata.validator`: throws invalid_redirect_uri or invalid_client_metadata. */
@@ -61,7 +81,7 @@ export function validateClientMetadata(key: string, value: unknown): void {
       }
       if (!allowedRedirectUri(uri)) {
         throw new errors.InvalidRedirectUri(
-          'redirect_uris must be https, or http on a loopback host (localhost, 127.0.0.1, [::1])',
+          'redirect_uris must be https, http on a loopback host (localhost, 127.0.0.1, [::1]), or a native app’s own scheme',
         );
       }
     }

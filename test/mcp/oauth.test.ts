@@ -429,18 +429,23 @@ describe('dynamic client registration, hostile input', () => {
     }
   });
 
-  it('accepts https and loopback http redirect URIs only, at most 10 of at most 2000 characters', async () => {
+  it('accepts https, loopback http and native private-use redirect URIs only, at most 10 of at most 2000 characters', async () => {
     const { base } = await serve({ OAUTH_REGISTRATIONS_PER_HOUR: '100' });
     const refusedWith = async (body: Record<string, unknown>, error: string) => {
       const answer = await registerAt(base, body);
       expect(answer.status).toBe(400);
       expect(await answer.json()).toMatchObject({ error });
     };
-    for (const uri of ['http://evil.example/cb', 'http://10.0.0.1/cb', 'myapp://cb', 'javascript:alert(1)']) {
+    for (const uri of ['http://evil.example/cb', 'http://10.0.0.1/cb', 'javascript:alert(1)', 'data:text/html,x']) {
       await refusedWith({ redirect_uris: [REDIRECT_URI, uri] }, 'invalid_redirect_uri');
     }
     for (const uri of ['http://127.0.0.1:9999/cb', 'http://localhost/cb', 'http://[::1]:8080/cb']) {
       expect((await registerAt(base, { redirect_uris: [uri] })).status).toBe(201);
+    }
+    // A native app's private-use scheme (RFC 8252 §7.1), as desktop agents such as Cursor register.
+    for (const uri of ['cursor://anysphere.cursor-mcp/oauth/callback', 'com.example.agent:/callback']) {
+      const native = await registerAt(base, { redirect_uris: [uri], application_type: 'native' });
+      expect(native.status, await native.clone().text()).toBe(201);
     }
     const many = Array.from({ length: 11 }, (_, i) => `https://agent.example/cb${i}`);
     await refusedWith({ redirect_uris: many }, 'invalid_redirect_uri');
