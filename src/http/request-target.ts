@@ -3,9 +3,12 @@
 // URL cannot hold would throw, and an absolute target (`GET http://other/mcp`, for proxies only) would name another
 // host. Such a request is refused with 400 before it is routed.
 
-/** A host name or IPv4 address, or a bracketed IPv6 address, and an optional port. */
+/**
+ * A host name (underscores too: Docker Compose names containers so) or IPv4 address, or a bracketed IPv6 address, and
+ * an optional port.
+ */
 const HOST =
-  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9-]{1,63})*\.?|\[[0-9A-Fa-f:.]{2,45}\])(?::(\d{1,5}))?$/;
+  /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_-]{1,63})*\.?|\[[0-9A-Fa-f:.]{2,45}\])(?::(\d{1,5}))?$/;
 const MAX_HOST_LENGTH = 260;
 
 /** Why the request's Host and target cannot be served, or null when they can. */

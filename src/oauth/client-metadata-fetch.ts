@@ -65,7 +65,8 @@ export function clientMetadataFetch(options: ClientMetadataFetchOptions): Client
           const status = response.statusCode ?? 502;
           // Only a 200's body is read by the provider; other statuses (204, 304, 1xx) may carry none.
           if (status !== 200) {
-            response.resume();
+            // Not read at all: a refusal's body could be endless.
+            response.destroy();
             return resolve(new Response(null, { status: status >= 200 && status <= 599 ? status : 502 }));
           }
           const declared = Number(response.headers['content-length']);

@@ -46,6 +46,8 @@ describe('requestTargetProblem', () => {
     '[::1]:4000',
     '[2001:db8::1]',
     'xn--bcher-kva.example',
+    'my_app:4000',
+    'project_api_1',
   ])('serves Host %j', (host) => {
     expect(requestTargetProblem(host, '/graphql')).toBeNull();
   });
