@@ -110,7 +110,8 @@ export function createDoors({
     const auth = requestAuth(services, received.headers.get('authorization'), url.pathname === MCP_PATH ? 'mcp' : null);
     const tenant = tenantOf(auth, clientAddress);
     // Refusals before the door, in the MCP door's JSON-RPC shape at /mcp.
-    const refused = (response: Response) => (url.pathname === MCP_PATH ? asJsonRpcRefusal(response) : response);
+    const refused = (response: Response) =>
+      url.pathname === MCP_PATH ? asJsonRpcRefusal(response, received, services.config) : response;
     const limited = limiting ? await rateLimitResponse(services, tenant, isRest) : null;
     if (limited) return refused(limited);
     // Scraped by Prometheus, rate limited as any request (a scrape counts the outbox backlog).

@@ -32,6 +32,20 @@ export const corsHeaders = (origin: string): Record<string, string> => ({
   vary: 'Origin',
 });
 
+/** Adds the CORS headers to an answer's `headers` when the request comes from an allowed browser origin. */
+export function withCors(
+  headers: Headers,
+  request: Request,
+  config: Pick<Config, 'PUBLIC_BASE_URL' | 'MCP_ALLOWED_ORIGINS'>,
+): void {
+  const origin = request.headers.get('origin');
+  if (origin === null || !originAllowed(origin, request, config)) return;
+  for (const [name, value] of Object.entries(corsHeaders(origin))) {
+    if (name === 'vary') headers.append(name, value);
+    else headers.set(name, value);
+  }
+}
+
 /** The answer to a preflight (OPTIONS) from an allowed origin: POST, with the headers an MCP client sends. */
 export const preflightHeaders = (origin: string): Record<string, string> => ({
   ...corsHeaders(origin),

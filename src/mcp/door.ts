@@ -18,7 +18,7 @@ import { AUTH_FAILURE_MESSAGES } from '../authentication.js';
 import { noteErrorCode } from '../core/request-context.js';
 import type { Yoga } from '../graphql/yoga.js';
 import { jsonTextTooDeepAt } from '../validation/json-limits.js';
-import { corsHeaders, originAllowed, preflightHeaders } from './browser-origins.js';
+import { originAllowed, preflightHeaders, withCors } from './browser-origins.js';
 import { mcpBearerChallenge } from './challenge.js';
 import { authInfoFor, mcpServerFactory } from './server.js';
 import type { Caller } from './tool-results.js';
@@ -114,7 +114,7 @@ export function createMcpDoor(yoga: Yoga, services: Services): McpDoor {
     if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: preflightHeaders(origin) });
     const response = await answer(request, clientAddress, auth);
     const headers = new Headers(response.headers);
-    for (const [name, value] of Object.entries(corsHeaders(origin))) headers.set(name, value);
+    withCors(headers, request, services.config);
     return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
   };
 }

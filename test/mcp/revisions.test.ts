@@ -293,6 +293,11 @@ describe('the MCP door, revision 2026-07-28 and 2025-11-25 side by side', () => 
     expect(challenged.status).toBe(401);
     expect(challenged.headers.get('access-control-allow-origin')).toBe('http://localhost:6274');
     expect(challenged.headers.get('access-control-expose-headers')).toContain('www-authenticate');
+    // A refusal before the door (the 1 MiB body limit) is readable to it too.
+    const tooLarge = await post(url, token, { ...modernRequest('tools/list'), pad: 'x'.repeat(1_100_000) }, headers);
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.headers.get('access-control-allow-origin')).toBe('http://localhost:6274');
+    expect(tooLarge.json.error.data).toEqual({ code: 'PAYLOAD_TOO_LARGE' });
   });
 
   it('MCP_ALLOWED_ORIGINS takes origins only', async () => {
