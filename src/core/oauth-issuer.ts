@@ -9,6 +9,10 @@ import type { Config } from './config.js';
 export const isLoopbackHostname = (hostname: string): boolean =>
   hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
 
+/** Whether a socket's peer address is a loopback one (127.0.0.0/8, ::1, or 127.x mapped into IPv6). */
+export const isLoopbackAddress = (address: string | undefined): boolean =>
+  !!address && (address === '::1' || /^(::ffff:)?127(\.\d{1,3}){3}$/i.test(address));
+
 /** Whether an origin can be an issuer: https, or http on a loopback host. */
 export function servableIssuer(origin: string): boolean {
   const url = URL.parse(origin);
@@ -43,3 +47,17 @@ export function oauthIssuer(
 /** Why there is no authorisation server (the 404's description and the start-up warning). */
 export const OAUTH_UNAVAILABLE =
   'OAuth for hosted agents needs an https PUBLIC_BASE_URL (plain http is only served on a loopback address)';
+
+/**
+ * The issuer a connection from `remoteAddress` that names `host` is served, or null. Without PUBLIC_BASE_URL the
+ * issuer comes from Host, which any client can set to `localhost`: a loopback issuer is then served to a client
+ * connected over loopback only.
+ */
+export function oauthIssuerFor(
+  config: Pick<Config, 'MCP_OAUTH' | 'PUBLIC_BASE_URL'>,
+  host: string | null | undefined,
+  remoteAddress: string | undefined,
+): string | null {
+  if (!config.PUBLIC_BASE_URL && !isLoopbackAddress(remoteAddress)) return null;
+  return oauthIssuer(config, host);
+}

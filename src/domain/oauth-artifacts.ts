@@ -193,43 +193,70 @@ export async function countRegisteredClients(db: Kysely<Database>): Promise<numb
  */
 const REGISTRATION = 'RegistrationByAddress';
 const REGISTRATION_WINDOW_SECONDS = 3600;
-const addressKey = (address: string) =>
-  createHash('sha256').update(`oauth-registration:${address}`).digest('base64url');
-
-/**
- * Whether this client address may register a client now: null when it may, else the seconds until the oldest of its
- * registrations in the last hour stops counting. Shared by every instance (the rows are in the database); requests
- * racing each other may pass a few over the limit.
- */
-export async function registrationWait(db: Kysely<Database>, address: string, perHour: number): Promise<number | null> {
-  const now = new Date();
-  const rows = await db
-    .selectFrom('oauth_artifacts')
-    .select('expires_at')
-    .where('model', '=', REGISTRATION)
-    .where('uid', '=', addressKey(address))
-    .where('expires_at', '>', now.toISOString())
-    .orderBy('expires_at', 'asc')
-    .execute();
-  if (rows.length < perHour) return null;
-  const oldest = Date.parse(rows[0]?.expires_at ?? '') || now.getTime() + REGISTRATION_WINDOW_SECONDS * 1000;
-  return Math.max(1, Math.ceil((oldest - now.getTime()) / 1000));
+/** The network an address stands for: an IPv4 address itself, an IPv6 address's /64 (one subscriber's, usually). */
+function networkOf(address: string): string {
+  if (!address.includes(':')) return address;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped?.[1]) return mapped[1];
+  const [head = '', tail = ''] = address.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = address.includes('::')
+    ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right]
+    : left;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group || '0', 16).toString(16))
+    .join(':')}::/64`;
 }
 
-/** Counts one registration of this client address (see registrationWait); swept with the other expired rows. */
-export async function recordRegistration(db: Kysely<Database>, address: string): Promise<void> {
+const addressKey = (address: string) =>
+  createHash('sha256')
+    .update(`oauth-registration:${networkOf(address)}`)
+    .digest('base64url');
+
+/**
+ * Takes one of this client address's registrations of the hour (an IPv6 address counts for its /64), before the
+ * registration runs: the row is written first and the count taken after, so requests racing each other cannot all pass
+ * (past the limit each removes its own row and is refused). `wait` is the seconds until the oldest of the hour's
+ * registrations stops counting; `release` gives the registration back when it did not happen. Shared by every
+ * instance (the rows are in the database) and swept with the other expired rows.
+ */
+export async function takeRegistration(
+  db: Kysely<Database>,
+  address: string,
+  perHour: number,
+): Promise<{ wait: number } | { release(): Promise<void> }> {
+  const now = new Date();
+  const key = addressKey(address);
+  const id = randomUUID();
   await db
     .insertInto('oauth_artifacts')
     .values({
       model: REGISTRATION,
-      id: randomUUID(),
+      id,
       payload: '{}',
       grant_id: null,
-      uid: addressKey(address),
-      expires_at: new Date(Date.now() + REGISTRATION_WINDOW_SECONDS * 1000).toISOString(),
+      uid: key,
+      expires_at: new Date(now.getTime() + REGISTRATION_WINDOW_SECONDS * 1000).toISOString(),
       consumed_at: null,
     })
     .execute();
+  const release = async () => {
+    await db.deleteFrom('oauth_artifacts').where('model', '=', REGISTRATION).where('id', '=', id).execute();
+  };
+  const rows = await db
+    .selectFrom('oauth_artifacts')
+    .select('expires_at')
+    .where('model', '=', REGISTRATION)
+    .where('uid', '=', key)
+    .where('expires_at', '>', now.toISOString())
+    .orderBy('expires_at', 'asc')
+    .execute();
+  if (rows.length <= perHour) return { release };
+  await release();
+  const oldest = Date.parse(rows[0]?.expires_at ?? '') || now.getTime() + REGISTRATION_WINDOW_SECONDS * 1000;
+  return { wait: Math.max(1, Math.ceil((oldest - now.getTime()) / 1000)) };
 }
 
 /** Whether the account with this id exists (a grant's account, when a code is redeemed). */

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildOAuthProtectedResourceMetadata } from '@modelcontextprotocol/server';
 import type Provider from 'oidc-provider';
-import { isLoopbackHostname, OAUTH_UNAVAILABLE, oauthIssuer } from '../core/oauth-issuer.js';
+import { isLoopbackHostname, OAUTH_UNAVAILABLE, oauthIssuer, oauthIssuerFor } from '../core/oauth-issuer.js';
 import type { Services } from '../services.js';
 import {
   INTERACTION_PATH,
@@ -56,6 +56,12 @@ export function protectedResourceMetadata(issuer: string) {
 /** `addressOf`: the client address of a request (src/http/client-address.ts, honouring TRUST_PROXY). */
 export function createOAuthDoor(services: Services, addressOf: (req: IncomingMessage) => string): OAuthDoor {
   const { config, logger, db, tokens, limits } = services;
+  if (config.MCP_OAUTH && !config.PUBLIC_BASE_URL && !isLoopbackHostname(config.HOST)) {
+    logger.warn(
+      { host: config.HOST },
+      'OAuth for hosted agents is served to loopback clients only until PUBLIC_BASE_URL is set (pasted tokens work)',
+    );
+  }
   if (config.MCP_OAUTH && config.PUBLIC_BASE_URL && !oauthIssuer(config, null)) {
     logger.warn(
       { publicBaseUrl: new URL(config.PUBLIC_BASE_URL).origin },
@@ -84,7 +90,7 @@ export function createOAuthDoor(services: Services, addressOf: (req: IncomingMes
   };
 
   const route = async (req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> => {
-    const issuer = oauthIssuer(config, req.headers.host);
+    const issuer = oauthIssuerFor(config, req.headers.host, req.socket.remoteAddress);
     if (!issuer) {
       // Not an error of ours: OAuth 2.1 wants an https issuer, and plain http is only served on loopback.
       logger.info({ path: pathname }, 'OAuth request to an origin without an authorisation server');

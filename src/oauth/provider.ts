@@ -12,8 +12,7 @@ import {
   accountExists,
   countRegisteredClients,
   oauthArtifactAdapter,
-  recordRegistration,
-  registrationWait,
+  takeRegistration,
 } from '../domain/oauth-artifacts.js';
 import {
   clientMetadataFetch,
@@ -99,7 +98,11 @@ export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kys
     // grant nothing and answer access_denied. Runs after its own scope checks (checkScope), before the interaction.
     extraParams: {
       scope: async (ctx: KoaContextWithOIDC, value: string | undefined) => {
-        if (!value?.trim()) ctx.oidc.params!.scope = DEFAULT_SCOPE;
+        // No scope asked: read-only access, unless the client registered a scope that does not include it.
+        const registered = ctx.oidc.client?.scope?.split(' ');
+        if (!value?.trim() && (!registered || registered.includes(DEFAULT_SCOPE))) {
+          ctx.oidc.params!.scope = DEFAULT_SCOPE;
+        }
       },
     },
     responseTypes: ['code'],
@@ -236,12 +239,13 @@ export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kys
     const address = clientAddresses.get(ctx.req);
     const registering =
       config.OAUTH_DYNAMIC_CLIENT_REGISTRATION && ctx.path === OAUTH_ROUTES.registration && ctx.method === 'POST';
+    let taken: Awaited<ReturnType<typeof takeRegistration>> | undefined;
     if (registering) {
       // Registered clients are kept 90 days under a global cap: each address may fill only a little of it.
-      const wait = address ? await registrationWait(db, address, config.OAUTH_REGISTRATIONS_PER_HOUR) : null;
-      if (wait !== null) {
+      taken = address ? await takeRegistration(db, address, config.OAUTH_REGISTRATIONS_PER_HOUR) : undefined;
+      if (taken && 'wait' in taken) {
         ctx.status = 429;
-        ctx.set('retry-after', String(wait));
+        ctx.set('retry-after', String(taken.wait));
         ctx.set('cache-control', 'no-store');
         ctx.body = {
           error: 'slow_down',
@@ -250,6 +254,7 @@ export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kys
         return;
       }
       if ((await countRegisteredClients(db)) >= config.OAUTH_MAX_REGISTERED_CLIENTS) {
+        if (taken && 'release' in taken) await taken.release();
         ctx.status = 400;
         ctx.body = { error: 'invalid_client_metadata', error_description: 'no more clients can be registered now' };
         return;
@@ -258,12 +263,12 @@ export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kys
     try {
       await next();
     } finally {
+      // Taken before it ran (so that racing requests cannot all pass); given back when nothing was registered.
+      if (taken && 'release' in taken && ctx.status !== 201) await taken.release();
       const seen = attempts.get(ctx);
       for (const clientId of seen?.tried ?? []) if (!seen?.got.has(clientId)) failedFetches.add(clientId);
     }
     if ((ctx.state as { bodyTooLarge?: boolean }).bodyTooLarge) tooLarge(ctx as KoaContextWithOIDC);
-    // Counted before the answer goes out (Koa writes it once this returns), so the address's next request sees it.
-    if (registering && ctx.status === 201 && address) await recordRegistration(db, address);
   });
   return provider;
 }

@@ -9,7 +9,7 @@ import { createServer, type IncomingHttpHeaders, request as httpRequest } from '
 import { auth, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { errors } from 'oidc-provider';
 import { afterEach, describe, expect, it } from 'vitest';
-import { oauthIssuer } from '../../src/core/oauth-issuer.js';
+import { oauthIssuer, oauthIssuerFor } from '../../src/core/oauth-issuer.js';
 import { createAccessToken, listAccessTokens } from '../../src/domain/access-tokens.js';
 import { oauthArtifactAdapter, recordIssuedToken } from '../../src/domain/oauth-artifacts.js';
 import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
@@ -474,6 +474,23 @@ describe('dynamic client registration, hostile input', () => {
     expect(await limited.json()).toMatchObject({ error: 'slow_down' });
   });
 
+  it('holds the registration limit against parallel requests, and counts an IPv6 address for its /64', async () => {
+    const { base } = await serve({ OAUTH_REGISTRATIONS_PER_HOUR: '2', TRUST_PROXY: '1' });
+    const from = (address: string) =>
+      fetch(`${base}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+        body: JSON.stringify({ redirect_uris: [REDIRECT_URI] }),
+      });
+    const racing = await Promise.all(Array.from({ length: 8 }, () => from('198.51.100.7')));
+    expect(racing.filter((answer) => answer.status === 201).length).toBeLessThanOrEqual(2);
+    expect(racing.every((answer) => answer.status === 201 || answer.status === 429)).toBe(true);
+    expect((await from('2001:db8:1:2::1')).status).toBe(201);
+    expect((await from('2001:db8:1:2:ffff::9')).status).toBe(201);
+    expect((await from('2001:db8:1:2:abcd::1')).status).toBe(429);
+    expect((await from('2001:db8:1:3::1')).status).toBe(201);
+  });
+
   it('answers 413 to a body over the limit at /oauth/register and /oauth/token, declared or chunked', async () => {
     const { base } = await serve({});
     const big = JSON.stringify({ redirect_uris: [REDIRECT_URI], padding: 'x'.repeat(60 * 1024) });
@@ -555,6 +572,21 @@ describe('where OAuth can be served (an https issuer, or http on loopback)', () 
     );
     expect(challenge(local, 'http://gateway.internal/mcp')).toBe('Bearer realm="campaign-gateway"');
     expect(challenge({ MCP_OAUTH: false }, 'http://localhost:3000/mcp')).toBe('Bearer realm="campaign-gateway"');
+  });
+
+  it('serves a Host-derived loopback issuer to loopback connections only', () => {
+    const local = { MCP_OAUTH: true, PUBLIC_BASE_URL: undefined };
+    // A remote client naming `Host: localhost` gets no authorisation server.
+    expect(oauthIssuerFor(local, 'localhost:4000', '203.0.113.5')).toBeNull();
+    expect(oauthIssuerFor(local, 'localhost:4000', '2001:db8::5')).toBeNull();
+    expect(oauthIssuerFor(local, 'localhost:4000', undefined)).toBeNull();
+    for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) {
+      expect(oauthIssuerFor(local, 'localhost:4000', address)).toBe('http://localhost:4000');
+    }
+    // With PUBLIC_BASE_URL the connection does not matter: its origin is the issuer.
+    expect(oauthIssuerFor({ MCP_OAUTH: true, PUBLIC_BASE_URL: 'https://gw.example' }, 'x', '203.0.113.5')).toBe(
+      'https://gw.example',
+    );
   });
 
   it('answers 404 on a non-loopback http origin without PUBLIC_BASE_URL, names no metadata there, logs no error', async () => {
