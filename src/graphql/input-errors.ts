@@ -28,6 +28,7 @@ import type { InputIssue } from '../core/errors.js';
 import { SECRET_FIELD_NAMES } from '../domain/secrets.schema.js';
 import { secretScrubber, secretValues } from '../security/redact.js';
 import { inputError, inputIssues, MAX_INPUT_ISSUES, MAX_MESSAGE_LENGTH, shortened } from './input-issues.js';
+import { applyNonNullVariableDefaults } from './variable-defaults.js';
 
 // graphql-js stops after 50 variable errors with one more error of its own, also without a code.
 const isVariableError = (error: GraphQLError) =>
@@ -232,6 +233,7 @@ function checkedBeforehand(
 ):
   | ((result: ExecutionResult | AsyncIterable<unknown>, setResult: (result: ExecutionResult) => void) => void)
   | undefined {
+  applyNonNullVariableDefaults(args);
   const nulls = nullsWhereRequired(args);
   if (nulls.length > 0) {
     stop({ errors: [inputError(nulls)] });
