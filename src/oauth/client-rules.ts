@@ -12,10 +12,8 @@ export const MAX_CONTACTS = 10;
 /** contacts, scope, and any other short string a client may declare. */
 const MAX_SHORT_STRING = 500;
 
-/** The client metadata checked here (oidc-provider's own checks of them still run afterwards). */
-export const CHECKED_CLIENT_METADATA = [
-  'redirect_uris',
-  'client_name',
+/** The URI-valued client metadata (besides the redirect URIs): at most MAX_URI_LENGTH characters each. */
+const URI_METADATA = [
   'client_uri',
   'logo_uri',
   'policy_uri',
@@ -23,19 +21,11 @@ export const CHECKED_CLIENT_METADATA = [
   'jwks_uri',
   'initiate_login_uri',
   'sector_identifier_uri',
-  'contacts',
-  'scope',
 ] as const;
+const isUriMetadata = (key: string) => (URI_METADATA as readonly string[]).includes(key);
 
-const URI_METADATA = new Set([
-  'client_uri',
-  'logo_uri',
-  'policy_uri',
-  'tos_uri',
-  'jwks_uri',
-  'initiate_login_uri',
-  'sector_identifier_uri',
-]);
+/** The client metadata checked here (oidc-provider's own checks of them still run afterwards). */
+export const CHECKED_CLIENT_METADATA = ['redirect_uris', 'client_name', ...URI_METADATA, 'contacts', 'scope'] as const;
 
 /** Schemes that are never a native app's own (they run, show or fetch something, or are plain web). */
 const NOT_PRIVATE_USE = new Set([
@@ -96,7 +86,6 @@ export function validateClientMetadata(key: string, value: unknown): void {
     return;
   }
   if (typeof value !== 'string') return;
-  const max =
-    key === 'client_name' ? MAX_CLIENT_NAME_LENGTH : URI_METADATA.has(key) ? MAX_URI_LENGTH : MAX_SHORT_STRING;
+  const max = key === 'client_name' ? MAX_CLIENT_NAME_LENGTH : isUriMetadata(key) ? MAX_URI_LENGTH : MAX_SHORT_STRING;
   if (value.length > max) invalid(`${key} must be at most ${max} characters long`);
 }

@@ -138,6 +138,10 @@ async function redeem(base: string, form: Record<string, string>) {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
+/** Redeems an authorisation code of `clientId` sent back to REDIRECT_URI; `extra` adds (or replaces) form fields. */
+const redeemCode = (base: string, clientId: string, code: string, extra: Record<string, string> = {}) =>
+  redeem(base, { grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: REDIRECT_URI, ...extra });
+
 async function codeFor(t: TestApp, base: string, clientId: string, challenge: string) {
   const { email } = await t.account();
   const back = await new Browser().authorize(
@@ -248,14 +252,7 @@ describe('OAuth for hosted MCP agents', () => {
     const none = await new Browser().go(authorizeUrl(base, host.clientId));
     expect(new URL(none.location ?? 'x:').searchParams.get('error')).toBe('invalid_request');
 
-    const redeemWith = (code: string, extra: Record<string, string>) =>
-      redeem(base, {
-        grant_type: 'authorization_code',
-        code,
-        client_id: host.clientId,
-        redirect_uri: REDIRECT_URI,
-        ...extra,
-      });
+    const redeemWith = (code: string, extra: Record<string, string>) => redeemCode(base, host.clientId, code, extra);
     const { verifier, challenge } = pkce();
     const missing = await codeFor(t, base, host.clientId, challenge);
     expect(await redeemWith(missing, {})).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
@@ -295,11 +292,7 @@ describe('OAuth for hosted MCP agents', () => {
       base,
       { email, password: PASSWORD, access: 'read' },
     );
-    const issued = await redeem(base, {
-      grant_type: 'authorization_code',
-      code: back.searchParams.get('code') ?? '',
-      client_id: host.clientId,
-      redirect_uri: REDIRECT_URI,
+    const issued = await redeemCode(base, host.clientId, back.searchParams.get('code') ?? '', {
       code_verifier: verifier,
     });
     expect(issued.body.scope).toBe('mcp:read');
@@ -320,11 +313,7 @@ describe('OAuth for hosted MCP agents', () => {
         { email, password: PASSWORD },
       );
       expect(back.searchParams.get('error')).toBeNull();
-      const issued = await redeem(base, {
-        grant_type: 'authorization_code',
-        code: back.searchParams.get('code') ?? '',
-        client_id: host.clientId,
-        redirect_uri: REDIRECT_URI,
+      const issued = await redeemCode(base, host.clientId, back.searchParams.get('code') ?? '', {
         code_verifier: verifier,
       });
       expect(issued).toMatchObject({ status: 200, body: { scope: 'mcp:read' } });
