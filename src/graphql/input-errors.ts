@@ -12,6 +12,7 @@ import {
   GraphQLError,
   type GraphQLInputType,
   type GraphQLSchema,
+  type OperationDefinitionNode,
   getOperationAST,
   Kind,
   isNonNullType,
@@ -200,8 +201,7 @@ const cut = (error: GraphQLError): GraphQLError =>
  * leaves the null to the executor, where graphql-js reports it without a code (or graphql-jit passes it on). Answered
  * here, before anything runs, as the same BAD_USER_INPUT. Only when such a null was sent is the document walked.
  */
-function nullsWhereRequired(args: ExecutionArgs): InputIssue[] {
-  const operation = getOperationAST(args.document, args.operationName);
+function nullsWhereRequired(args: ExecutionArgs, operation: OperationDefinitionNode | null | undefined): InputIssue[] {
   const values = args.variableValues ?? {};
   const suspects = (operation?.variableDefinitions ?? []).filter(
     (definition) =>
@@ -233,8 +233,10 @@ function checkedBeforehand(
 ):
   | ((result: ExecutionResult | AsyncIterable<unknown>, setResult: (result: ExecutionResult) => void) => void)
   | undefined {
-  applyNonNullVariableDefaults(args);
-  const nulls = nullsWhereRequired(args);
+  // The operation is found once for both (this runs before every execution).
+  const operation = getOperationAST(args.document, args.operationName);
+  applyNonNullVariableDefaults(args, operation);
+  const nulls = nullsWhereRequired(args, operation);
   if (nulls.length > 0) {
     stop({ errors: [inputError(nulls)] });
     return undefined;

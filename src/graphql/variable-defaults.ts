@@ -1,10 +1,14 @@
 // The default of a non-null variable (`query ($limit: Int! = 50)`), put in place when the variable is not sent: the
 // spec's CoerceVariableValues uses it, graphql-js does, but graphql-jit's variable parser does not (it answers
 // `Variable "$limit" of required type "Int!" was not provided.`). Done before execution, for either executor.
-import { type ExecutionArgs, getOperationAST, Kind, typeFromAST, valueFromAST } from 'graphql';
+import { type ExecutionArgs, Kind, type OperationDefinitionNode, typeFromAST, valueFromAST } from 'graphql';
 
-export function applyNonNullVariableDefaults(args: ExecutionArgs): void {
-  const definitions = getOperationAST(args.document, args.operationName)?.variableDefinitions;
+/** `operation`: the one `args` runs (getOperationAST), found by the caller. */
+export function applyNonNullVariableDefaults(
+  args: ExecutionArgs,
+  operation: OperationDefinitionNode | null | undefined,
+): void {
+  const definitions = operation?.variableDefinitions;
   if (!definitions) return;
   const given = args.variableValues ?? {};
   let values: Record<string, unknown> | undefined;

@@ -46,7 +46,6 @@ const refused = (message: string, code = 'BAD_USER_INPUT'): CallToolResult =>
 export async function graphqlToolResult(
   yoga: Yoga,
   args: Record<string, unknown>,
-  request: Request,
   caller: Caller,
 ): Promise<CallToolResult> {
   const { query, variables, operationName } = args;
@@ -62,7 +61,7 @@ export async function graphqlToolResult(
   const name = typeof operationName === 'string' ? operationName : undefined;
   // `params`, as yoga's own parse hooks read them (which operation of several runs).
   const { parse, validate, contextFactory, execute, schema } = yoga.getEnveloped({
-    request,
+    request: caller.request,
     params: { query, operationName: name, variables },
     clientAddress: caller.clientAddress,
     ...caller.auth,

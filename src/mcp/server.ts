@@ -122,7 +122,7 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
       const problem = jsonShapeProblem(args, { maxListLength: MAX_LIST_LENGTH });
       if (problem) return badArguments(`The arguments are refused: ${problem}.`);
       if (withGraphqlTool && params.name === GRAPHQL_TOOL.name) {
-        return graphqlToolResult(yoga, args, caller.request, caller);
+        return graphqlToolResult(yoga, args, caller);
       }
       const tool = tools.get(params.name);
       if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name.slice(0, 100)}`);
