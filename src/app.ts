@@ -14,8 +14,10 @@ import { loadVoiceCatalogue } from './domain/voices.js';
 import { createCampaignEventBus } from './events/pubsub.js';
 import { type DeliveryWorkerOptions, startDeliveryWorker } from './events/worker.js';
 import type { Services } from './services.js';
+import { inShadow } from './core/request-context.js';
 import { createLiveStreams } from './events/live-streams.js';
-import { createGraphQLServer, type Yoga } from './graphql/yoga.js';
+import { createGraphQLServer, handBody, type Yoga } from './graphql/yoga.js';
+import { createPreparedLane, type PreparedLane } from './graphql/prepared-lane.js';
 import { createDoors } from './http/doors.js';
 import { health } from './http/health.js';
 import { createLogger, type Logger } from './core/logger.js';
@@ -39,6 +41,8 @@ export interface App {
   /** `client.address`: the socket's peer address (absent for in-process calls). */
   fetch(request: Request, client?: { address?: string }): Promise<Response>;
   yoga: Yoga;
+  /** The prepared lane, when it is on (its stats: tests and docs/graphql.md). */
+  lane: PreparedLane | null;
   /** GraphQL over WebSocket (graphql-transport-ws) on /graphql: the HTTP server hands it upgrade requests. */
   websockets: WebSocketDoor;
   database: DatabaseHandle;
@@ -75,7 +79,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const database = openDatabase(config.DATABASE_URL, {
     onCommittedWrite: config.RESPONSE_CACHE ? () => generation?.bump() : undefined,
     traceQueries: traced,
-    onQuery: options.onQuery,
+    // A shadow answer's statements (GRAPHQL_PREPARED_LANE=shadow) are not the request's: tests count the request's.
+    onQuery: options.onQuery && ((sql) => inShadow() || options.onQuery?.(sql)),
     accountChanges: options.accountChanges,
     onAnswer: (sql, startedAt) => availability.answered(sql, startedAt),
     timeoutMs: config.DATABASE_TIMEOUT_SECONDS * 1000,
@@ -123,6 +128,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     openStreams: () => services.streams.open,
     openWebSockets: () => websockets.open,
   });
+  // The prepared lane (src/graphql/prepared-lane.ts): off under PERSISTED_OPERATIONS=only, where only yoga's
+  // persisted-operation plugins decide what runs.
+  const lane =
+    config.GRAPHQL_PREPARED_LANE !== 'off' && config.PERSISTED_OPERATIONS !== 'only'
+      ? createPreparedLane(() => yoga, {
+          maxDocuments: config.GRAPHQL_PREPARED_DOCUMENTS,
+          handBody,
+          prepareUnknown: config.GRAPHQL_PREPARED_LANE === 'shadow',
+        })
+      : null;
   const yoga = createGraphQLServer(services, [
     ...(config.METRICS ? [metrics.yogaPlugin()] : []),
     ...(traced ? [graphqlSpans] : []),
@@ -136,6 +151,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         ]
       : []),
     ...(options.plugins ?? []),
+    ...(lane ? [lane.plugin] : []),
   ]);
   const rest = createRestRouter(yoga, services, routes);
   const mcp = createMcpDoor(yoga, services);
@@ -168,11 +184,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     docs,
     rest,
     yoga,
+    lane,
+    shadow: config.GRAPHQL_PREPARED_LANE === 'shadow',
     mcp,
     metrics,
   });
   const app: App = {
     yoga,
+    lane,
     websockets,
     database,
     oauth: createOAuthDoor(services, (req) => {

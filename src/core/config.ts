@@ -86,6 +86,14 @@ const envSchema = z
     RESPONSE_CACHE: booleanFlag.default(false),
     RESPONSE_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).max(100_000).default(1000),
     RESPONSE_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+    /**
+     * The prepared lane (docs/graphql.md "Prepared lane"): a query document yoga has parsed and validated once is
+     * answered again without yoga's HTTP pipeline. `shadow` (tests) answers on the lane and through yoga, and fails on
+     * any difference.
+     */
+    GRAPHQL_PREPARED_LANE: z.enum(['on', 'off', 'shadow']).default('on'),
+    /** How many documents (with their operation names) the prepared lane keeps, least recently used out first. */
+    GRAPHQL_PREPARED_DOCUMENTS: z.coerce.number().int().min(1).max(10_000).default(1000),
     /** @defer and @stream on queries (README "Incremental delivery"). */
     INCREMENTAL_DELIVERY: booleanFlag.default(true),
     /** The MCP door's `graphql` tool, which runs any document under /graphql's limits (docs/mcp.md): off by default. */

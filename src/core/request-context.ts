@@ -11,6 +11,8 @@ interface RequestState {
   route?: string;
   /** The caller's credential, answered provisionally and still to be checked (src/authentication.ts). */
   credentialCheck?: CredentialCheck;
+  /** A second answer computed only to compare with the first (runAsShadow). */
+  shadow?: boolean;
 }
 
 /**
@@ -45,6 +47,19 @@ export function requestIdFor(request: Request): string {
 
 export function runWithRequestId<T>(requestId: string, work: () => T): T {
   return storage.run({ requestId }, work);
+}
+
+/**
+ * Runs a second answer to the same request in a context of its own (GRAPHQL_PREPARED_LANE=shadow, tests only): its
+ * error codes, route and credential checks stay out of the request's, and it is marked as the shadow.
+ */
+export function runAsShadow<T>(work: () => T): T {
+  return storage.run({ requestId: `${currentRequestId() ?? 'unknown'}:shadow`, shadow: true }, work);
+}
+
+/** Whether the code running is a shadow answer (tests leave its SQL out of the statements they count). */
+export function inShadow(): boolean {
+  return storage.getStore()?.shadow === true;
 }
 
 export function currentRequestId(): string | undefined {

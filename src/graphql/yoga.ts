@@ -156,18 +156,60 @@ function yogaLogger(logger: Services['logger']) {
   };
 }
 
-/** Every GraphQL error code a response carries goes to the request's access-log line. */
+/** Every GraphQL error code a result (or batch of results) carries goes to the request's access-log line. */
+export function noteErrorCodes(result: unknown): void {
+  for (const item of Array.isArray(result) ? result : [result]) {
+    if (!item || typeof item !== 'object' || !('errors' in item) || !Array.isArray(item.errors)) continue;
+    for (const error of item.errors as GraphQLError[]) {
+      const code = error.extensions?.code;
+      noteErrorCode(typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR');
+    }
+  }
+}
+
 const errorCodesToAccessLog: Plugin = {
   onResultProcess({ result }) {
-    for (const item of Array.isArray(result) ? result : [result]) {
-      if (!item || typeof item !== 'object' || !('errors' in item) || !Array.isArray(item.errors)) continue;
-      for (const error of item.errors as GraphQLError[]) {
-        const code = error.extensions?.code;
-        noteErrorCode(typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR');
-      }
-    }
+    noteErrorCodes(result);
   },
 };
+
+/** yoga's CORS options (the prepared lane adds the same headers yoga's CORS plugin would). */
+export const GRAPHQL_CORS = { origin: '*', allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'] };
+
+/**
+ * JSON bodies the prepared lane read before leaving the request to yoga (src/graphql/prepared-lane.ts): yoga's
+ * request parser is given the parsed body instead of reading a body that is gone.
+ */
+const parsedBodies = new WeakMap<Request, unknown>();
+
+export const handBody = (request: Request, parsed: unknown): void => {
+  parsedBodies.set(request, parsed);
+};
+
+const bodiesAlreadyRead: Plugin = {
+  onRequestParse({ request, setRequestParser }) {
+    if (!parsedBodies.has(request)) return;
+    const parsed = parsedBodies.get(request);
+    setRequestParser(() => parsed as ReturnType<Parameters<typeof setRequestParser>[0]>);
+  },
+};
+
+/** yoga's enveloped pipeline for one request of the prepared lane, with the door's facts for the context factory. */
+export function envelopedFor(yoga: Yoga, request: Request, params: object, facts: DoorFacts) {
+  doorFacts.set(request, facts);
+  return yoga.getEnveloped({ request, params });
+}
+
+/** An error thrown past every plugin, as yoga answers it: masked (logged there when unexpected). */
+export function maskUnexpected(yoga: Yoga, error: unknown): GraphQLError {
+  const { maskedErrorsOpts: masking } = yoga as unknown as {
+    maskedErrorsOpts: { maskError: typeof maskError; errorMessage: string; isDev?: boolean } | null;
+  };
+  const masked = masking ? masking.maskError(error, masking.errorMessage, masking.isDev) : error;
+  return masked instanceof GraphQLError
+    ? masked
+    : new GraphQLError('Unexpected error.', { originalError: masked as Error });
+}
 
 /** The request's authentication, when the door worked it out already (src/http/doors.ts). */
 const isRequestAuth = (value: unknown): value is RequestAuth =>
@@ -216,7 +258,7 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
     // before anything is read, an undeclared one buffered up to the limit); yoga's own 25 MB check would pipe each body
     // through one more transform stream and a second Request (bench/README.md, "Second pass"; docs/decisions.md §14).
     maxRequestBodySize: false,
-    cors: { origin: '*', allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'] },
+    cors: GRAPHQL_CORS,
     graphiql: { title: 'Campaign gateway', defaultQuery: GRAPHIQL_DEFAULT_QUERY },
     // GraphiQL's bundle (~27 MB of strings in memory) loads the first time someone opens GraphiQL, not at start.
     renderGraphiQL: async (options) =>
@@ -226,6 +268,8 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
     plugins: [
       // Before any plugin that may answer in execution's place (the response cache, read-only tokens).
       confirmProvisionalCredentials((context) => yoga.getEnveloped(context).execute),
+      // A body the prepared lane has read already (it left the request to yoga).
+      bodiesAlreadyRead,
       // A persisted operation's document is in place before anything reads or limits it.
       ...persistedOperationPlugins(services),
       ...(ablated.has('armor') ? [] : [...armor(), deepNestingIsAParseError, requestShapeLimits()]),

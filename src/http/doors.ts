@@ -5,7 +5,9 @@ import { Response } from '../core/fetch-api.js';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../db/availability.js';
 import { requestAuth } from '../authentication.js';
 import { type Services } from '../services.js';
-import { serveGraphQL, type Yoga } from '../graphql/yoga.js';
+import { handBody, serveGraphQL, type Yoga } from '../graphql/yoga.js';
+import type { PreparedLane } from '../graphql/prepared-lane.js';
+import { compareWithYoga } from './lane-shadow.js';
 import type { DocsHandler } from '../rest/docs.js';
 import { detailResponse } from '../rest/fastapi-errors.js';
 import { type RestHandler, REST_PREFIX } from '../rest/router.js';
@@ -36,6 +38,7 @@ import {
   loggablePath,
   noteRoute,
   requestIdFor,
+  runAsShadow,
   runWithRequestId,
 } from '../core/request-context.js';
 
@@ -47,6 +50,10 @@ export interface Doors {
   docs: DocsHandler;
   rest: RestHandler;
   yoga: Yoga;
+  /** The prepared lane in front of yoga (src/graphql/prepared-lane.ts), when it is on. */
+  lane: PreparedLane | null;
+  /** GRAPHQL_PREPARED_LANE=shadow: each lane answer is compared with yoga's (src/http/lane-shadow.ts). */
+  shadow: boolean;
   /** The MCP door at /mcp (src/mcp/door.ts). */
   mcp: McpDoor;
   metrics: Metrics;
@@ -95,10 +102,20 @@ export function createDoors({
   docs,
   rest,
   yoga,
+  lane,
+  shadow,
   mcp,
   metrics,
 }: Doors): (request: Request, socketAddress?: string) => Promise<Response> {
   const { logger } = services;
+
+  /** A request the lane answered, answered again by yoga (GRAPHQL_PREPARED_LANE=shadow): its own credential check. */
+  const throughYoga = async (request: Request, clientAddress: string, body: unknown): Promise<Response> => {
+    const copy = new Request(request.url, { method: request.method, headers: request.headers });
+    if (body !== undefined) handBody(copy, body);
+    const auth = requestAuth(services, request.headers.get('authorization'), null);
+    return withETag(copy, await withErrorBody(await serveGraphQL(yoga, copy, { clientAddress, auth })));
+  };
 
   const route = async (received: Request, url: URL, clientAddress: string): Promise<Response> => {
     if (HEALTH_PATHS.has(url.pathname) && (received.method === 'GET' || received.method === 'HEAD')) {
@@ -151,8 +168,19 @@ export function createDoors({
     }
     if (url.pathname !== '/graphql') return detailResponse(404, 'Not Found');
     try {
-      if (ablated.has('door-wrappers')) return await serveGraphQL(yoga, request, { clientAddress, auth });
-      return withETag(request, await withErrorBody(await serveGraphQL(yoga, request, { clientAddress, auth })));
+      const facts = { clientAddress, auth };
+      let toYoga = request;
+      if (lane) {
+        const laned = await lane.serve(request, facts);
+        if ('answer' in laned) {
+          const answer = await withETag(request, laned.answer);
+          if (!shadow) return answer;
+          return compareWithYoga(answer, () => runAsShadow(() => throughYoga(request, clientAddress, laned.body)));
+        }
+        toYoga = laned.request;
+      }
+      if (ablated.has('door-wrappers')) return await serveGraphQL(yoga, toYoga, facts);
+      return withETag(toYoga, await withErrorBody(await serveGraphQL(yoga, toYoga, facts)));
     } catch (error) {
       if (services.availability.failed(error)) return databaseUnavailable(false);
       throw error;

@@ -126,6 +126,9 @@ export async function startApp(
     ANONYMOUS_RATE_LIMIT_PER_MINUTE: '100000',
     // Tests send large bodies back to back on purpose; the large-body budget is tested on its own.
     LARGE_BODY_MIB_PER_MINUTE: '100000',
+    // Every GraphQL request the prepared lane answers is answered through yoga too, and must match it byte for byte
+    // (src/http/lane-shadow.ts): the whole suite is the lane's differential test.
+    GRAPHQL_PREPARED_LANE: process.env.GRAPHQL_PREPARED_LANE ?? 'shadow',
     ...env,
   });
   const queries: string[] = [];
