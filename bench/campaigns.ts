@@ -7,6 +7,8 @@
 // response, with the ratio to the raw baseline's requests/s. BENCH_STRICT=1 fails the run on any non-2xx (smoke).
 // With DATABASE_URL=postgres://… it runs on a fresh PostgreSQL database made (and dropped) there, against a raw
 // baseline of prepared `pg` statements, and also reports PostgreSQL's own CPU µs per request.
+// BENCH_COUNT=1 counts instead of timing (bench/callgrind.ts): instructions and cache misses per request under
+// callgrind, for the raw baseline, the floor, mercurius and our two doors (bench/README.md, "Counted (callgrind)").
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -18,6 +20,7 @@ import autocannon from 'autocannon';
 import { createApp } from '../src/app.js';
 import { ABLATABLE_STEPS } from '../src/core/ablation.js';
 import { loadConfig } from '../src/core/config.js';
+import { type CountedTarget, countTargets } from './callgrind.js';
 import { administer, campaignData, hasTaskset, signUpAndLogin, START_NODE_FLAGS } from './support.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -84,15 +87,11 @@ async function seed(): Promise<{ token: string; accountId: string }> {
   }
 }
 
-/** Starts a server script pinned to core 0; its output goes to a file (read for the "listening on" line). */
-async function startServer(
-  script: string,
-  extraEnv: Record<string, string>,
-): Promise<{ child: ChildProcess; base: string }> {
-  const log = join(dir, `${script.replace(/\W/g, '_')}-${Date.now()}.log`);
-  // Our server (and the ablation's, and another build's) as `npm start` runs it; the baselines with Node's defaults.
-  const isOurs = !/bench\/(raw|floor|postgraphile)/.test(script);
-  const node = [
+/** The node command line of a server script: ours (and the ablation's, and another build's) as `npm start` runs it,
+ * the baselines with Node's defaults. */
+function nodeCommand(script: string, extraEnv: Record<string, string>): string[] {
+  const isOurs = !/bench\/(raw|floor|postgraphile|mercurius)/.test(script);
+  return [
     process.execPath,
     ...(isOurs ? START_NODE_FLAGS : []),
     ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
@@ -100,6 +99,15 @@ async function startServer(
     ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []),
     join(ROOT, script),
   ];
+}
+
+/** Starts a server script pinned to core 0; its output goes to a file (read for the "listening on" line). */
+async function startServer(
+  script: string,
+  extraEnv: Record<string, string>,
+): Promise<{ child: ChildProcess; base: string }> {
+  const log = join(dir, `${script.replace(/\W/g, '_')}-${Date.now()}.log`);
+  const node = nodeCommand(script, extraEnv);
   const [command, ...args] = hasTaskset ? ['taskset', '-c', '0', ...node] : node;
   const child = spawn(command ?? process.execPath, args, {
     cwd: ROOT,
@@ -254,6 +262,30 @@ function medianOf(rounds: Result[][]): Result[] {
 /** `BENCH_ONLY=<regex>`: only the targets whose name matches (the raw baseline always runs). */
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : null;
 
+const MERCURIUS = 'mercurius: fastify + mercurius + graphql-jit over one prepared statement';
+
+/**
+ * `BENCH_COUNT=1` (bench/callgrind.ts): the targets counted under callgrind — the raw baseline, the floor, mercurius,
+ * our REST and GraphQL requests (and another build's, or this one with other flags) — as `BENCH_ONLY` leaves them.
+ */
+function counted(specs: TargetSpec[]): CountedTarget[] {
+  const COUNTED = /^(raw node:http|floor: yoga|mercurius:|REST GET|GraphQL campaigns)/;
+  return specs
+    .filter(([name]) => COUNTED.test(name) && (!ONLY || name.startsWith('raw node:http') || ONLY.test(name)))
+    .map(([name, script, extraEnv, options]) => ({
+      name,
+      node: nodeCommand(script, extraEnv),
+      env: extraEnv,
+      request: {
+        path: String(options.url),
+        method: options.method === 'POST' ? 'POST' : 'GET',
+        headers: (options.headers ?? {}) as Record<string, string>,
+        ...(typeof options.body === 'string' ? { body: options.body } : {}),
+      },
+      entries: CAMPAIGNS,
+    }));
+}
+
 async function target(
   name: string,
   script: string,
@@ -338,6 +370,9 @@ async function main(): Promise<void> {
             { ...rawEnv, FLOOR: 'kysely' },
             floorPost,
           ],
+          // What a speed-minded user would pick instead (issue 34): fastify + mercurius with graphql-jit, the floor's
+          // document over the same rows (bench/mercurius-server.ts).
+          [MERCURIUS, 'dist/bench/mercurius-server.js', rawEnv, floorPost],
         ] as TargetSpec[])),
     ...restAndGraphQL(null, 'dist/src/main.js', ours),
     // BENCH_AB=<another build's main.js under this folder>: the same two requests against that build, in the same run
@@ -388,6 +423,27 @@ async function main(): Promise<void> {
     ],
   ];
   try {
+    if (process.env.BENCH_COUNT === '1') {
+      if (POSTGRES)
+        throw new Error('BENCH_COUNT=1 counts SQLite targets only (PostgreSQL runs in processes of its own)');
+      const ok = await countTargets(counted(specs), {
+        dir,
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+        requests: Number(process.env.COUNT_REQUESTS ?? 800),
+        warmup: Number(process.env.COUNT_WARMUP ?? 300),
+        connections: Number(process.env.COUNT_CONNECTIONS ?? 16),
+        runs: Number(process.env.COUNT_RUNS ?? 3),
+        profile: process.env.BENCH_COUNT_PROFILE === '1',
+        top: Number(process.env.BENCH_COUNT_TOP ?? 0),
+        keep: process.env.BENCH_KEEP === '1',
+        taskset: hasTaskset,
+        log: (line) => console.log(line),
+      });
+      if (!ok && process.env.BENCH_STRICT === '1')
+        throw new Error('a counted target answered a non-2xx or a wrong size');
+      return;
+    }
     // ROUNDS > 1: every target runs once per round, in turn, and each figure is the median of its rounds (this
     // machine's speed drifts by tens of percent within minutes; interleaving keeps the ratios honest).
     const rounds: Result[][] = [];
