@@ -48,6 +48,8 @@ export interface App {
   database: DatabaseHandle;
   /** The authorisation server for hosted MCP agents (docs/mcp-oauth.md), served by the node:http listener. */
   oauth: OAuthDoor;
+  /** GraphQL requests reach `fetch` from node:http without the fetch-API adapter while the prepared lane is on. */
+  lightGraphQL: boolean;
   /** Set when shutdown begins: /readyz answers 503 so load balancers stop sending requests. */
   draining: boolean;
   logger: Logger;
@@ -204,6 +206,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       );
     }),
     draining: false,
+    lightGraphQL: lane !== null,
     logger: services.logger,
     drain() {
       app.draining = true;

@@ -8,6 +8,7 @@ import { type Services } from '../services.js';
 import { handBody, serveGraphQL, type Yoga } from '../graphql/yoga.js';
 import type { PreparedLane } from '../graphql/prepared-lane.js';
 import { compareWithYoga } from './lane-shadow.js';
+import { realRequest } from './light-request.js';
 import type { DocsHandler } from '../rest/docs.js';
 import { detailResponse } from '../rest/fastapi-errors.js';
 import { type RestHandler, REST_PREFIX } from '../rest/router.js';
@@ -177,7 +178,8 @@ export function createDoors({
           if (!shadow) return answer;
           return compareWithYoga(answer, () => runAsShadow(() => throughYoga(request, clientAddress, laned.body)));
         }
-        toYoga = laned.request;
+        // A request taken from node:http without the adapter (src/http/light-request.ts) becomes a real one for yoga.
+        toYoga = await realRequest(laned.request);
       }
       if (ablated.has('door-wrappers')) return await serveGraphQL(yoga, toYoga, facts);
       return withETag(toYoga, await withErrorBody(await serveGraphQL(yoga, toYoga, facts)));

@@ -2,6 +2,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import { Server as NetServer } from 'node:net';
 import { createServerAdapter } from '@whatwg-node/server';
+import { lightRequest, takesLight, writeResponse } from './light-request.js';
 import { requestTargetProblem } from './request-target.js';
 import type { WebSocketDoor } from './websockets.js';
 
@@ -10,12 +11,20 @@ export interface ServedApp {
   /** `client.address`: the socket's peer address. */
   fetch(request: Request, client?: { address?: string }): Promise<Response>;
   websockets: Pick<WebSocketDoor, 'handleUpgrade'>;
+  /**
+   * Whether GraphQL requests the prepared lane may answer go to `fetch` without the fetch-API adapter
+   * (src/http/light-request.ts): only when the lane is on.
+   */
+  readonly lightGraphQL?: boolean;
   /** Set once shutdown begins: responses carry `Connection: close`. */
   readonly draining: boolean;
   /** The OAuth door (src/oauth/door.ts): a node:http handler, for the paths it claims. */
   oauth?: { handles(pathname: string): boolean; handle(req: IncomingMessage, res: ServerResponse): Promise<void> };
   /** Where a request refused before routing is told (at info: a client's mistake). */
-  logger?: { info(fields: Record<string, unknown>, message: string): void };
+  logger?: {
+    info(fields: Record<string, unknown>, message: string): void;
+    error?(fields: Record<string, unknown>, message: string): void;
+  };
   drain(): void;
   close(): Promise<void>;
 }
@@ -52,6 +61,23 @@ function refuseTarget(app: ServedApp, req: IncomingMessage, problem: string): vo
   );
 }
 
+/** A GraphQL request from node:http to the app and back without the fetch-API adapter (src/http/light-request.ts). */
+async function serveLight(app: ServedApp, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  try {
+    const request = await lightRequest(req, res);
+    await writeResponse(res, await app.fetch(request, { address: req.socket.remoteAddress }));
+  } catch (error) {
+    // As the adapter answers an error thrown past every door: 500, told once.
+    app.logger?.error?.({ err: error }, 'unexpected error answering a GraphQL request');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(JSON.stringify({ errors: [{ message: 'Unexpected error.' }] }));
+  }
+}
+
 /** How long a keep-alive connection idle at shutdown may still bring a request. */
 const IDLE_GRACE_MS = 1000;
 
@@ -73,6 +99,10 @@ export function createHttpServer(app: ServedApp): HttpServer {
     const query = url.indexOf('?');
     if (app.oauth?.handles(query === -1 ? url : url.slice(0, query))) {
       void app.oauth.handle(req, res);
+      return;
+    }
+    if (app.lightGraphQL && takesLight(req)) {
+      void serveLight(app, req, res);
       return;
     }
     void adapter(req, res);

@@ -1,0 +1,143 @@
+// GraphQL requests the prepared lane may answer, taken from node:http straight to the doors and back to the socket
+// (docs/graphql.md "Prepared lane"): no fetch-API Request built by the server adapter, no web stream for the body,
+// no AbortController per request. The body (at most 1 MiB, of a declared length) is read into one Buffer; the doors
+// see a LightRequest, which offers what they read of a request (method, url, headers, the body as text). Whatever the
+// lane leaves to yoga is turned into a real Request first (`realRequest`), so yoga sees what it always sees.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MAX_BODY_BYTES } from '../core/request-context.js';
+
+/** The request's headers as node:http read them (names in lower case, repeated ones joined), read-only. */
+class LightHeaders {
+  constructor(private readonly raw: IncomingMessage['headers']) {}
+  get(name: string): string | null {
+    const value = this.raw[name.toLowerCase()];
+    if (value === undefined) return null;
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+  has(name: string): boolean {
+    return this.raw[name.toLowerCase()] !== undefined;
+  }
+  *entries(): IterableIterator<[string, string]> {
+    for (const name of Object.keys(this.raw)) {
+      const value = this.get(name);
+      if (value !== null) yield [name, value];
+    }
+  }
+  *keys(): IterableIterator<string> {
+    for (const [name] of this.entries()) yield name;
+  }
+  forEach(callback: (value: string, name: string) => void): void {
+    for (const [name, value] of this.entries()) callback(value, name);
+  }
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries();
+  }
+}
+
+/** What the doors read of a request, for one taken from node:http (`isLightRequest` tells it from a real one). */
+class LightRequest {
+  readonly headers: LightHeaders;
+  readonly bodyUsed = false;
+  constructor(
+    readonly method: string,
+    readonly url: string,
+    raw: IncomingMessage['headers'],
+    private readonly bytes: Buffer | null,
+    private readonly gone: () => boolean,
+  ) {
+    this.headers = new LightHeaders(raw);
+  }
+  /** Non-null when there is a body (the body limit reads only its declared length from the headers). */
+  get body(): object | null {
+    return this.bytes;
+  }
+  /** Read by the door at the end: whether the client went away before its answer. */
+  get signal(): { aborted: boolean } {
+    return { aborted: this.gone() };
+  }
+  async text(): Promise<string> {
+    return this.bytes ? this.bytes.toString('utf8') : '';
+  }
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = this.bytes ?? Buffer.alloc(0);
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
+}
+
+export const isLightRequest = (request: Request): boolean => (request as unknown) instanceof LightRequest;
+
+/** A real fetch Request with the same method, URL, headers and body, for yoga. */
+export async function realRequest(request: Request): Promise<Request> {
+  if (!isLightRequest(request)) return request;
+  const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.text();
+  return new Request(request.url, { method: request.method, headers: [...request.headers], body });
+}
+
+/**
+ * Whether a request goes this way: GET or POST to exactly /graphql, a POST with a declared length within the body
+ * limit (a chunked or larger one is the adapter's, which refuses or buffers it).
+ */
+export function takesLight(req: IncomingMessage): boolean {
+  const url = req.url ?? '';
+  if (url !== '/graphql' && !url.startsWith('/graphql?')) return false;
+  if (req.headers.host === undefined) return false;
+  if (req.method === 'GET') return req.headers['content-length'] === undefined;
+  if (req.method !== 'POST' || req.headers['transfer-encoding'] !== undefined) return false;
+  const length = Number(req.headers['content-length']);
+  return Number.isInteger(length) && length >= 0 && length <= MAX_BODY_BYTES;
+}
+
+/** Reads the request (its body, of the declared length) into a LightRequest, typed as the doors take it. */
+export function lightRequest(req: IncomingMessage, res: ServerResponse): Promise<Request> {
+  // The client went away before its answer was written: its connection closed first.
+  let closed = false;
+  res.once('close', () => {
+    if (!res.writableFinished) closed = true;
+  });
+  const gone = () => closed || req.socket.destroyed;
+  const make = (bytes: Buffer | null) =>
+    new LightRequest(
+      req.method ?? 'GET',
+      `http://${req.headers.host}${req.url}`,
+      req.headers,
+      bytes,
+      gone,
+    ) as unknown as Request;
+  if (req.method === 'GET') return Promise.resolve(make(null));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => resolve(make(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks))));
+    req.once('error', reject);
+  });
+}
+
+/** Writes a fetch Response to the socket: a body of known length in one write, any other streamed as it comes. */
+export async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    const key = name.toLowerCase();
+    const before = headers[key];
+    headers[key] = before === undefined ? value : Array.isArray(before) ? [...before, value] : [before, value];
+  });
+  res.writeHead(response.status, response.statusText, headers);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  if (response.headers.has('content-length')) {
+    res.end(Buffer.from(await response.arrayBuffer()));
+    return;
+  }
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (res.destroyed) {
+      await reader.cancel();
+      return;
+    }
+    res.write(value);
+  }
+  res.end();
+}
