@@ -606,29 +606,32 @@ export async function countTargets(targets: CountedTarget[], options: CountOptio
       newConnections: all.reduce((sum, m) => sum + m.newConnections, 0),
     };
   });
-  const raw = rows[0]?.cycles || 1;
   const out = options.log;
-  out(
-    `\nCounted (callgrind --cache-sim=yes): ${options.warmup} requests of warm-up, then ${options.requests} counted, ` +
-      `in batches of one per connection over ${options.connections} keep-alive connections; medians of ${options.runs} ` +
-      `run(s) per target, interleaved; cycles = Ir + 10 × L1 misses + 100 × LL misses (callgrind's estimate)\n`,
-  );
-  out(
-    '| target | Ir/request | L1 misses/request | LL misses/request | cycles/request | vs raw | cycles min–max (spread) | bytes/response | non-2xx or wrong size |',
-  );
-  out('|---|---|---|---|---|---|---|---|---|');
-  for (const row of rows) {
-    const spread = row.cycles > 0 ? (100 * (row.max - row.min)) / row.cycles : 0;
+  // COUNT_RUNS=0 with BENCH_COUNT_PROFILE=1: the package profile alone.
+  if (options.runs > 0) {
+    const raw = rows[0]?.cycles || 1;
     out(
-      `| ${row.name} | ${thousands(row.ir)} | ${thousands(row.l1)} | ${thousands(row.ll)} | ${thousands(row.cycles)} | ` +
-        `${(row.cycles / raw).toFixed(2)}× | ${thousands(row.min)}–${thousands(row.max)} (${spread.toFixed(1)} %) | ` +
-        `${row.bytes} | ${row.failures} |`,
+      `\nCounted (callgrind --cache-sim=yes): ${options.warmup} requests of warm-up, then ${options.requests} counted, ` +
+        `in batches of one per connection over ${options.connections} keep-alive connections; medians of ${options.runs} ` +
+        `run(s) per target, interleaved; cycles = Ir + 10 × L1 misses + 100 × LL misses (callgrind's estimate)\n`,
     );
-  }
-  for (const row of rows.filter((r) => r.newConnections > options.connections * options.runs)) {
     out(
-      `note: ${row.name} opened ${row.newConnections - options.connections * options.runs} connection(s) more than ${options.connections} per run`,
+      '| target | Ir/request | L1 misses/request | LL misses/request | cycles/request | vs raw | cycles min–max (spread) | bytes/response | non-2xx or wrong size |',
     );
+    out('|---|---|---|---|---|---|---|---|---|');
+    for (const row of rows) {
+      const spread = row.cycles > 0 ? (100 * (row.max - row.min)) / row.cycles : 0;
+      out(
+        `| ${row.name} | ${thousands(row.ir)} | ${thousands(row.l1)} | ${thousands(row.ll)} | ${thousands(row.cycles)} | ` +
+          `${(row.cycles / raw).toFixed(2)}× | ${thousands(row.min)}–${thousands(row.max)} (${spread.toFixed(1)} %) | ` +
+          `${row.bytes} | ${row.failures} |`,
+      );
+    }
+    for (const row of rows.filter((r) => r.newConnections > options.connections * options.runs)) {
+      out(
+        `note: ${row.name} opened ${row.newConnections - options.connections * options.runs} connection(s) more than ${options.connections} per run`,
+      );
+    }
   }
   if (options.profile) {
     const profiled: Measured[] = [];

@@ -45,6 +45,8 @@ const env = {
   PASSWORD_HASH_COST: '10',
   // The per-account limit (1200/min by default) would stop a load test at once.
   RATE_LIMIT_PER_MINUTE: '1000000',
+  // A counted run (BENCH_COUNT=1) outlasts the default hour of the token signed at seeding.
+  TOKEN_TTL_SECONDS: '86400',
 };
 
 const ALL_FIELDS = `id campId title voiceId language script purpose knowledgeBase calendar firstLine flowName systemPrompt
