@@ -194,6 +194,7 @@ export const GROUPS = [
   'Pothos',
   'graphql-jit',
   'graphql-js',
+  'code made by new Function or eval (graphql-jit’s compiled queries, row mappers)',
   'Kysely',
   'better-sqlite3 (JS and native)',
   'pino/logging',
@@ -246,14 +247,24 @@ export function groupOfCode(entry: string): Group {
   if (/^(JS|Script|Function|LazyCompile):/.test(entry)) {
     const script = /(?:^|\s)(file:\/\/\S+|node:\S+|\/\S+)$/.exec(entry)?.[1];
     if (script) return groupOfScript(decodeURI(script.replace(/^file:\/\//, '').replace(/(:\d+)+$/, '')));
-    return 'Node: JS internals (node:)';
+    // No script: code compiled from a string at run time (`JS:*name :598:49`), such as graphql-jit's compiled query.
+    return 'code made by new Function or eval (graphql-jit’s compiled queries, row mappers)';
   }
   return 'Node: V8 builtins, interpreter, runtime (native)';
 }
 
-/** V8's collector, by the demangled symbol (a heuristic: the heap's and the collectors' classes). */
-const GC_SYMBOL =
-  /v8::internal::(Heap|Scavenge|Scavenger|MarkCompact|MinorMarkSweep|MinorMarkCompact|MarkingVisitor|MainMarkingVisitor|ConcurrentMarking|IncrementalMarking|Sweeper|Evacuat|RecordMigratedSlot|PagedSpace|SemiSpace|NewSpace|MemoryAllocator|LocalHeap|MarkingWorklist|MarkingBarrier|PointersUpdating|RememberedSet|SlotSet|GCTracer|ArrayBufferSweeper|TypedSlot|ObjectStats|cppgc)|^cppgc::/;
+/**
+ * V8's collector, by the demangled symbol's name (its qualified name before the arguments, so that a return or argument
+ * type such as `v8::internal::HeapNumber` does not count): the heap's and the collectors' classes, and code templated
+ * on a marking or scavenging visitor. A heuristic.
+ */
+const GC_SYMBOL = new RegExp(
+  [
+    String.raw`v8::internal::(Heap|Scavenger\w*|ScavengeJob|MarkCompact\w*|MinorMarkSweep\w*|\w*Marking\w*|\w*Sweeper\w*|\w*Evacuat\w*|GCTracer|MemoryAllocator|MemoryReducer|PagedSpace\w*|SemiSpace\w*|RememberedSet\w*|SlotSet|LocalHeap|ArrayBufferSweeper)(<.*>)?::`,
+    String.raw`<.*(Marking|Scavenging|Evacuation)\w*Visitor`,
+    String.raw`^cppgc::`,
+  ].join('|'),
+);
 
 /** The group of native code, by its object file (and, for the node binary, whether the symbol is the collector's). */
 export function groupOfNative(object: string, fn: string): Group {
@@ -263,7 +274,8 @@ export function groupOfNative(object: string, fn: string): Group {
   if (/\/lib[^/]*\.so[.\d]*$/.test(object) || /ld-linux/.test(object) || /vgpreload/.test(object)) {
     return 'Node: libc and system libraries';
   }
-  if (GC_SYMBOL.test(fn)) return 'Node: GC (native, by symbol)';
+  const paren = fn.indexOf('(');
+  if (GC_SYMBOL.test(paren > 0 ? fn.slice(0, paren) : fn)) return 'Node: GC (native, by symbol)';
   return 'Node: V8 builtins, interpreter, runtime (native)';
 }
 

@@ -100,6 +100,33 @@ describe('the groups', () => {
     expect(groupOfCode('JS:~ file:///w/node_modules/@pothos/core/esm/index.js:10:3')).toBe('Pothos');
     expect(groupOfCode('JS:*emit node:events:471:44')).toBe('Node: JS internals (node:)');
     expect(groupOfCode('Builtin:ArrayMap')).toBe('Node: V8 builtins, interpreter, runtime (native)');
+    expect(groupOfCode("JS:*'nodeCampaignEdgenodeResolverHandler :598:49")).toBe(
+      'code made by new Function or eval (graphql-jit’s compiled queries, row mappers)',
+    );
+    expect(
+      groupOfNative(
+        '/opt/node/bin/node',
+        'v8::internal::JsonStringifier::Result v8::internal::JsonStringifier::Serialize_<true>(v8::internal::Handle<v8::internal::Union<v8::internal::Smi, v8::internal::HeapNumber> >, bool)',
+      ),
+    ).toBe('Node: V8 builtins, interpreter, runtime (native)');
+    expect(
+      groupOfNative(
+        '/opt/node/bin/node',
+        'void v8::internal::MarkingVisitorBase<v8::internal::ConcurrentMarkingVisitor>::ProcessStrongHeapObject<v8::internal::FullHeapObjectSlot>(v8::internal::Tagged<v8::internal::HeapObject>)',
+      ),
+    ).toBe('Node: GC (native, by symbol)');
+    expect(
+      groupOfNative(
+        '/opt/node/bin/node',
+        'void v8::internal::BodyDescriptorBase::IteratePointers<v8::internal::ConcurrentMarkingVisitor>(v8::internal::Tagged<v8::internal::HeapObject>, int)',
+      ),
+    ).toBe('Node: GC (native, by symbol)');
+    expect(
+      groupOfNative(
+        '/opt/node/bin/node',
+        'v8::internal::HeapObject::SizeFromMap(v8::internal::Tagged<v8::internal::Map>) const',
+      ),
+    ).toBe('Node: V8 builtins, interpreter, runtime (native)');
     expect(groupOfNative('/opt/node/bin/node', 'v8::internal::Scavenger::Process()')).toBe(
       'Node: GC (native, by symbol)',
     );
