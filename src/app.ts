@@ -17,6 +17,8 @@ import type { Services } from './services.js';
 import { inShadow } from './core/request-context.js';
 import { createLiveStreams } from './events/live-streams.js';
 import { createGraphQLServer, handBody, type Yoga } from './graphql/yoga.js';
+import { createLiveQueries, type LiveQueries } from './graphql/live-queries.js';
+import { keysOfWrites } from './graphql/live-keys.js';
 import { createPreparedLane, type PreparedLane } from './graphql/prepared-lane.js';
 import { createDoors } from './http/doors.js';
 import { health } from './http/health.js';
@@ -78,8 +80,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const traced = options.tracing ?? tracingWanted(process.env);
   // The response cache's generation, once Redis (if any) is connected; writes before that (migrations) need none.
   let generation: Generation | null = null;
+  // Live queries, once built: each committed write invalidates what it touched here, and on the other instances.
+  let liveQueries: LiveQueries | null = null;
+  let publishKeys: ((keys: readonly string[]) => void) | null = null;
   const database = openDatabase(config.DATABASE_URL, {
-    onCommittedWrite: config.RESPONSE_CACHE ? () => generation?.bump() : undefined,
+    onCommittedWrite: (writes) => {
+      if (liveQueries) {
+        const keys = [...keysOfWrites(writes)];
+        liveQueries.invalidate(keys);
+        publishKeys?.(keys);
+      }
+      return generation?.bump();
+    },
     traceQueries: traced,
     // A shadow answer's statements (GRAPHQL_PREPARED_LANE=shadow) are not the request's: tests count the request's.
     onQuery: options.onQuery && ((sql) => inShadow() || options.onQuery?.(sql)),
@@ -129,7 +141,19 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     pendingDeliveries: () => countPendingDeliveries(database.db),
     openStreams: () => services.streams.open,
     openWebSockets: () => websockets.open,
+    openLiveQueries: () => liveQueries?.open ?? 0,
   });
+  if (config.LIVE_QUERIES) {
+    const live = createLiveQueries(services, {
+      perAccount: config.LIVE_QUERIES_PER_ACCOUNT,
+      throttleMs: config.LIVE_QUERY_THROTTLE_MS,
+      onExecution: (seconds, first) => metrics.liveQueryExecution(seconds, first),
+      onRefused: (reason) => metrics.liveQueryRefused(reason),
+    });
+    services.events.onInvalidation((keys) => (keys === 'all' ? live.invalidateAll() : live.invalidate(keys)));
+    publishKeys = (keys) => services.events.publishInvalidation(keys);
+    liveQueries = live;
+  }
   // The prepared lane (src/graphql/prepared-lane.ts): off under PERSISTED_OPERATIONS=only, where only yoga's
   // persisted-operation plugins decide what runs.
   const lane =
@@ -154,6 +178,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       : []),
     ...(options.plugins ?? []),
     ...(lane ? [lane.plugin] : []),
+    ...(liveQueries?.plugins ?? []),
   ]);
   const rest = createRestRouter(yoga, services, routes);
   const mcp = createMcpDoor(yoga, services);

@@ -94,6 +94,15 @@ const envSchema = z
     GRAPHQL_PREPARED_LANE: z.enum(['on', 'off', 'shadow']).default('on'),
     /** How many documents (with their operation names) the prepared lane keeps, least recently used out first. */
     GRAPHQL_PREPARED_DOCUMENTS: z.coerce.number().int().min(1).max(10_000).default(1000),
+    /** `@live` queries (README "Live queries"): a query's result kept current over SSE or WebSocket. */
+    LIVE_QUERIES: booleanFlag.default(true),
+    /** Live queries one account may hold open at once on one instance; one more is refused (RATE_LIMITED). */
+    LIVE_QUERIES_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(100),
+    /**
+     * The shortest time between two re-executions of one live query (ms): changes within it are coalesced into one.
+     * `@live(throttle:)` may ask for longer, up to a minute.
+     */
+    LIVE_QUERY_THROTTLE_MS: z.coerce.number().int().min(0).max(60_000).default(250),
     /** @defer and @stream on queries (README "Incremental delivery"). */
     INCREMENTAL_DELIVERY: booleanFlag.default(true),
     /** The MCP door's `graphql` tool, which runs any document under /graphql's limits (docs/mcp.md): off by default. */

@@ -1,12 +1,34 @@
 // Tells when a write has become visible to other connections: after the commit of a transaction that wrote, or
 // after a write run outside any transaction. A Kysely dialect wrapper, so every write of the process is seen
-// whichever code makes it; the response cache's generation is bumped here (src/graphql/response-cache.ts).
+// whichever code makes it; the response cache's generation is bumped here (src/graphql/response-cache.ts), and live
+// queries are invalidated by what was written (src/db/written-rows.ts, src/graphql/live-keys.ts).
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely';
+import { MAX_ROWS_PER_STATEMENT, type WrittenRows, writtenRows } from './written-rows.js';
 
 const WRITE = /^\s*(insert|update|delete|replace|with\b[\s\S]*\b(insert|update|delete)\b)/i;
 
-export function notifyCommittedWrites(dialect: Dialect, onWrite: () => Promise<void> | void): Dialect {
-  const inTransaction = new WeakMap<DatabaseConnection, { wrote: boolean }>();
+/** A transaction keeps what its statements wrote up to this many entries; past it, each table is summed up. */
+const MAX_WRITES_PER_TRANSACTION = MAX_ROWS_PER_STATEMENT;
+
+/** Many writes, summed up by table and account (the column `account_id`). */
+function summedWrites(writes: WrittenRows[]): WrittenRows[] {
+  const byTable = new Map<string | null, Set<unknown>>();
+  for (const { table, rows } of writes) {
+    const accounts = byTable.get(table) ?? new Set<unknown>();
+    byTable.set(table, accounts);
+    for (const row of rows) accounts.add(row.account_id);
+  }
+  return [...byTable].map(([table, accounts]) => ({
+    table,
+    rows: [...accounts].map((account) => (account === undefined ? {} : { account_id: account })),
+  }));
+}
+
+export function notifyCommittedWrites(
+  dialect: Dialect,
+  onWrite: (writes: WrittenRows[]) => Promise<void> | void,
+): Dialect {
+  const inTransaction = new WeakMap<DatabaseConnection, { wrote: boolean; writes: WrittenRows[] }>();
   const watched = new WeakMap<DatabaseConnection, DatabaseConnection>();
 
   function watch(connection: DatabaseConnection): DatabaseConnection {
@@ -16,9 +38,15 @@ export function notifyCommittedWrites(dialect: Dialect, onWrite: () => Promise<v
       async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
         const result = await connection.executeQuery<R>(query);
         if (WRITE.test(query.sql)) {
+          const written = writtenRows(query.query) ?? { table: null, rows: [{}] };
           const transaction = inTransaction.get(wrapper);
-          if (transaction) transaction.wrote = true;
-          else await onWrite();
+          if (transaction) {
+            transaction.wrote = true;
+            transaction.writes.push(written);
+            if (transaction.writes.length > MAX_WRITES_PER_TRANSACTION) {
+              transaction.writes = summedWrites(transaction.writes);
+            }
+          } else await onWrite([written]);
         }
         return result;
       },
@@ -46,13 +74,13 @@ export function notifyCommittedWrites(dialect: Dialect, onWrite: () => Promise<v
         },
         async beginTransaction(wrapper: DatabaseConnection, settings: TransactionSettings) {
           await driver.beginTransaction(inner.get(wrapper) ?? wrapper, settings);
-          inTransaction.set(wrapper, { wrote: false });
+          inTransaction.set(wrapper, { wrote: false, writes: [] });
         },
         async commitTransaction(wrapper: DatabaseConnection) {
           await driver.commitTransaction(inner.get(wrapper) ?? wrapper);
           const transaction = inTransaction.get(wrapper);
           inTransaction.delete(wrapper);
-          if (transaction?.wrote) await onWrite();
+          if (transaction?.wrote) await onWrite(transaction.writes);
         },
         async rollbackTransaction(wrapper: DatabaseConnection) {
           inTransaction.delete(wrapper);

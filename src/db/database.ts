@@ -7,6 +7,7 @@ import { type Dialect as KyselyDialect, Kysely, type LogEvent, PostgresDialect, 
 import pg from 'pg';
 import { type AccountChanges, sqliteAccountChanges, unknownAccountChanges } from './account-changes.js';
 import { notifyCommittedWrites } from './committed-writes.js';
+import type { WrittenRows } from './written-rows.js';
 import type { Database } from './types.js';
 import { traceQuery } from '../core/tracing.js';
 
@@ -47,7 +48,7 @@ export interface OpenOptions {
   /** A span per SQL query within traced work (README "Traces"); only when tracing is on (Kysely's log hook costs). */
   traceQueries?: boolean;
   /** Told (and awaited) each time a write has become visible: the response cache's invalidation. */
-  onCommittedWrite?: () => Promise<void> | void;
+  onCommittedWrite?: (writes: WrittenRows[]) => Promise<void> | void;
   /**
    * SQLite only: 'unknown' gives up its account-change version and works as on PostgreSQL (every credential read or
    * confirmed in the database: src/authentication.ts), so that tests on SQLite cover that path too.
@@ -148,9 +149,9 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
   // Every committed write is told to the account changes (set below) and to the caller (the response cache).
   let changes: AccountChanges | null = null;
   const watched = (dialect: KyselyDialect) =>
-    notifyCommittedWrites(dialect, () => {
+    notifyCommittedWrites(dialect, (writes) => {
       changes?.localWrite();
-      return onCommittedWrite?.();
+      return onCommittedWrite?.(writes);
     });
   const system = url.startsWith('sqlite:') ? 'sqlite' : 'postgresql';
   const log =

@@ -15,9 +15,15 @@ export interface StreamOwner {
   expiresAt?: number;
 }
 
+/** Why a bound stream ended before its source did. */
+export type StreamEnd = 'expired' | 'revoked' | 'shutdown';
+
 export interface LiveStreams {
-  /** `source`, ending when its owner's token expires or is revoked, or at shutdown. */
-  bound<T>(source: AsyncIterable<T>, owner: StreamOwner): AsyncIterable<T>;
+  /**
+   * `source`, ending when its owner's token expires or is revoked, or at shutdown; `onEnd` is told why (just before
+   * the stream ends), so that a live query can say it in a last message.
+   */
+  bound<T>(source: AsyncIterable<T>, owner: StreamOwner, onEnd?: (reason: StreamEnd) => void): AsyncIterable<T>;
   /** The account's login tokens were revoked here: their streams end now. */
   revoked(accountId: string): void;
   /** A named access token was revoked here: its streams end now. */
@@ -35,7 +41,7 @@ export interface LiveStreamOptions {
   recheckMs?: number;
 }
 
-type Stop = () => void;
+type Stop = (reason: StreamEnd) => void;
 
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
@@ -46,29 +52,42 @@ export function createLiveStreams(options: LiveStreamOptions): LiveStreams {
   let closed = false;
   const recheckMs = options.recheckMs ?? REVOCATION_CHECK_MS;
 
-  const bound = <T>(source: AsyncIterable<T>, owner: StreamOwner): AsyncIterable<T> => ({
+  const bound = <T>(
+    source: AsyncIterable<T>,
+    owner: StreamOwner,
+    onEnd?: (reason: StreamEnd) => void,
+  ): AsyncIterable<T> => ({
     [Symbol.asyncIterator]() {
       const iterator = source[Symbol.asyncIterator]();
-      let end: Stop = () => undefined;
+      let resolveEnded: () => void = () => undefined;
       const ended = new Promise<IteratorResult<T>>((resolve) => {
-        end = () => resolve(DONE);
+        resolveEnded = () => resolve(DONE);
       });
+      let endedFor: StreamEnd | null = null;
+      const end: Stop = (reason) => {
+        if (endedFor === null) {
+          endedFor = reason;
+          onEnd?.(reason);
+        }
+        resolveEnded();
+      };
       const timers: NodeJS.Timeout[] = [];
-      const finish = () => {
+      const finish = (reason?: StreamEnd) => {
         for (const timer of timers) clearTimeout(timer);
         streams.delete(end);
-        end();
+        if (reason) end(reason);
+        else resolveEnded();
         return iterator.return?.() ?? Promise.resolve(DONE);
       };
       streams.set(end, owner);
-      if (closed) void finish();
+      if (closed) void finish('shutdown');
       if (owner.expiresAt !== undefined) {
         // setTimeout takes at most 2^31-1 ms (about 24.8 days): a token living longer waits in steps.
         const expiresAt = owner.expiresAt;
         const waitForExpiry = () => {
           const left = expiresAt - Date.now();
           const timer =
-            left > MAX_TIMEOUT_MS ? setTimeout(waitForExpiry, MAX_TIMEOUT_MS) : setTimeout(() => void finish(), left);
+            left > MAX_TIMEOUT_MS ? setTimeout(waitForExpiry, MAX_TIMEOUT_MS) : setTimeout(() => void finish('expired'), left);
           timer.unref();
           timers.push(timer);
         };
@@ -81,7 +100,7 @@ export function createLiveStreams(options: LiveStreamOptions): LiveStreams {
       const recheck = setInterval(() => {
         stillValid().then(
           (valid) => {
-            if (!valid) void finish();
+            if (!valid) void finish('revoked');
           },
           () => undefined, // the database is unreachable: try again next time
         );
@@ -109,14 +128,14 @@ export function createLiveStreams(options: LiveStreamOptions): LiveStreams {
   return {
     bound,
     revoked(accountId) {
-      for (const [stop, owner] of streams) if (owner.accountId === accountId && !owner.accessTokenId) stop();
+      for (const [stop, owner] of streams) if (owner.accountId === accountId && !owner.accessTokenId) stop('revoked');
     },
     accessTokenRevoked(tokenId) {
-      for (const [stop, owner] of streams) if (owner.accessTokenId === tokenId) stop();
+      for (const [stop, owner] of streams) if (owner.accessTokenId === tokenId) stop('revoked');
     },
     closeAll() {
       closed = true;
-      for (const stop of streams.keys()) stop();
+      for (const stop of streams.keys()) stop('shutdown');
     },
     get open() {
       return streams.size;

@@ -14,6 +14,16 @@ type Channels = { 'campaign-events': [topic: string, event: CampaignEvent] };
 
 export interface CampaignEventBus {
   publish(event: CampaignEvent): void;
+  /**
+   * Live query keys a write of this instance touched (src/graphql/live-keys.ts), for the other instances: on the same
+   * Redis channel as events. Nothing to do without Redis (this instance invalidates its own).
+   */
+  publishInvalidation(keys: readonly string[]): void;
+  /**
+   * Told the keys other instances' writes touched, and `'all'` when Redis is back after an outage (what was written
+   * meanwhile did not arrive: every live query runs again).
+   */
+  onInvalidation(listener: (keys: readonly string[] | 'all') => void): void;
   /** Events of one campaign of one account (campaign ids are unique per account only). */
   subscribe(accountId: string, campId: string): AsyncIterable<CampaignEvent>;
   /** Starts listening on Redis (resolved once subscribed); nothing to do without it. */
@@ -31,10 +41,13 @@ const REMEMBERED_IDS = 1000;
 
 const topicOf = (accountId: string, campId: string) => JSON.stringify([accountId, campId]);
 
-interface Wire {
-  origin: string;
-  event: CampaignEvent;
-}
+/** At most this many keys go in one message (a big transaction's keys go in several). */
+const KEYS_PER_MESSAGE = 500;
+
+type Wire = { origin: string; event: CampaignEvent } | { origin: string; keys: string[] };
+
+const isKeyList = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.length <= KEYS_PER_MESSAGE && value.every((key) => typeof key === 'string');
 
 /**
  * The in-process fan-out: one listener per open stream on one EventTarget. Many live streams of one campaign are normal
@@ -60,13 +73,21 @@ export function createCampaignEventBus(
   /** Each open stream's catch-up, called when Redis is back with the moment the outage began. */
   const catchUps = new Set<(since: string) => void>();
   let outageSince: number | null = null;
+  const invalidationListeners: Array<(keys: readonly string[] | 'all') => void> = [];
 
   if (redis) {
     redis.subscriber.on('message', (channel: string, message: string) => {
       if (channel !== EVENTS_CHANNEL) return;
       try {
-        const { origin, event } = JSON.parse(message) as Wire;
-        if (origin !== instance) local.publish('campaign-events', topicOf(event.accountId, event.campId), event);
+        const wire = JSON.parse(message) as Wire;
+        if (wire.origin === instance) return;
+        if ('keys' in wire) {
+          if (!isKeyList(wire.keys)) throw new Error('malformed keys');
+          for (const listener of invalidationListeners) listener(wire.keys);
+          return;
+        }
+        const { event } = wire;
+        local.publish('campaign-events', topicOf(event.accountId, event.campId), event);
       } catch {
         logger.debug('a malformed live event on Redis was ignored');
       }
@@ -79,6 +100,7 @@ export function createCampaignEventBus(
       const since = new Date((outageSince ?? Date.now()) - REPLAY_MARGIN_MS).toISOString();
       outageSince = null;
       for (const catchUp of catchUps) catchUp(since);
+      for (const listener of invalidationListeners) listener('all');
     });
   }
 
@@ -94,6 +116,23 @@ export function createCampaignEventBus(
         .catch((error: unknown) =>
           logger.debug({ reason: error instanceof Error ? error.message : String(error) }, 'live event not published'),
         );
+    },
+    publishInvalidation(keys) {
+      if (!redis?.available) return;
+      for (let start = 0; start < keys.length; start += KEYS_PER_MESSAGE) {
+        const wire: Wire = { origin: instance, keys: keys.slice(start, start + KEYS_PER_MESSAGE) };
+        redis.command
+          .publish(EVENTS_CHANNEL, JSON.stringify(wire))
+          .catch((error: unknown) =>
+            logger.debug(
+              { reason: error instanceof Error ? error.message : String(error) },
+              'live query keys not published',
+            ),
+          );
+      }
+    },
+    onInvalidation(listener) {
+      invalidationListeners.push(listener);
     },
     subscribe(accountId, campId) {
       return new Repeater<CampaignEvent>(async (push, stop) => {

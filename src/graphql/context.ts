@@ -19,4 +19,9 @@ export interface Context extends Services {
    * caller as the database has it now (src/graphql/provisional-credentials.ts answers with that instead).
    */
   confirmCredential?: () => Promise<Authentication | null>;
+  /**
+   * The Authorization header a WebSocket connection signed in with (HTTP requests carry their own): a live query checks
+   * it again before each re-execution (src/graphql/live-queries.ts). Never logged or answered.
+   */
+  credential?: string | null;
 }

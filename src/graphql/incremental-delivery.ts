@@ -18,13 +18,16 @@ const INCREMENTAL = new Set(['defer', 'stream']);
 const usesByDocument = new WeakMap<DocumentNode, boolean>();
 
 /**
- * Whether an operation is a query answered in one piece (no @defer or @stream): what graphql-jit runs
+ * Whether an operation is a query answered in one piece (no @defer, @stream or @live): what graphql-jit runs
  * (src/graphql/yoga.ts), and what may run on a provisional credential (src/graphql/provisional-credentials.ts).
  */
 export function isWholeQuery(document: DocumentNode, operationName?: string | null): boolean {
+  const operation = getOperationAST(document, operationName);
   return (
-    getOperationAST(document, operationName)?.operation === OperationTypeNode.QUERY &&
-    !usesIncrementalDelivery(document)
+    operation?.operation === OperationTypeNode.QUERY &&
+    !usesIncrementalDelivery(document) &&
+    // A @live query (src/graphql/live-queries.ts) is answered again and again: a stream, not one piece.
+    !operation.directives?.some((directive) => directive.name.value === 'live')
   );
 }
 

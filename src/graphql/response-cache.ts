@@ -8,10 +8,11 @@
 // on every instance. (Coarse on purpose: one write invalidates every entry. Correct first; hit rate second.)
 import { createHash } from 'node:crypto';
 import { getDocumentString } from '@envelop/core';
-import { type ExecutionResult, getOperationAST, OperationTypeNode, print } from 'graphql';
+import { type ExecutionResult, print } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { RedisLink } from '../core/redis.js';
 import type { Context } from './context.js';
+import { isWholeQuery } from './incremental-delivery.js';
 
 const MAX_RESULT_BYTES = 256 * 1024;
 const GENERATION_KEY = 'campaign-gateway:response-cache:generation';
@@ -98,7 +99,8 @@ export function responseCache({ generation, maxEntries, ttlSeconds }: ResponseCa
     async onExecute({ args, setResultAndStopExecution }) {
       const viewer = viewerIn(args.contextValue);
       if (!viewer) return undefined;
-      if (getOperationAST(args.document, args.operationName)?.operation !== OperationTypeNode.QUERY) return undefined;
+      // Queries answered in one piece only: not @defer/@stream (parts), not @live (a stream kept current).
+      if (!isWholeQuery(args.document, args.operationName)) return undefined;
       const readOnly = (args.contextValue as { readOnly?: boolean }).readOnly === true;
       const key = keyOf(viewer.id, viewer.tokenVersion, readOnly, args);
       const before = await generation.current();

@@ -1,5 +1,6 @@
 // Imports every type module and builds the two graphs. Type modules never import this file.
-import { lexicographicSortSchema, printSchema } from 'graphql';
+import { GraphQLLiveDirective } from '@n1ru4l/graphql-live-query';
+import { lexicographicSortSchema, printSchema, specifiedDirectives } from 'graphql';
 import { builder } from './builder.js';
 import './types/account.js';
 import './types/access-token.js';
@@ -18,8 +19,14 @@ import './types/webhook-mutations.js';
 import './types/webhook-deprecated.js';
 import './types/campaign-events.js';
 
-/** The public API: what `/graphql` serves, introspects and shows in GraphiQL. */
-export const schema = builder.toSchema({ subGraph: 'public' });
+/**
+ * The public API: what `/graphql` serves, introspects and shows in GraphiQL, with `@live` on queries
+ * (src/graphql/live-queries.ts).
+ */
+export const schema = builder.toSchema({
+  subGraph: 'public',
+  directives: [...specifiedDirectives, GraphQLLiveDirective],
+});
 
 /**
  * The public API plus what only the legacy REST door uses (`INTERNAL_ONLY` fields): the REST router validates and

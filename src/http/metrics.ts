@@ -2,7 +2,8 @@
 // - GraphQL phase durations (parse, validate, context, execute, subscribe) and whole-operation durations, as
 //   histograms by operation name and type (yoga/envelop plugin);
 // - every HTTP request by door, route, method and status (REST by its legacy path template), and errors by code;
-// - webhook deliveries: the outbox backlog and each attempt's outcome; live subscription streams;
+// - webhook deliveries: the outbox backlog and each attempt's outcome; live subscription streams; @live queries (open,
+//   executions and their time, refusals);
 // - the process (CPU, memory, event-loop lag, GC), from prom-client.
 // Every label takes values from a bounded set: operation names are client text, so only the first
 // MAX_OPERATION_NAMES distinct ones get their own label value; the rest are counted as "other".
@@ -36,6 +37,8 @@ export interface MetricsSources {
   openStreams(): number;
   /** WebSocket connections open on this instance. */
   openWebSockets(): number;
+  /** `@live` queries open on this instance. */
+  openLiveQueries(): number;
 }
 
 export type DeliveryOutcome = 'delivered' | 'retry' | 'failed';
@@ -49,6 +52,10 @@ export interface Metrics {
   /** The error codes a request answered with (both doors). */
   countErrors(door: string, codes: readonly string[]): void;
   deliveryAttempt(outcome: DeliveryOutcome): void;
+  /** One execution of a live query: its first, or a re-execution after a change. */
+  liveQueryExecution(seconds: number, first: boolean): void;
+  /** A live query refused: over the account's cap, or sent without a stream to answer on. */
+  liveQueryRefused(reason: 'limit' | 'transport'): void;
   /** The /metrics answer: 404 when METRICS is off, 401 without the METRICS_TOKEN when one is set. */
   serve(request: Request): Promise<Response>;
 }
@@ -107,6 +114,32 @@ export function createMetrics(config: Pick<Config, 'METRICS' | 'METRICS_TOKEN'>,
     collect() {
       this.set(sources.openWebSockets());
     },
+  });
+  new Gauge({
+    name: 'gateway_live_queries',
+    help: '@live queries open on this instance',
+    registers: [registry],
+    collect() {
+      this.set(sources.openLiveQueries());
+    },
+  });
+  const liveExecutions = new Counter({
+    name: 'gateway_live_query_executions_total',
+    help: '@live query executions: first (when opened) and re-executions (after a change it read)',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  const liveSeconds = new Counter({
+    name: 'gateway_live_query_execution_seconds_total',
+    help: 'Time spent executing @live queries (first executions and re-executions)',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  const liveRefused = new Counter({
+    name: 'gateway_live_queries_refused_total',
+    help: '@live queries refused: limit (the account holds LIVE_QUERIES_PER_ACCOUNT already), transport (no stream)',
+    labelNames: ['reason'] as const,
+    registers: [registry],
   });
   const errorCodes = boundedLabel(50);
 
@@ -170,6 +203,14 @@ export function createMetrics(config: Pick<Config, 'METRICS' | 'METRICS_TOKEN'>,
     },
     deliveryAttempt(outcome) {
       deliveries.inc({ outcome });
+    },
+    liveQueryExecution(seconds, first) {
+      const kind = first ? 'first' : 'reexecution';
+      liveExecutions.inc({ kind });
+      liveSeconds.inc({ kind }, seconds);
+    },
+    liveQueryRefused(reason) {
+      liveRefused.inc({ reason });
     },
     async serve(request) {
       if (!config.METRICS) return new Response('Not Found', { status: 404 });

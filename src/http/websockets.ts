@@ -45,6 +45,8 @@ interface ConnectionState {
   readOnly: boolean;
   /** Opened with a named access token: its id. */
   accessTokenId: string | undefined;
+  /** The Authorization value of connection_init: live queries check it again before each re-execution. */
+  credential: string;
   clientAddress: string;
   /** Ends the watch on the token's lifetime (when the socket closes first). */
   stopWatching(): void;
@@ -117,6 +119,7 @@ export function createWebSocketDoor(yoga: Yoga, services: Services): WebSocketDo
           readOnly: auth.readOnly === true,
           clientAddress,
           accessTokenId: auth.accessTokenId,
+          credential: given as string,
           stopWatching: watchLifetime(socket, auth.viewer, auth.tokenExpiresAt, auth.accessTokenId),
         });
         return true;
@@ -150,6 +153,9 @@ export function createWebSocketDoor(yoga: Yoga, services: Services): WebSocketDo
           readOnly: state.readOnly,
           ...(state.accessTokenId ? { accessTokenId: state.accessTokenId } : {}),
           clientAddress: state.clientAddress,
+          credential: state.credential,
+          // What yoga's HTTP requests carry as `params`: a live query's patch extension is read there.
+          params: payload,
         });
         let document;
         try {

@@ -1,0 +1,426 @@
+// `@live` queries (README "Live queries"; docs/graphql.md "Live queries"), with The Guild's stack: @envelop/live-query
+// and @n1ru4l's in-memory live query store run the query again whenever a key of what it read is invalidated
+// (src/graphql/live-keys.ts), and send each new result — or, when the client asks, a JSON patch from the last one.
+//
+// Around the store, the gateway's own rules:
+//   - a live query needs a stream (SSE, multipart or WebSocket) and a signed-in caller; at most
+//     LIVE_QUERIES_PER_ACCOUNT open per account on this instance;
+//   - at most one re-execution per LIVE_QUERY_THROTTLE_MS (or the longer `@live(throttle:)`), bursts coalesced into
+//     the one that ends the window (the store's own throttle is off: its timer may fire a millisecond before its
+//     window ends and then drop the run); a slow reader gets the latest result, not a queue of stale ones;
+//   - a write that lands while a run is under way, after the run read what it changed and before the store has
+//     tracked the run's keys, is not lost: a run that ends finds the keys invalidated since it began among its own
+//     and runs again;
+//   - every re-execution authenticates the caller again, as a new request would (src/authentication.ts), with a fresh
+//     context (fresh dataloaders); a caller that no longer checks out gets a final UNAUTHENTICATED result and the
+//     stream ends. The stream also ends, with a final message, when the token expires or is revoked (at once on this
+//     instance: services.streams) and when the server shuts down.
+import { useLiveQuery } from '@envelop/live-query';
+import { getLiveDirectiveArgumentValues, getLiveDirectiveNode } from '@n1ru4l/graphql-live-query';
+import { applyLiveQueryJSONPatchGenerator } from '@n1ru4l/graphql-live-query-patch-json-patch';
+import { InMemoryLiveQueryStore } from '@n1ru4l/in-memory-live-query-store';
+import { Repeater, SlidingBuffer } from '@repeaterjs/repeater';
+import {
+  type DirectiveNode,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  getOperationAST,
+  GraphQLError,
+  type GraphQLSchema,
+  OperationTypeNode,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { type Authentication, authenticateRequest } from '../authentication.js';
+import type { StreamEnd } from '../events/live-streams.js';
+import type { Services } from '../services.js';
+import type { Context } from './context.js';
+import { ALL, type LiveContext, type LiveKeyCollector, withLiveKeys } from './live-keys.js';
+
+/** The longest throttle a client may ask for with `@live(throttle:)`, in ms. */
+export const MAX_THROTTLE_MS = 60_000;
+
+/** The request extension that asks for JSON patches (RFC 6902) after the first result: `{"livePatch": "json-patch"}`. */
+export const PATCH_EXTENSION = 'livePatch';
+
+export interface LiveQueryOptions {
+  perAccount: number;
+  throttleMs: number;
+  /** Each execution of a live query (the first and every re-execution), for /metrics. */
+  onExecution?(seconds: number, first: boolean): void;
+  /** A live query refused: too many open, or no stream to send it on. */
+  onRefused?(reason: 'limit' | 'transport'): void;
+}
+
+export interface LiveQueries {
+  /** In this order among yoga's plugins, after graphql-jit (which leaves live queries alone). */
+  plugins: Plugin[];
+  /** The live queries that read any of `keys` run again (each at most once per throttle window). */
+  invalidate(keys: Iterable<string>): void;
+  /** Every live query runs again (the keys of writes on other instances may have been missed). */
+  invalidateAll(): void;
+  /** Live queries open on this instance. */
+  readonly open: number;
+}
+
+type ExecuteFn = (args: ExecutionArgs) => unknown;
+
+/** What a live query's runs share: who asked, how to check them again, and how the stream must end. */
+interface LiveRun {
+  context: Context & { request?: Request };
+  authorization: string | null;
+  /** A key only this live query gives: invalidating it runs this one again. */
+  key: string;
+  throttleMs: number;
+  runs: number;
+  /** performance.now() when the last run began. */
+  startedAt: number;
+  /** Runs asked for so far: a run that waited for its window runs only if no later one was asked for meanwhile. */
+  asked: number;
+  /** Set when a re-execution found the caller gone: the stream sends this result last. */
+  ended: ExecutionResult | null;
+  stopped: boolean;
+}
+
+/** A run that a later one overtook: the store drops its result (it sends the latest run's only). */
+const SUPERSEDED: ExecutionResult = {};
+
+/** The invalidations a finished run compares its keys with (older ones: the run assumes it missed one). */
+const RECENT_INVALIDATIONS = 256;
+
+/** Never yields: bound to a token's lifetime (services.streams), it ends when the token does. */
+const FOREVER: AsyncIterable<never> = {
+  [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<never>>(() => undefined) }),
+};
+
+const delay = (ms: number) =>
+  new Promise<void>((resolve) => {
+    setTimeout(resolve, ms).unref();
+  });
+
+const FINAL_MESSAGES: Record<StreamEnd | 'credential', string> = {
+  expired: 'The access token expired: the live query has ended.',
+  revoked: 'The access token was revoked: the live query has ended.',
+  credential: 'The access token no longer checks out (revoked, or the password changed): the live query has ended.',
+  shutdown: 'The server is shutting down: the live query has ended; open it again.',
+};
+
+const ended = (reason: StreamEnd | 'credential'): ExecutionResult => ({
+  errors: [
+    new GraphQLError(FINAL_MESSAGES[reason], {
+      extensions: { code: reason === 'shutdown' ? 'SERVICE_UNAVAILABLE' : 'UNAUTHENTICATED' },
+    }),
+  ],
+});
+
+const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> =>
+  typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+
+/** Whether the request can take a stream (yoga streams over SSE and multipart; WebSocket contexts have no request). */
+function streams(request: Request | undefined): boolean {
+  if (!request) return true;
+  const accept = request.headers.get('accept') ?? '';
+  return accept.includes('text/event-stream') || accept.includes('multipart/mixed');
+}
+
+/** The store's context of one run holds the query's own context under a symbol of its own; found once. */
+let originalContextKey: symbol | undefined;
+function originalContextOf(liveContext: object): symbol {
+  originalContextKey ??= Object.getOwnPropertySymbols(liveContext).find(
+    (symbol) => symbol.description === 'originalContext',
+  );
+  if (!originalContextKey) throw new Error('@n1ru4l/in-memory-live-query-store: its run context has changed shape');
+  return originalContextKey;
+}
+
+const wantsPatches = (context: Context & { params?: { extensions?: Record<string, unknown> } }) =>
+  context.params?.extensions?.[PATCH_EXTENSION] === 'json-patch';
+
+export function createLiveQueries(services: Services, options: LiveQueryOptions): LiveQueries {
+  const store = new InMemoryLiveQueryStore({
+    // Keys are whole already (global ids, owner/Type): the store's `Type:id` would prefix them again.
+    buildResourceIdentifier: ({ id }) => id,
+    // The throttle is runOnce's (see above).
+    validateThrottleValue: () => null,
+  });
+  /** The latest invalidations, numbered: a run that ends checks those since it began against what it read. */
+  const recent: Array<{ sequence: number; keys: readonly string[] }> = [];
+  let sequence = 0;
+  let lastKey = 0;
+  const noteInvalidation = (keys: readonly string[]) => {
+    sequence += 1;
+    recent.push({ sequence, keys });
+    if (recent.length > RECENT_INVALIDATIONS) recent.shift();
+  };
+  /** Whether a key of `read` was invalidated after invalidation number `since`. */
+  const invalidatedSince = (since: number, read: ReadonlySet<string>) => {
+    if (since === sequence) return false;
+    if (recent.length === 0 || recent[0]!.sequence > since + 1) return true;
+    for (let index = recent.length - 1; index >= 0 && recent[index]!.sequence > since; index--) {
+      if (recent[index]!.keys.some((key) => read.has(key))) return true;
+    }
+    return false;
+  };
+  const liveSchemas = new WeakMap<GraphQLSchema, GraphQLSchema>();
+  const liveSchemaOf = (schema: GraphQLSchema) => {
+    let live = liveSchemas.get(schema);
+    if (!live) liveSchemas.set(schema, (live = withLiveKeys(schema)));
+    return live;
+  };
+  /** Each open live query by the context of the request that opened it. */
+  const running = new WeakMap<object, LiveRun>();
+  const perAccount = new Map<string, number>();
+  let open = 0;
+
+  const release = (accountId: string) => {
+    open -= 1;
+    const left = (perAccount.get(accountId) ?? 1) - 1;
+    if (left > 0) perAccount.set(accountId, left);
+    else perAccount.delete(accountId);
+  };
+
+  /** One run of a live query: the caller checked again (after the first), a fresh context, keys collected. */
+  const runOnce =
+    (execute: ExecuteFn): ExecuteFn =>
+    async (args) => {
+      const liveContext = args.contextValue as Record<symbol, unknown> & {
+        addResourceIdentifier(values: string): void;
+      };
+      const key = originalContextOf(liveContext);
+      const live = running.get(liveContext[key] as object);
+      if (!live) return execute(args);
+      const asked = ++live.asked;
+      const wait = live.startedAt + live.throttleMs - performance.now();
+      if (live.runs > 0 && wait > 0) {
+        await delay(wait);
+        if (asked !== live.asked) return SUPERSEDED;
+      }
+      if (live.stopped) return SUPERSEDED;
+      live.startedAt = performance.now();
+      live.runs += 1;
+      const first = live.runs === 1;
+      const viewer = live.context.viewer!;
+      let caller: Partial<Authentication> = {};
+      if (!first) {
+        const now = await authenticateRequest(services, live.authorization);
+        if (!now.viewer || now.viewer.id !== viewer.id || now.authFailure) {
+          live.ended = ended('credential');
+          return live.ended;
+        }
+        caller = now;
+      }
+      const read = new Set<string>();
+      const collector: LiveKeyCollector = {
+        accountId: viewer.id,
+        add: (value) => {
+          if (read.has(value)) return;
+          read.add(value);
+          liveContext.addResourceIdentifier(value);
+        },
+        seen: new WeakSet(),
+      };
+      collector.add(ALL);
+      collector.add(live.key);
+      const since = sequence;
+      // A fresh object: Pothos keeps dataloaders (and what they loaded) per context object.
+      liveContext[key] = {
+        ...live.context,
+        ...caller,
+        confirmCredential: undefined,
+        liveKeys: collector,
+      } satisfies Context & LiveContext;
+      const started = performance.now();
+      try {
+        const result = await execute(args);
+        // After the store has tracked this run's keys (it does so once this result is in).
+        if (invalidatedSince(since, read)) setImmediate(() => void store.invalidate(live.key));
+        return result;
+      } finally {
+        options.onExecution?.((performance.now() - started) / 1000, first);
+      }
+    };
+
+  /**
+   * The store's stream, as the client gets it: the latest result only (a slow reader skips stale ones), a final
+   * message when the caller's token ends or the server shuts down, and the account's slot given back at the end.
+   */
+  const follow = (source: AsyncIterable<ExecutionResult>, live: LiveRun): AsyncIterable<ExecutionResult> => {
+    const viewer = live.context.viewer!;
+    let released = false;
+    const releaseOnce = () => {
+      if (released) return;
+      released = true;
+      live.stopped = true;
+      release(viewer.id);
+    };
+    const owner = {
+      accountId: viewer.id,
+      tokenVersion: viewer.tokenVersion,
+      expiresAt: live.context.tokenExpiresAt,
+      ...(live.context.accessTokenId ? { accessTokenId: live.context.accessTokenId } : {}),
+    };
+    const repeater = new Repeater<ExecutionResult>(async (push, stop) => {
+      const iterator = source[Symbol.asyncIterator]();
+      let lifetimeEnd: StreamEnd | null = null;
+      const bound = services.streams.bound(FOREVER, owner, (reason) => (lifetimeEnd = reason));
+      const lifetime = bound[Symbol.asyncIterator]();
+      const lifetimeEnded = lifetime.next();
+      try {
+        for (;;) {
+          const next = await Promise.race([iterator.next(), lifetimeEnded.then(() => null), stop.then(() => null)]);
+          if (lifetimeEnd) {
+            await push(ended(lifetimeEnd));
+            break;
+          }
+          if (!next || next.done) break;
+          await push(next.value);
+          if (live.ended) break;
+        }
+      } finally {
+        void lifetime.return?.();
+        void iterator.return?.();
+        releaseOnce();
+        stop();
+      }
+    }, new SlidingBuffer(1));
+    // A stream given up before it was first read (the client went away at once) never starts the repeater: its slot is
+    // given back here.
+    return {
+      [Symbol.asyncIterator]: () => ({
+        next: () => repeater.next(),
+        return: (value?: unknown) => {
+          releaseOnce();
+          return repeater.return(value as never);
+        },
+        throw: (error?: unknown) => {
+          releaseOnce();
+          return repeater.throw(error);
+        },
+      }),
+    };
+  };
+
+  /** Before @envelop/live-query: what the store runs on each invalidation (runOnce). */
+  const beforeStore: Plugin = {
+    onExecute({ args, executeFn, setExecuteFn }) {
+      if (liveArguments(args)) setExecuteFn(runOnce(executeFn as ExecuteFn) as typeof executeFn);
+    },
+  };
+
+  /** After @envelop/live-query: who may open a live query, on what schema, and how its stream reaches the client. */
+  const afterStore: Plugin = {
+    onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
+      const asked = liveArguments(args);
+      if (!asked) return;
+      const context = args.contextValue as unknown as LiveRun['context'];
+      const viewer = context.viewer;
+      // Anonymous: the query runs once, as any query, and answers UNAUTHENTICATED where it must.
+      if (!viewer) return;
+      if (!streams(context.request)) {
+        options.onRefused?.('transport');
+        setResultAndStopExecution({
+          errors: [
+            new GraphQLError(
+              'A @live query is a stream: send it with Accept: text/event-stream (SSE) or multipart/mixed, or over ' +
+                'WebSocket (graphql-transport-ws).',
+              { extensions: { code: 'BAD_REQUEST', http: { status: 406 } } },
+            ),
+          ],
+        });
+        return;
+      }
+      const count = perAccount.get(viewer.id) ?? 0;
+      if (count >= options.perAccount) {
+        options.onRefused?.('limit');
+        setResultAndStopExecution({
+          errors: [
+            new GraphQLError(
+              `At most ${options.perAccount} live queries at once per account: end one (close its stream) first.`,
+              { extensions: { code: 'RATE_LIMITED', http: { status: 429 } } },
+            ),
+          ],
+        });
+        return;
+      }
+      const live: LiveRun = {
+        context,
+        authorization: context.request?.headers.get('authorization') ?? context.credential ?? null,
+        key: `live:${(lastKey += 1)}`,
+        throttleMs: Math.min(Math.max(asked.throttleValue ?? 0, options.throttleMs), MAX_THROTTLE_MS),
+        runs: 0,
+        startedAt: 0,
+        asked: 0,
+        ended: null,
+        stopped: false,
+      };
+      const patches = wantsPatches(context);
+      setExecuteFn(((executeArgs: ExecutionArgs) => {
+        perAccount.set(viewer.id, (perAccount.get(viewer.id) ?? 0) + 1);
+        open += 1;
+        running.set(executeArgs.contextValue as object, live);
+        const answer = (result: unknown) => {
+          if (!isAsyncIterable(result)) {
+            release(viewer.id);
+            return result;
+          }
+          const followed = follow(result, live);
+          return patches ? applyLiveQueryJSONPatchGenerator(followed as never) : followed;
+        };
+        let result: unknown;
+        try {
+          result = (executeFn as ExecuteFn)({ ...executeArgs, schema: liveSchemaOf(executeArgs.schema) });
+        } catch (error) {
+          release(viewer.id);
+          throw error;
+        }
+        return result instanceof Promise
+          ? result.then(answer, (error: unknown) => {
+              release(viewer.id);
+              throw error;
+            })
+          : answer(result);
+      }) as typeof executeFn);
+    },
+  };
+
+  return {
+    plugins: [beforeStore, useLiveQuery({ liveQueryStore: store }) as Plugin, afterStore],
+    invalidate(keys) {
+      const list = [...keys];
+      if (list.length === 0) return;
+      noteInvalidation(list);
+      void store.invalidate(list);
+    },
+    invalidateAll() {
+      noteInvalidation([ALL]);
+      void store.invalidate(ALL);
+    },
+    get open() {
+      return open;
+    },
+  };
+}
+
+/** The @live directive of each document's query operations, by operation name (yoga caches parsed documents). */
+const liveDirectives = new WeakMap<DocumentNode, Map<string, DirectiveNode | null>>();
+
+function liveDirectiveOf(args: ExecutionArgs): DirectiveNode | null {
+  let known = liveDirectives.get(args.document);
+  if (!known) liveDirectives.set(args.document, (known = new Map()));
+  const name = args.operationName ?? '';
+  let directive = known.get(name);
+  if (directive === undefined) {
+    const operation = getOperationAST(args.document, args.operationName);
+    directive = operation?.operation === OperationTypeNode.QUERY ? (getLiveDirectiveNode(operation) ?? null) : null;
+    known.set(name, directive);
+  }
+  return directive;
+}
+
+/** A query operation's @live arguments, when it has @live (and not `@live(if: false)`); null otherwise. */
+function liveArguments(args: ExecutionArgs): { throttleValue?: number | null } | null {
+  const directive = liveDirectiveOf(args);
+  if (!directive) return null;
+  const values = getLiveDirectiveArgumentValues(directive, args.variableValues);
+  return values.isLive ? values : null;
+}
