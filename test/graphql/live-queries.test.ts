@@ -92,6 +92,93 @@ describe('@live queries', () => {
     }
     expect(metrics?.totalNumCall).toBe(1);
   });
+
+  it('answers nothing for a change it did not read, nor for another account', async () => {
+    const t = await start();
+    const a = await t.account();
+    const b = await t.account();
+    await createLegacyCampaign(t, a.token, 'alpha', { title: 'Alpha' });
+    await createLegacyCampaign(t, a.token, 'beta', { title: 'Beta' });
+    await createLegacyCampaign(t, b.token, 'alpha', { title: 'Theirs' });
+    const one = await live(t, a.token, 'query ($c: String!) @live { campaign(campId: $c) { title } }', 'alpha');
+    expect((await firstResult(one)).data).toEqual({ campaign: { title: 'Alpha' } });
+    const list = await live(t, a.token);
+    expect(titles(await firstResult(list)).sort()).toEqual(['Alpha', 'Beta']);
+
+    // Another account's campaign of the same campId, and its list: nothing for account A.
+    await createLegacyCampaign(t, b.token, 'alpha', { title: 'Theirs 2' });
+    await createLegacyCampaign(t, b.token, 'gamma', { title: 'Theirs 3' });
+    // A's other campaign: the list hears of it, the single campaign does not.
+    await createLegacyCampaign(t, a.token, 'beta', { title: 'Beta 2' });
+    expect(titles((await list.next(1000)).payload).sort()).toEqual(['Alpha', 'Beta 2']);
+    await one.expectNothing(400);
+    await list.expectNothing(0);
+
+    // A campaign asked for before it exists is there once it is created.
+    const later = await live(t, a.token, 'query ($c: String!) @live { campaign(campId: $c) { title } }', 'delta');
+    expect((await firstResult(later)).data).toEqual({ campaign: null });
+    await createLegacyCampaign(t, a.token, 'delta', { title: 'Delta' });
+    expect((await later.next(1000)).payload.data).toEqual({ campaign: { title: 'Delta' } });
+  });
+
+  it('sends JSON patches (RFC 6902) after the first result when the request asks for them', async () => {
+    const t = await start();
+    const { token } = await t.account();
+    await createLegacyCampaign(t, token, 'alpha', { title: 'Alpha' });
+    const response = await t.app.fetch(
+      new Request('http://127.0.0.1/graphql', {
+        method: 'POST',
+        headers: { accept: 'text/event-stream', 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query: DASHBOARD, extensions: { livePatch: 'json-patch' } }),
+      }),
+    );
+    const results = applyLiveQueryJSONPatch(sseResults(response));
+    const raw: WirePayload[] = [];
+    const iterator = results[Symbol.asyncIterator]();
+    const first = await iterator.next();
+    expect(titles(first.value as Payload)).toEqual(['Alpha']);
+    await createLegacyCampaign(t, token, 'alpha', { title: 'Alpha 2' });
+    const second = await iterator.next();
+    expect(titles(second.value as Payload)).toEqual(['Alpha 2']);
+    await iterator.return?.();
+    // What went over the wire: revision 1 with data, then revision 2 with a patch only.
+    raw.push(...wire);
+    expect(raw[0]).toMatchObject({ revision: 1, data: { campaigns: expect.anything() } });
+    expect(raw[1]).toMatchObject({ revision: 2 });
+    expect(raw[1]!.data).toBeUndefined();
+    expect(raw[1]!.patch).toContainEqual({ op: 'replace', path: '/campaigns/edges/0/node/title', value: 'Alpha 2' });
+  });
 });
 
-void applyLiveQueryJSONPatch;
+/** What an SSE response's `next` events carried, as they came (also kept in `wire`). */
+type WirePayload = Payload & { patch?: unknown[]; revision?: number };
+const wire: WirePayload[] = [];
+async function* sseResults(response: Response): AsyncGenerator<WirePayload> {
+  wire.length = 0;
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        if (!frame.startsWith('event: next')) continue;
+        const data = frame
+          .split('\n')
+          .filter((line) => line.startsWith('data:'))
+          .map((line) => line.slice(5).trim())
+          .join('\n');
+        const payload = JSON.parse(data) as WirePayload;
+        wire.push(payload);
+        yield payload;
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
