@@ -18,6 +18,7 @@ export default tseslint.config(
       'scratch/',
       'test-results/',
       'dist/',
+      'examples/*/dist/',
       'src/rest/internal-graph-env.d.ts',
       '.stryker-tmp/',
       'reports/mutation/',
