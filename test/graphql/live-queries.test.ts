@@ -121,6 +121,23 @@ describe('@live queries', () => {
     expect((await later.next(1000)).payload.data).toEqual({ campaign: { title: 'Delta' } });
   });
 
+  it('runs as GraphiQL sends it: GET with Accept: text/event-stream', async () => {
+    const t = await start();
+    const { token } = await t.account();
+    const query = encodeURIComponent('query Mine @live { campaigns(first: 5) { edges { node { title } } } }');
+    const response = await t.app.fetch(
+      new Request(`http://127.0.0.1/graphql?query=${query}&operationName=Mine`, {
+        headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` },
+      }),
+    );
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const results = sseResults(response)[Symbol.asyncIterator]();
+    expect(titles((await results.next()).value as Payload)).toEqual([]);
+    await createLegacyCampaign(t, token, 'alpha', { title: 'Alpha' });
+    expect(titles((await results.next()).value as Payload)).toEqual(['Alpha']);
+    await results.return?.(undefined);
+  });
+
   it('sends JSON patches (RFC 6902) after the first result when the request asks for them', async () => {
     const t = await start();
     const { token } = await t.account();
