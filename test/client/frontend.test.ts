@@ -191,7 +191,8 @@ describe('Apollo Client', () => {
 
 it("the README's frontend code is these set-ups' code", () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Using it from a frontend'));
+  const start = readme.indexOf('## Using it from a frontend');
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
   const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
   expect(blocks.length).toBe(2);
   const files = ['urql', 'apollo'].map((name) => readFileSync(join(import.meta.dirname, `setups/${name}.ts`), 'utf8'));
