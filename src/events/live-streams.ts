@@ -87,7 +87,9 @@ export function createLiveStreams(options: LiveStreamOptions): LiveStreams {
         const waitForExpiry = () => {
           const left = expiresAt - Date.now();
           const timer =
-            left > MAX_TIMEOUT_MS ? setTimeout(waitForExpiry, MAX_TIMEOUT_MS) : setTimeout(() => void finish('expired'), left);
+            left > MAX_TIMEOUT_MS
+              ? setTimeout(waitForExpiry, MAX_TIMEOUT_MS)
+              : setTimeout(() => void finish('expired'), left);
           timer.unref();
           timers.push(timer);
         };

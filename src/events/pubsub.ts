@@ -1,4 +1,5 @@
-// Live campaign events for GraphQL subscriptions (docs/decisions.md §9, §15). An event committed here reaches this
+// Live campaign events for GraphQL subscriptions (docs/decisions.md §9, §15), and the keys of writes that invalidate
+// live queries on other instances (src/graphql/live-keys.ts). An event committed here reaches this
 // instance's subscribers at once, in process; with REDIS_URL it is also published on one Redis channel, from which
 // every other instance hands it to its own subscribers. Opening a stream never waits on Redis. While Redis is away the
 // other instances' events cannot arrive: when it is back every open stream reads what it missed from the outbox (the
@@ -53,8 +54,8 @@ const isKeyList = (value: unknown): value is string[] =>
  * The in-process fan-out: one listener per open stream on one EventTarget. Many live streams of one campaign are normal
  * use (a dashboard per agent), not a leak, so Node's warning past 10 listeners of one type is off, and each stream's
  * listener is removed when it ends (test/events/event-bus-fanout.test.ts). Streams over WebSocket are bounded per
- * account (src/http/websockets.ts); SSE streams are not yet (each holds an HTTP connection): a per-account cap on open
- * live streams belongs with live queries (issue 35).
+ * account (src/http/websockets.ts); SSE subscription streams are not (each holds an HTTP connection); live queries are
+ * (LIVE_QUERIES_PER_ACCOUNT, src/graphql/live-queries.ts).
  */
 export function fanOutTarget(): EventTarget {
   const target = new EventTarget();

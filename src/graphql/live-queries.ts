@@ -87,6 +87,8 @@ const SUPERSEDED: ExecutionResult = {};
 
 /** The invalidations a finished run compares its keys with (older ones: the run assumes it missed one). */
 const RECENT_INVALIDATIONS = 256;
+/** An invalidation of more keys than this is remembered as one of every key. */
+const MAX_REMEMBERED_KEYS = 1000;
 
 /** Never yields: bound to a token's lifetime (services.streams), it ends when the token does. */
 const FOREVER: AsyncIterable<never> = {
@@ -149,7 +151,8 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
   let lastKey = 0;
   const noteInvalidation = (keys: readonly string[]) => {
     sequence += 1;
-    recent.push({ sequence, keys });
+    // A big write is remembered as touching everything (every run reads ALL): memory stays bounded.
+    recent.push({ sequence, keys: keys.length > MAX_REMEMBERED_KEYS ? [ALL] : keys });
     if (recent.length > RECENT_INVALIDATIONS) recent.shift();
   };
   /** Whether a key of `read` was invalidated after invalidation number `since`. */

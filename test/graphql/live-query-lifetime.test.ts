@@ -161,7 +161,7 @@ describe('@live over WebSocket and across instances', () => {
     const received: Payload[] = [];
     client.subscribe(
       { query: TITLES },
-      { next: (value) => void received.push(value), error: () => {}, complete: () => {} },
+      { next: (value) => void received.push(value as Payload), error: () => {}, complete: () => {} },
     );
     await until(() => received.length === 1, 'the first result');
     expect(titles(received[0]!)).toEqual([]);
