@@ -387,7 +387,7 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
   };
 
   return {
-    plugins: [beforeStore, useLiveQuery({ liveQueryStore: store }) as Plugin, afterStore],
+    plugins: [beforeStore, onlyWhenLive(useLiveQuery({ liveQueryStore: store }) as Plugin), afterStore],
     invalidate(keys) {
       const list = [...keys];
       if (list.length === 0) return;
@@ -401,6 +401,19 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
     get open() {
       return open;
     },
+  };
+}
+
+/**
+ * @envelop/live-query's plugin for live queries only: its validation rule (no @live with @defer/@stream) for every
+ * document, its execute wrapper for live queries alone. Other requests then pay nothing for it: no wrapper around
+ * their execute, and no copy of their context for the store it would put there (nothing here reads it).
+ */
+function onlyWhenLive(plugin: Plugin): Plugin {
+  const { onExecute, onValidate } = plugin;
+  return {
+    onValidate,
+    onExecute: onExecute && ((payload) => (liveArguments(payload.args) ? onExecute(payload) : undefined)),
   };
 }
 
