@@ -7,8 +7,10 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { connectTelephony, sendCallback } from '../helpers/telephony.js';
 import { closeAll, type Payload, type Subscription, subscribe } from '../events/sse.js';
+import { closeMcpDoorsAfterEach, mcpDoor, toolAnswer } from '../helpers/mcp-client.js';
 
 const apps: TestApp[] = [];
+closeMcpDoorsAfterEach();
 
 async function start(env: Record<string, string> = {}): Promise<TestApp> {
   const t = await startApp(env, [], { worker: false });
@@ -91,6 +93,18 @@ describe('@live queries', () => {
       metrics = beta?.node.metrics;
     }
     expect(metrics?.totalNumCall).toBe(1);
+  });
+
+  it('answers again after a change through the MCP door', async () => {
+    const { t, token, client } = await mcpDoor();
+    await createLegacyCampaign(t, token, 'spring', { title: 'Spring' });
+    const stream = await live(t, token);
+    expect(titles(await firstResult(stream))).toEqual(['Spring']);
+    const updated = await toolAnswer(client, 'campaign_update', {
+      input: { campId: 'spring', title: 'Spring, by agent' },
+    });
+    expect(updated).toHaveProperty('data');
+    expect(titles((await stream.next(1000)).payload)).toEqual(['Spring, by agent']);
   });
 
   it('answers nothing for a change it did not read, nor for another account', async () => {
