@@ -10,6 +10,8 @@ export const GRAPHIQL_DEFAULT_QUERY = `# Welcome to the campaign gateway.
 #    Demo data: npm run seed:demo
 # 2. Run "Campaigns". The token from Login is
 #    sent with every operation of this tab.
+# 3. Run "LiveCampaigns": @live keeps it open,
+#    and its result follows every change.
 
 mutation Login {
   accountLogin(input: {email: "demo@example.com", password: "demo-password"}) {
@@ -45,6 +47,22 @@ query Campaigns {
     pageInfo {
       hasNextPage
       endCursor
+    }
+  }
+}
+
+query LiveCampaigns @live {
+  campaigns(first: 10) {
+    edges {
+      node {
+        campId
+        title
+        status
+        metrics {
+          totalNumCall
+          totalSpent
+        }
+      }
     }
   }
 }

@@ -1,6 +1,7 @@
 // Acceptance: a developer in a real browser (Debian's Chromium, driven by playwright-core) opens GraphiQL at
 // /graphql, runs the default document's "Login", then its "Campaigns" (the token from Login goes with it, nothing is
-// pasted) and sees the demo campaigns in the result pane; and /api/v3/docs renders Swagger UI with the REST operations,
+// pasted) and sees the demo campaigns in the result pane, then its "LiveCampaigns" (@live) and sees a change made
+// meanwhile; and /api/v3/docs renders Swagger UI with the REST operations,
 // whose Authorize dialog signs in with the demo account's e-mail and password (README "Try it in Swagger UI") or takes
 // a pasted token, and then "Try it out" lists the demo campaigns. Both pages must work
 // offline: every request the browser makes stays on the local server. Screenshots go to test/browser/output/.
@@ -117,7 +118,7 @@ describe('browser: GraphiQL and Swagger UI', () => {
       const execute = page.getByRole('button', { name: /Execute query/ });
       await execute.click();
       await page.getByRole('menuitem', { name: 'Login', exact: true }).waitFor({ timeout: 5000 });
-      expect(await page.getByRole('menuitem').allInnerTexts()).toEqual(['Login', 'Campaigns']);
+      expect(await page.getByRole('menuitem').allInnerTexts()).toEqual(['Login', 'Campaigns', 'LiveCampaigns']);
       const loggedIn = page.waitForResponse(
         (response) => response.url() === `${base}/graphql` && /Login/.test(response.request().postData() ?? ''),
         { timeout: 10_000 },
@@ -156,6 +157,37 @@ describe('browser: GraphiQL and Swagger UI', () => {
       expect(text).not.toContain('"errors"');
       await page.screenshot({ path: `${OUTPUT}graphiql-campaigns.png` });
 
+      // "LiveCampaigns" (@live): GraphiQL keeps it open (GET, text/event-stream), and the pane follows a change made
+      // meanwhile (through another client).
+      await execute.click();
+      const live = page.getByRole('menuitem', { name: 'LiveCampaigns', exact: true });
+      await live.waitFor({ timeout: 5000 });
+      const stream = page.waitForRequest(
+        (request) => request.method() === 'GET' && /operationName=LiveCampaigns/.test(request.url()),
+        { timeout: 10_000 },
+      );
+      await live.click();
+      expect((await stream).headers().accept).toContain('text/event-stream');
+      await expect.poll(() => textOf(result), { timeout: 15_000 }).toContain('"metrics"');
+      expect(await textOf(result)).not.toContain('Spring outreach, live');
+      const listed = await testApp!.gql<{ campaigns: { edges: Array<{ node: { campId: string; title: string } }> } }>(
+        '{ campaigns(first: 10) { edges { node { campId title } } } }',
+        {},
+        issued,
+      );
+      const spring = listed.body.data!.campaigns.edges.find((edge) => edge.node.title === 'Spring outreach')!.node;
+      const renamed = await testApp!.gql(
+        'mutation ($c: String!) { campaignUpdate(input: { campId: $c, title: "Spring outreach, live" }) { campaign { id } } }',
+        { c: spring.campId },
+        issued,
+      );
+      expect(renamed.body.errors, renamed.text).toBeUndefined();
+      await expect.poll(() => textOf(result), { timeout: 5000 }).toContain('"title": "Spring outreach, live"');
+      await page.screenshot({ path: `${OUTPUT}graphiql-live.png` });
+      // Stop it (the run button has become a stop button), so that the page leaves no stream open.
+      await page.getByRole('button', { name: /Stop/ }).click();
+      await execute.waitFor({ timeout: 5000 });
+
       // The explorer plugin (yoga's GraphiQL ships it): its sidebar button opens a tree of the schema's fields.
       await page.getByRole('button', { name: /GraphiQL Explorer/ }).click();
       const explorer = page.locator('.graphiql-explorer-root, .docExplorerWrap');
@@ -164,7 +196,8 @@ describe('browser: GraphiQL and Swagger UI', () => {
       await page.screenshot({ path: `${OUTPUT}graphiql-explorer.png` });
 
       expectAllLocal(urls);
-      expect(problems).toEqual([]);
+      // The live query's stream, stopped by the stop button, ends as an aborted request: that one is expected.
+      expect(problems.filter((problem) => !/operationName=LiveCampaigns.*ERR_ABORTED/.test(problem))).toEqual([]);
     } finally {
       await context.close();
     }
