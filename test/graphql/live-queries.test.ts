@@ -2,26 +2,16 @@
 // changes — through any door, a signed call-status callback, on any instance — and nothing for changes it did not
 // read or another account's; patches when asked; the limits; the end of a stream when its credential goes.
 import { applyLiveQueryJSONPatch } from '@n1ru4l/graphql-live-query-patch-json-patch';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import type { TestApp } from '../helpers/app.js';
+import { liveTestApps } from '../helpers/live-apps.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { connectTelephony, sendCallback } from '../helpers/telephony.js';
-import { closeAll, type Payload, type Subscription, subscribe } from '../events/sse.js';
+import { type Payload, type Subscription, subscribe } from '../events/sse.js';
 import { closeMcpDoorsAfterEach, mcpDoor, toolAnswer } from '../helpers/mcp-client.js';
 
-const apps: TestApp[] = [];
+const start = liveTestApps();
 closeMcpDoorsAfterEach();
-
-async function start(env: Record<string, string> = {}): Promise<TestApp> {
-  const t = await startApp(env, [], { worker: false });
-  apps.push(t);
-  return t;
-}
-
-afterEach(async () => {
-  await closeAll();
-  for (const t of apps.splice(0).reverse()) await t.close();
-});
 
 export const DASHBOARD = /* GraphQL */ `
   query Dashboard @live {

@@ -6,26 +6,21 @@ import { createClient, type Client } from 'graphql-ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
-import { startApp, TEST_DATABASE_URL, type TestApp } from '../helpers/app.js';
+import { TEST_DATABASE_URL, type TestApp } from '../helpers/app.js';
+import { liveTestApps } from '../helpers/live-apps.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { connectTelephony, sendCallback } from '../helpers/telephony.js';
 import { hasRedisServer, OwnRedis } from '../helpers/own-redis.js';
 import { tempSqliteFile } from '../helpers/temp-database.js';
-import { closeAll, type Payload, type Subscription, subscribe } from '../events/sse.js';
+import { type Payload, type Subscription, subscribe } from '../events/sse.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const PASSWORD = 'correct horse battery';
 const TITLES = 'query @live { campaigns(first: 10) { edges { node { title } } } }';
 
-const apps: TestApp[] = [];
 const servers: HttpServer[] = [];
 const clients: Client[] = [];
-
-async function start(env: Record<string, string> = {}, databaseUrl?: string): Promise<TestApp> {
-  const t = await startApp(env, [], { worker: false, ...(databaseUrl ? { databaseUrl } : {}) });
-  apps.push(t);
-  return t;
-}
+const start = liveTestApps();
 
 /** Two instances on one database (a PostgreSQL one, or a temporary SQLite file). */
 async function twoInstances(env: Record<string, string> = {}): Promise<[TestApp, TestApp]> {
@@ -35,14 +30,13 @@ async function twoInstances(env: Record<string, string> = {}): Promise<[TestApp,
   return [first, await start(env, first.databaseUrl)];
 }
 
+// Registered after liveTestApps': runs before it, so that servers and clients are gone before their apps close.
 afterEach(async () => {
-  await closeAll();
   for (const client of clients.splice(0)) await client.dispose();
   for (const http of servers.splice(0)) {
     http.server.closeAllConnections();
     await new Promise<void>((resolve) => http.server.close(() => resolve()));
   }
-  for (const t of apps.splice(0).reverse()) await t.close();
 });
 
 const live = (t: TestApp, token: string, query = TITLES) => subscribe(t.app, '', token, 0, query);

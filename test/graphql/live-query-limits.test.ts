@@ -1,22 +1,12 @@
 // The bounds of `@live` queries (README "Live queries"): the per-account cap, the throttle window, the document limits
 // and operation types, the transport, anonymous callers, and what /metrics counts.
-import { afterEach, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import type { TestApp } from '../helpers/app.js';
+import { liveTestApps } from '../helpers/live-apps.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
-import { closeAll, type Subscription, subscribe } from '../events/sse.js';
+import { type Subscription, subscribe } from '../events/sse.js';
 
-const apps: TestApp[] = [];
-
-async function start(env: Record<string, string> = {}): Promise<TestApp> {
-  const t = await startApp(env, [], { worker: false });
-  apps.push(t);
-  return t;
-}
-
-afterEach(async () => {
-  await closeAll();
-  for (const t of apps.splice(0).reverse()) await t.close();
-});
+const start = liveTestApps();
 
 const TITLES = 'query @live { campaigns(first: 10) { edges { node { title } } } }';
 
