@@ -8,15 +8,14 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
 import { DEMO_EMAIL, DEMO_PASSWORD, seedDemo } from '../../src/demo.js';
 import { createHttpServer, listen } from '../../src/http/server.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { CHROMIUM, CHROMIUM_MISSING, launchChromium } from '../helpers/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const MISSING = `${CHROMIUM} is missing: the browser tests need Debian's chromium package (apt-get install chromium)`;
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
 const DEMO_TITLES = ['Spring outreach', 'Renewal reminders', 'Winter satisfaction survey', 'Webinar invitations'];
 
@@ -28,7 +27,7 @@ let base = '';
 /** A fresh browser context that records every URL its pages (and their workers) request. */
 async function openPage(): Promise<{ context: BrowserContext; page: Page; urls: string[]; problems: string[] }> {
   // Each test fails (rather than being skipped, as a failing beforeAll would leave them) when there is no browser.
-  if (!existsSync(CHROMIUM)) throw new Error(MISSING);
+  if (!existsSync(CHROMIUM)) throw new Error(CHROMIUM_MISSING);
   if (!browser) throw new Error('the browser did not start');
   // Tall enough for the whole Campaigns result to render: Monaco only draws the lines in view.
   const context = await browser.newContext({ viewport: { width: 1400, height: 2000 } });
@@ -75,21 +74,7 @@ describe('browser: GraphiQL and Swagger UI', () => {
     const { port } = await listen(server, 0, '127.0.0.1');
     base = `http://127.0.0.1:${port}`;
 
-    if (!existsSync(CHROMIUM)) return; // each test then fails with MISSING
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      // Without the background-networking flags Chromium phones home, and this machine's closed network refuses it.
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = (await launchChromium()) ?? undefined; // without it each test fails with CHROMIUM_MISSING
   }, 60_000);
 
   afterAll(async () => {

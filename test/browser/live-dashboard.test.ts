@@ -11,19 +11,18 @@ import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { type Browser, type Locator, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
 import { DEMO_EMAIL, DEMO_PASSWORD, seedDemo } from '../../src/demo.js';
 import { createHttpServer, listen } from '../../src/http/server.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { CHROMIUM, CHROMIUM_MISSING, launchChromium } from '../helpers/browser.js';
 import { sign } from '../helpers/telephony.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const EXAMPLE = join(ROOT, 'examples/live-dashboard');
-const CHROMIUM = '/usr/bin/chromium';
-const MISSING = `${CHROMIUM} is missing: the browser tests need Debian's chromium package (apt-get install chromium)`;
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
 /** The demo's telephony auth token (src/demo.ts): what the provider signs its callbacks with. */
 const DEMO_TELEPHONY_AUTH_TOKEN = 'demo-telephony-auth-token';
@@ -127,21 +126,7 @@ describe('browser: the live dashboard example', () => {
     pages = served.server;
     site = served.url;
 
-    if (!existsSync(CHROMIUM)) return; // the test then fails with MISSING
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      // Without the background-networking flags Chromium phones home, and this machine's closed network refuses it.
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = (await launchChromium()) ?? undefined; // without it each test fails with CHROMIUM_MISSING
   }, 60_000);
 
   afterAll(async () => {
@@ -155,7 +140,7 @@ describe('browser: the live dashboard example', () => {
   it('signs in, then shows REST and GraphQL writes and a call-status callback within a second, without a reload', async ({
     annotate,
   }) => {
-    if (!existsSync(CHROMIUM)) throw new Error(MISSING);
+    if (!existsSync(CHROMIUM)) throw new Error(CHROMIUM_MISSING);
     if (!browser) throw new Error('the browser did not start');
     const context = await browser.newContext({ viewport: { width: 1100, height: 700 } });
     const urls: string[] = [];
