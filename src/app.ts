@@ -147,6 +147,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const live = createLiveQueries(services, {
       perAccount: config.LIVE_QUERIES_PER_ACCOUNT,
       throttleMs: config.LIVE_QUERY_THROTTLE_MS,
+      share: config.LIVE_QUERY_SHARE_PERCENT / 100,
       onExecution: (seconds, first) => metrics.liveQueryExecution(seconds, first),
       onRefused: (reason) => metrics.liveQueryRefused(reason),
     });

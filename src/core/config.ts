@@ -103,6 +103,11 @@ const envSchema = z
      * `@live(throttle:)` may ask for longer, up to a minute.
      */
     LIVE_QUERY_THROTTLE_MS: z.coerce.number().int().min(0).max(60_000).default(250),
+    /**
+     * The share of one core (percent) an account's live query re-executions may take on average on one instance; past
+     * it (after a burst of a second) they wait, coalesced, so that one tenant's live queries cannot starve the others.
+     */
+    LIVE_QUERY_SHARE_PERCENT: z.coerce.number().int().min(1).max(100).default(25),
     /** @defer and @stream on queries (README "Incremental delivery"). */
     INCREMENTAL_DELIVERY: booleanFlag.default(true),
     /** The MCP door's `graphql` tool, which runs any document under /graphql's limits (docs/mcp.md): off by default. */

@@ -5,13 +5,13 @@
 //   a type T (a list, or a connection of them) gives the owner-scoped list key `<owner's global id>/T` (the owner is
 //   the node the field is on, or the signed-in account for root fields and fields of other objects); a field that
 //   returns one node, and found none, gives the same list key, so that the node's creation reaches it; `node`/`nodes`
-//   give the ids asked for; any other root field gives the account's global id;
+//   give the account's list key of each type asked for; any other root field gives the account's global id;
 // - what a write touched (src/db/written-rows.ts): the same keys, from the table's row values by TABLES below.
 //
 // A write that does not name its rows (no id in its WHERE) gives `any:<account's global id>:T`, or `any:T` without an
 // account, and every read also gives those two for each type it read: such a write reaches every live query that read
 // any T (of that account). A write that is not Kysely's own (raw SQL) reaches every live query (ALL).
-import { encodeGlobalID } from '@pothos/plugin-relay';
+import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import {
   defaultFieldResolver,
@@ -192,6 +192,16 @@ function listedNodeType(type: GraphQLOutputType): GraphQLObjectType | null {
   return nodeType && isNodeType(nodeType) ? nodeType : null;
 }
 
+/** The type a global id names, or null when it is not one of a node type of ours. */
+function typeOfGlobalId(id: string): string | null {
+  try {
+    const { typename } = decodeGlobalID(id);
+    return /^[A-Z][A-Za-z]{0,63}$/.test(typename) ? typename : null;
+  } catch {
+    return null;
+  }
+}
+
 const then = (value: unknown, use: (value: unknown) => void): void => {
   if (value instanceof Promise) value.then(use, () => undefined);
   else use(value);
@@ -239,8 +249,13 @@ export function withLiveKeys(schema: GraphQLSchema): GraphQLSchema {
         };
         if (listed) listKeys(listed.name);
         if (nodeLookup) {
+          // Not the ids as given (anyone may name any key): the account's list of each type asked for, so that a node
+          // created later reaches the query; a node found gives its own key as it resolves.
           const ids: unknown = (args as { id?: unknown; ids?: unknown }).id ?? (args as { ids?: unknown }).ids;
-          for (const id of Array.isArray(ids) ? ids : [ids]) if (typeof id === 'string') collector.add(id);
+          for (const id of Array.isArray(ids) ? ids : [ids]) {
+            const type = typeof id === 'string' ? typeOfGlobalId(id) : null;
+            if (type) listKeys(type);
+          }
         } else if (atRoot && !listed && !single) {
           collector.add(account);
         }

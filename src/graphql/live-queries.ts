@@ -15,6 +15,7 @@
 //     context (fresh dataloaders); a caller that no longer checks out gets a final UNAUTHENTICATED result and the
 //     stream ends. The stream also ends, with a final message, when the token expires or is revoked (at once on this
 //     instance: services.streams) and when the server shuts down.
+import { AsyncResource } from 'node:async_hooks';
 import { useLiveQuery } from '@envelop/live-query';
 import { getLiveDirectiveArgumentValues, getLiveDirectiveNode } from '@n1ru4l/graphql-live-query';
 import { applyLiveQueryJSONPatchGenerator } from '@n1ru4l/graphql-live-query-patch-json-patch';
@@ -26,12 +27,14 @@ import {
   type ExecutionArgs,
   type ExecutionResult,
   getOperationAST,
+  getVariableValues,
   GraphQLError,
   type GraphQLSchema,
+  Kind,
   OperationTypeNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { type Authentication, authenticateRequest } from '../authentication.js';
+import { AUTH_FAILURE_MESSAGES, type Authentication, authenticateRequest } from '../authentication.js';
 import type { StreamEnd } from '../events/live-streams.js';
 import type { Services } from '../services.js';
 import type { Context } from './context.js';
@@ -46,6 +49,8 @@ export const PATCH_EXTENSION = 'livePatch';
 export interface LiveQueryOptions {
   perAccount: number;
   throttleMs: number;
+  /** The share of the time (0–1] an account's re-executions may take on average; past it they wait. */
+  share: number;
   /** Each execution of a live query (the first and every re-execution), for /metrics. */
   onExecution?(seconds: number, first: boolean): void;
   /** A live query refused: too many open, or no stream to send it on. */
@@ -77,18 +82,30 @@ interface LiveRun {
   startedAt: number;
   /** Runs asked for so far: a run that waited for its window runs only if no later one was asked for meanwhile. */
   asked: number;
+  /** The end of the current window, while runs wait for it: one timer per live query, whatever the writes. */
+  window: Promise<void> | null;
   /** Set when a re-execution found the caller gone: the stream sends this result last. */
   ended: ExecutionResult | null;
   stopped: boolean;
 }
 
-/** A run that a later one overtook: the store drops its result (it sends the latest run's only). */
-const SUPERSEDED: ExecutionResult = {};
+/**
+ * A run that sends nothing: a later one overtook it, or the stream has ended. Thrown: the store drops a run that
+ * rejects (it sends only the results of runs that resolve, and of those only the latest run's).
+ */
+class Superseded extends Error {}
 
-/** The invalidations a finished run compares its keys with (older ones: the run assumes it missed one). */
-const RECENT_INVALIDATIONS = 256;
-/** An invalidation of more keys than this is remembered as one of every key. */
-const MAX_REMEMBERED_KEYS = 1000;
+/** How many keys' last invalidation is remembered (a forgotten key counts as invalidated). */
+const REMEMBERED_KEYS = 10_000;
+/** An account may run ahead of its share of the time by this much (a burst) before its live queries wait. */
+const BUDGET_BURST_MS = 1000;
+/** A re-execution that failed (the database away, say) is tried again this much later. */
+const RETRY_MS = 1000;
+/** A live query's stream that nobody starts reading within this long is given up, and its slot given back. */
+const UNREAD_MS = 10_000;
+
+/** Runs `work` outside any request's async context (request ids, traces, credential checks are not the writer's). */
+const outsideRequests = AsyncResource.bind((work: () => void) => work());
 
 /** Never yields: bound to a token's lifetime (services.streams), it ends when the token does. */
 const FOREVER: AsyncIterable<never> = {
@@ -145,24 +162,45 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
     // The throttle is runOnce's (see above).
     validateThrottleValue: () => null,
   });
-  /** The latest invalidations, numbered: a run that ends checks those since it began against what it read. */
-  const recent: Array<{ sequence: number; keys: readonly string[] }> = [];
+  /**
+   * When each key was last invalidated (a number that counts invalidations), for the most recent REMEMBERED_KEYS keys:
+   * a run that ends checks what it read against the invalidations since it began. A key forgotten since then counts as
+   * invalidated (`forgotten` is the newest number among the forgotten).
+   */
+  const lastInvalidated = new Map<string, number>();
   let sequence = 0;
+  let forgotten = 0;
   let lastKey = 0;
   const noteInvalidation = (keys: readonly string[]) => {
     sequence += 1;
-    // A big write is remembered as touching everything (every run reads ALL): memory stays bounded.
-    recent.push({ sequence, keys: keys.length > MAX_REMEMBERED_KEYS ? [ALL] : keys });
-    if (recent.length > RECENT_INVALIDATIONS) recent.shift();
+    for (const key of keys) {
+      lastInvalidated.delete(key);
+      lastInvalidated.set(key, sequence);
+    }
+    while (lastInvalidated.size > REMEMBERED_KEYS) {
+      const [oldest, at] = lastInvalidated.entries().next().value as [string, number];
+      lastInvalidated.delete(oldest);
+      forgotten = Math.max(forgotten, at);
+    }
   };
   /** Whether a key of `read` was invalidated after invalidation number `since`. */
   const invalidatedSince = (since: number, read: ReadonlySet<string>) => {
     if (since === sequence) return false;
-    if (recent.length === 0 || recent[0]!.sequence > since + 1) return true;
-    for (let index = recent.length - 1; index >= 0 && recent[index]!.sequence > since; index--) {
-      if (recent[index]!.keys.some((key) => read.has(key))) return true;
-    }
+    if (forgotten > since) return true;
+    for (const key of read) if ((lastInvalidated.get(key) ?? 0) > since) return true;
     return false;
+  };
+  /** Each account's share of the time: when its live queries may run again without going over LIVE_QUERY_SHARE. */
+  const budgets = new Map<string, { freeAt: number }>();
+  const budgetWait = (accountId: string) => {
+    const budget = budgets.get(accountId);
+    return budget ? Math.max(0, budget.freeAt - BUDGET_BURST_MS - performance.now()) : 0;
+  };
+  const charge = (accountId: string, ms: number) => {
+    const now = performance.now();
+    const budget = budgets.get(accountId) ?? { freeAt: now };
+    budget.freeAt = Math.max(budget.freeAt, now) + ms / options.share;
+    budgets.set(accountId, budget);
   };
   const liveSchemas = new WeakMap<GraphQLSchema, GraphQLSchema>();
   const liveSchemaOf = (schema: GraphQLSchema) => {
@@ -179,7 +217,17 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
     open -= 1;
     const left = (perAccount.get(accountId) ?? 1) - 1;
     if (left > 0) perAccount.set(accountId, left);
-    else perAccount.delete(accountId);
+    else {
+      perAccount.delete(accountId);
+      // Its debt, once paid, need not be kept (a debt not paid yet stays: closing and opening again does not clear it).
+      if ((budgets.get(accountId)?.freeAt ?? 0) <= performance.now()) budgets.delete(accountId);
+    }
+  };
+
+  /** A re-execution that could not run (the database away): nothing is sent now, and it runs again a little later. */
+  const retryLater = (live: LiveRun): never => {
+    setTimeout(() => outsideRequests(() => void store.invalidate(live.key)), RETRY_MS).unref();
+    throw new Superseded();
   };
 
   /** One run of a live query: the caller checked again (after the first), a fresh context, keys collected. */
@@ -192,20 +240,26 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
       const key = originalContextOf(liveContext);
       const live = running.get(liveContext[key] as object);
       if (!live) return execute(args);
+      const viewer = live.context.viewer!;
       const asked = ++live.asked;
-      const wait = live.startedAt + live.throttleMs - performance.now();
-      if (live.runs > 0 && wait > 0) {
-        await delay(wait);
-        if (asked !== live.asked) return SUPERSEDED;
+      // Re-executions wait for the end of the throttle window and for the account's share of the time; while they
+      // wait, only the latest one asked for will run.
+      for (;;) {
+        const wait =
+          live.runs === 0 ? 0 : Math.max(live.startedAt + live.throttleMs - performance.now(), budgetWait(viewer.id));
+        if (wait <= 0) break;
+        live.window ??= delay(wait).then(() => void (live.window = null));
+        await live.window;
+        if (asked !== live.asked || live.stopped) throw new Superseded();
       }
-      if (live.stopped) return SUPERSEDED;
+      if (live.stopped) throw new Superseded();
       live.startedAt = performance.now();
       live.runs += 1;
       const first = live.runs === 1;
-      const viewer = live.context.viewer!;
       let caller: Partial<Authentication> = {};
       if (!first) {
-        const now = await authenticateRequest(services, live.authorization);
+        const now = await authenticateRequest(services, live.authorization).catch(() => null);
+        if (!now) return retryLater(live);
         if (!now.viewer || now.viewer.id !== viewer.id || now.authFailure) {
           live.ended = ended('credential');
           return live.ended;
@@ -236,10 +290,21 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
       try {
         const result = await execute(args);
         // After the store has tracked this run's keys (it does so once this result is in).
-        if (invalidatedSince(since, read)) setImmediate(() => void store.invalidate(live.key));
+        if (invalidatedSince(since, read)) setImmediate(() => outsideRequests(() => void store.invalidate(live.key)));
         return result;
+      } catch (error) {
+        if (!first) return retryLater(live);
+        // The first run failed outright (not a field's error: those are in the result): say so and end the stream.
+        services.logger.error({ err: error }, 'a live query could not run');
+        live.ended = {
+          data: null,
+          errors: [new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } })],
+        };
+        return live.ended;
       } finally {
-        options.onExecution?.((performance.now() - started) / 1000, first);
+        const ms = performance.now() - started;
+        if (!first) charge(viewer.id, ms);
+        options.onExecution?.(ms / 1000, first);
       }
     };
 
@@ -287,15 +352,25 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
       }
     }, new SlidingBuffer(1));
     // A stream given up before it was first read (the client went away at once) never starts the repeater: its slot is
-    // given back here.
+    // given back here, or after UNREAD_MS when nobody ever reads it.
+    const unread = setTimeout(() => {
+      releaseOnce();
+      void repeater.return(undefined as never);
+    }, UNREAD_MS);
+    unread.unref();
     return {
       [Symbol.asyncIterator]: () => ({
-        next: () => repeater.next(),
+        next: () => {
+          clearTimeout(unread);
+          return repeater.next();
+        },
         return: (value?: unknown) => {
+          clearTimeout(unread);
           releaseOnce();
           return repeater.return(value as never);
         },
         throw: (error?: unknown) => {
+          clearTimeout(unread);
           releaseOnce();
           return repeater.throw(error);
         },
@@ -317,8 +392,18 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
       if (!asked) return;
       const context = args.contextValue as unknown as LiveRun['context'];
       const viewer = context.viewer;
-      // Anonymous: the query runs once, as any query, and answers UNAUTHENTICATED where it must.
-      if (!viewer) return;
+      // No signed-in caller: one answer, UNAUTHENTICATED, and no stream.
+      if (!viewer) {
+        setResultAndStopExecution({
+          data: null,
+          errors: [
+            new GraphQLError(AUTH_FAILURE_MESSAGES[context.authFailure ?? 'missing'], {
+              extensions: { code: 'UNAUTHENTICATED' },
+            }),
+          ],
+        });
+        return;
+      }
       if (!streams(context.request)) {
         options.onRefused?.('transport');
         setResultAndStopExecution({
@@ -353,6 +438,7 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
         runs: 0,
         startedAt: 0,
         asked: 0,
+        window: null,
         ended: null,
         stopped: false,
       };
@@ -392,11 +478,11 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
       const list = [...keys];
       if (list.length === 0) return;
       noteInvalidation(list);
-      void store.invalidate(list);
+      outsideRequests(() => void store.invalidate(list));
     },
     invalidateAll() {
       noteInvalidation([ALL]);
-      void store.invalidate(ALL);
+      outsideRequests(() => void store.invalidate(ALL));
     },
     get open() {
       return open;
@@ -433,10 +519,22 @@ function liveDirectiveOf(args: ExecutionArgs): DirectiveNode | null {
   return directive;
 }
 
-/** A query operation's @live arguments, when it has @live (and not `@live(if: false)`); null otherwise. */
+/**
+ * A query operation's @live arguments, when it has @live (and not `@live(if: false)`); null otherwise. Its variables
+ * are read with the operation's defaults (`query ($live: Boolean = false) @live(if: $live)`), as execution reads them.
+ */
 function liveArguments(args: ExecutionArgs): { throttleValue?: number | null } | null {
   const directive = liveDirectiveOf(args);
   if (!directive) return null;
-  const values = getLiveDirectiveArgumentValues(directive, args.variableValues);
+  const usesVariables = directive.arguments?.some((argument) => argument.value.kind === Kind.VARIABLE);
+  let variables = args.variableValues;
+  if (usesVariables) {
+    const operation = getOperationAST(args.document, args.operationName);
+    const coerced = getVariableValues(args.schema, operation?.variableDefinitions ?? [], args.variableValues ?? {});
+    // Variables that do not coerce: not live; execution reports them.
+    if (coerced.errors) return null;
+    variables = coerced.coerced;
+  }
+  const values = getLiveDirectiveArgumentValues(directive, variables);
   return values.isLive ? values : null;
 }

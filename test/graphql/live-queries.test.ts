@@ -118,6 +118,13 @@ describe('@live queries', () => {
     await one.expectNothing(400);
     await list.expectNothing(0);
 
+    // Naming another account's node (or any key) by `node` gives nothing of that account's writes.
+    const theirs = await t.gql('{ campaign(campId: "alpha") { id } }', {}, b.token);
+    const spy = await live(t, a.token, 'query ($c: ID!) @live { node(id: $c) { id } }', theirs.body.data.campaign.id);
+    expect((await firstResult(spy)).data).toEqual({ node: null });
+    await createLegacyCampaign(t, b.token, 'alpha', { title: 'Theirs 4' });
+    await spy.expectNothing(400);
+
     // A campaign asked for before it exists is there once it is created.
     const later = await live(t, a.token, 'query ($c: String!) @live { campaign(campId: $c) { title } }', 'delta');
     expect((await firstResult(later)).data).toEqual({ campaign: null });

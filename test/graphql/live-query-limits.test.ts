@@ -114,8 +114,21 @@ describe('@live limits', () => {
     expect(plain.status).toBe(406);
     expect(plain.body.errors[0].extensions.code).toBe('BAD_REQUEST');
     expect(plain.body.errors[0].message).toMatch(/Accept: text\/event-stream/);
-    const anonymous = await first(await live(t, undefined));
-    expect(codeOf(anonymous)).toBe('UNAUTHENTICATED');
+    // No caller, or a token that does not check out: one UNAUTHENTICATED answer, and the stream ends.
+    for (const token of [undefined, 'not-a-valid-token']) {
+      const stream = await live(t, token);
+      expect(codeOf(await first(stream))).toBe('UNAUTHENTICATED');
+      const deadline = Date.now() + 2000;
+      while (!stream.ended && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(stream.ended).toBe(true);
+    }
+    // `@live(if: $live)` with the operation's default false: an ordinary query, answered as JSON.
+    const notLive = await t.request('POST', '/graphql', {
+      body: { query: 'query ($live: Boolean = false) @live(if: $live) { viewer { email } }' },
+      token,
+    });
+    expect(notLive.status, notLive.text).toBe(200);
+    expect(notLive.body.data.viewer.email).toMatch(/@example\.com$/);
     expect(await metric(t, 'gateway_live_queries')).toBe(0);
     expect(await metric(t, 'gateway_live_queries_refused_total', 'reason="transport"')).toBe(1);
   });

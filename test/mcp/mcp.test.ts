@@ -406,6 +406,13 @@ describe('the MCP door', () => {
       query: 'subscription { campaignEvents(campId: "x") { eventType } }',
     });
     expect(subscription[0]?.code).toBe('BAD_REQUEST');
+    // A live query is a stream: refused, and it holds none of the account's live query slots.
+    for (let i = 0; i < 3; i++) {
+      const live = await callError(client, 'graphql', { query: 'query @live { viewer { accountId } }' });
+      expect(live[0]?.code).toBe('BAD_REQUEST');
+      expect(live[0]?.message).toMatch(/@live is not offered through MCP/);
+    }
+    expect((await t.request('GET', '/metrics')).text).toMatch(/^gateway_live_queries 0$/m);
     await client.close();
   });
 });
