@@ -10,16 +10,18 @@ const WRITE = /^\s*(insert|update|delete|replace|with\b[\s\S]*\b(insert|update|d
 /** A transaction keeps what its statements wrote up to this many entries; past it, each table is summed up. */
 const MAX_WRITES_PER_TRANSACTION = MAX_ROWS_PER_STATEMENT;
 
-/** Many writes, summed up by table and account (the column `account_id`). */
+/** Many writes, summed up by table, kind and account (the column `account_id`). */
 function summedWrites(writes: WrittenRows[]): WrittenRows[] {
-  const byTable = new Map<string | null, Set<unknown>>();
-  for (const { table, rows } of writes) {
-    const accounts = byTable.get(table) ?? new Set<unknown>();
-    byTable.set(table, accounts);
-    for (const row of rows) accounts.add(row.account_id);
+  const groups = new Map<string, { table: string | null; kind: WrittenRows['kind']; accounts: Set<unknown> }>();
+  for (const { table, kind, rows } of writes) {
+    const id = `${table}|${kind}`;
+    const group = groups.get(id) ?? { table, kind, accounts: new Set<unknown>() };
+    groups.set(id, group);
+    for (const row of rows) group.accounts.add(row.account_id);
   }
-  return [...byTable].map(([table, accounts]) => ({
+  return [...groups.values()].map(({ table, kind, accounts }) => ({
     table,
+    kind,
     rows: [...accounts].map((account) => (account === undefined ? {} : { account_id: account })),
   }));
 }
@@ -38,7 +40,7 @@ export function notifyCommittedWrites(
       async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
         const result = await connection.executeQuery<R>(query);
         if (WRITE.test(query.sql)) {
-          const written = writtenRows(query.query) ?? { table: null, rows: [{}] };
+          const written = writtenRows(query.query, result.rows);
           const transaction = inTransaction.get(wrapper);
           if (transaction) {
             transaction.wrote = true;

@@ -1,9 +1,12 @@
-// What a write statement wrote, read off Kysely's operation tree (docs/graphql.md, "Live queries"): its table and,
-// for each row it names, the column values it pins down — an insert's values, or the `column = value` (and
-// `column in (values)`) conditions an update's or a delete's WHERE joins with AND. Live queries are invalidated from
-// these facts (src/graphql/live-keys.ts), for every write of every code path, in this one place.
+// What a write statement wrote, read off Kysely's operation tree (docs/graphql.md, "Live queries"): its table, its
+// kind, and for each row the column values known of it — the rows it returned (RETURNING), over what the statement
+// pins down: an insert's values, or the `column = value` (and `column in (values)`) conditions an update's or a
+// delete's WHERE joins with AND. Live queries are invalidated from these facts (src/graphql/live-keys.ts), for every
+// write of every code path, in this one place.
 //
-// A statement whose rows cannot be told (raw SQL, an insert from a SELECT) names its table with no columns, or no
+// An upsert (INSERT … ON CONFLICT) may change a row other than the one it proposed: of its values only the conflict
+// target's columns are trusted, unless it returned the rows. A statement with RETURNING that returned no row wrote
+// none. A statement whose rows cannot be told (raw SQL, an insert from a SELECT) names its table with no columns, or no
 // table at all; whoever reads the facts then has to assume the worst.
 import type { OperationNode, RootOperationNode } from 'kysely';
 
@@ -11,6 +14,8 @@ import type { OperationNode, RootOperationNode } from 'kysely';
 export interface WrittenRows {
   /** null: the statement is not one Kysely built (raw SQL); anything may have changed. */
   table: string | null;
+  /** A delete also removes the rows that reference these through foreign keys ON DELETE CASCADE. */
+  kind?: 'insert' | 'update' | 'delete';
   rows: Array<Record<string, unknown>>;
 }
 
@@ -108,24 +113,68 @@ function insertedRows(node: Node): Array<Record<string, unknown>> {
   return rows.length > MAX_ROWS_PER_STATEMENT ? summed(rows) : rows;
 }
 
-/** What a write statement wrote (null when it is not a write). */
-export function writtenRows(node: RootOperationNode): WrittenRows | null {
+/** The columns an upsert's ON CONFLICT names (its conflict target). */
+function conflictColumns(node: Node): Set<string> | null {
+  const conflict = node.onConflict as { columns?: unknown[] } | undefined;
+  if (!conflict) return null;
+  return new Set((conflict.columns ?? []).map(columnName).filter((name): name is string => name !== null));
+}
+
+/** The values every row shares (what stays true of each row whatever RETURNING says). */
+function common(rows: Array<Record<string, unknown>>): Record<string, unknown> {
+  const [first, ...others] = rows;
+  if (!first) return {};
+  return Object.fromEntries(
+    Object.entries(first).filter(([column, value]) => others.every((row) => row[column] === value)),
+  );
+}
+
+const only = (row: Record<string, unknown>, columns: Set<string>) =>
+  Object.fromEntries(Object.entries(row).filter(([column]) => columns.has(column)));
+
+/**
+ * What a write statement wrote. `returned`: the rows it answered, when it has RETURNING (they are the rows as they are
+ * now, and the only ones written).
+ */
+export function writtenRows(node: RootOperationNode, returned?: readonly unknown[]): WrittenRows {
   const tree = node as unknown as Node;
+  let table: string | null = null;
+  let kind: WrittenRows['kind'];
+  let rows: Array<Record<string, unknown>>;
   switch (tree.kind) {
-    case 'InsertQueryNode':
-      return { table: tableName(tree.into), rows: insertedRows(tree) };
+    case 'InsertQueryNode': {
+      table = tableName(tree.into);
+      kind = 'insert';
+      const conflict = conflictColumns(tree);
+      rows = insertedRows(tree);
+      if (conflict) rows = rows.map((row) => only(row, conflict));
+      break;
+    }
     case 'UpdateQueryNode': {
       const pinned = new Map<string, unknown[]>();
       pinnedColumns(tree.where, pinned);
-      return { table: tableName(tree.table), rows: rowsOf(pinned) };
+      table = tableName(tree.table);
+      kind = 'update';
+      rows = rowsOf(pinned);
+      break;
     }
     case 'DeleteQueryNode': {
       const froms = (tree.from as { froms?: unknown[] } | undefined)?.froms ?? [];
       const pinned = new Map<string, unknown[]>();
       pinnedColumns(tree.where, pinned);
-      return { table: froms.length === 1 ? tableName(froms[0]) : null, rows: rowsOf(pinned) };
+      table = froms.length === 1 ? tableName(froms[0]) : null;
+      kind = 'delete';
+      rows = rowsOf(pinned);
+      break;
     }
     default:
       return { table: null, rows: [{}] };
   }
+  if (tree.returning && returned) {
+    const base = common(rows);
+    const answered = returned.filter((row): row is Record<string, unknown> => typeof row === 'object' && row !== null);
+    rows = answered.map((row) => ({ ...base, ...row }));
+    if (rows.length > MAX_ROWS_PER_STATEMENT) rows = summed(rows);
+  }
+  return { table, kind, rows };
 }

@@ -55,7 +55,8 @@ export async function claimDueDeliveries(
     .where('delivery_id', 'in', dialectOf(db) === 'postgres' ? due.forUpdate().skipLocked() : due)
     .where('status', '=', 'pending')
     .where('next_attempt_at', '<=', claim.now)
-    .returning('delivery_id')
+    // The account and webhook as well: what a live query of the delivery keys on (src/db/written-rows.ts).
+    .returning(['delivery_id', 'account_id', 'webhook_id'])
     .execute();
   if (claimed.length === 0) return [];
   const rows = await db
@@ -129,6 +130,12 @@ const whileLeaseHeld =
       .where('next_attempt_at', '=', lease.leaseUntil)
       .where('status', '=', 'pending');
 
+/**
+ * What an update of a delivery returns, though nobody here reads it: live queries are invalidated by the rows a write
+ * names or returns (src/db/written-rows.ts), and these name the delivery's account and webhook.
+ */
+const LIVE_KEY_COLUMNS = ['delivery_id', 'account_id', 'webhook_id'] as const;
+
 /** Records an attempt, if the lease it was made under is still held (see `Lease`). */
 export async function recordAttempt(
   db: Kysely<Database>,
@@ -153,6 +160,7 @@ export async function recordAttempt(
           },
     )
     .$call(whileLeaseHeld(lease, deliveryId))
+    .returning(LIVE_KEY_COLUMNS)
     .execute();
 }
 
@@ -166,7 +174,12 @@ export async function abandonDelivery(
   deliveryId: string,
   reason: string,
 ): Promise<void> {
-  await db.updateTable('webhook_deliveries').set(failedFor(reason)).$call(whileLeaseHeld(lease, deliveryId)).execute();
+  await db
+    .updateTable('webhook_deliveries')
+    .set(failedFor(reason))
+    .$call(whileLeaseHeld(lease, deliveryId))
+    .returning(LIVE_KEY_COLUMNS)
+    .execute();
 }
 
 /** Turns a webhook off (its receiver answered 410 Gone); new events are no longer sent to it. */

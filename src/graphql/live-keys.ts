@@ -52,6 +52,11 @@ interface TableKeys {
   nodes: NodeOf[];
   /** Lists the row is a member of: `of` nodes listed under `owner`. */
   lists: Array<{ owner: NodeOf; of: string }>;
+  /**
+   * The tables whose rows a delete of this row removes too (foreign keys ON DELETE CASCADE), each with the columns its
+   * rows share with this row (same names). `test/graphql/live-keys.test.ts` checks these against the database.
+   */
+  cascades?: Record<string, string[]>;
 }
 
 const text = (value: unknown): string | undefined =>
@@ -76,7 +81,17 @@ const ACCOUNT = plain('Account', 'account_id');
 export const TABLES: Record<string, TableKeys> = {
   accounts: { nodes: [plain('Account', 'id')], lists: [] },
   access_tokens: { nodes: [scoped('AccessToken', 'token_id')], lists: [{ owner: ACCOUNT, of: 'AccessToken' }] },
-  campaigns: { nodes: [scoped('Campaign', 'camp_id')], lists: [{ owner: ACCOUNT, of: 'Campaign' }] },
+  campaigns: {
+    nodes: [scoped('Campaign', 'camp_id')],
+    lists: [{ owner: ACCOUNT, of: 'Campaign' }],
+    cascades: {
+      text_pipelines: ['account_id', 'camp_id'],
+      call_logs: ['account_id', 'camp_id'],
+      meetings: ['account_id', 'camp_id'],
+      social_messages: ['account_id', 'camp_id'],
+      webhook_campaigns: ['account_id', 'camp_id'],
+    },
+  },
   text_pipelines: {
     nodes: [scoped('TextPipeline', 'camp_id'), scoped('Campaign', 'camp_id')],
     lists: [{ owner: ACCOUNT, of: 'TextPipeline' }],
@@ -103,7 +118,13 @@ export const TABLES: Record<string, TableKeys> = {
       { owner: scoped('Campaign', 'camp_id'), of: 'SocialMessage' },
     ],
   },
-  webhooks: { nodes: [plain('Webhook', 'webhook_id')], lists: [{ owner: ACCOUNT, of: 'Webhook' }] },
+  webhooks: {
+    nodes: [plain('Webhook', 'webhook_id')],
+    lists: [{ owner: ACCOUNT, of: 'Webhook' }],
+    cascades: { webhook_campaigns: ['account_id', 'webhook_id'], webhook_deliveries: ['account_id', 'webhook_id'] },
+  },
+  // The outbox: no query reads it, but its deliveries go with it.
+  events: { nodes: [], lists: [], cascades: { webhook_deliveries: ['account_id', 'event_id'] } },
   webhook_campaigns: {
     nodes: [plain('Webhook', 'webhook_id'), scoped('Campaign', 'camp_id')],
     lists: [{ owner: scoped('Campaign', 'camp_id'), of: 'Webhook' }],
@@ -117,8 +138,11 @@ export const TABLES: Record<string, TableKeys> = {
   },
 };
 
-/** Tables no query reads (the outbox, persisted documents, OAuth state, the static voice catalogue). */
-export const UNREAD_TABLES = ['events', 'persisted_queries', 'oauth_artifacts', 'voices'] as const;
+/**
+ * Tables no query reads (persisted documents, OAuth state, the static voice catalogue). Deleting an account removes
+ * every row of it (cascades not listed above): its live queries end at their next credential check.
+ */
+export const UNREAD_TABLES = ['persisted_queries', 'oauth_artifacts', 'voices'] as const;
 
 /** The fallback key of a node or list the row does not name: any of the type in the row's account, or anywhere. */
 const unnamed = (row: Row, type: string) => {
@@ -129,25 +153,34 @@ const unnamed = (row: Row, type: string) => {
 /** The keys a committed write touched. */
 export function keysOfWrites(writes: readonly WrittenRows[]): Set<string> {
   const keys = new Set<string>();
-  for (const { table, rows } of writes) {
+  for (const { table, kind, rows } of writes) {
     if (table === null) {
       keys.add(ALL);
       continue;
     }
-    const spec = TABLES[table];
-    if (!spec) continue;
-    for (const row of rows) {
-      for (const node of spec.nodes) {
-        const key = node.key(row);
-        keys.add(key ? encodeGlobalID(node.type, key) : unnamed(row, node.type));
-      }
-      for (const { owner, of } of spec.lists) {
-        const key = owner.key(row);
-        keys.add(key ? listKey(encodeGlobalID(owner.type, key), of) : unnamed(row, of));
-      }
+    addKeysOfRows(keys, table, rows);
+    const cascades = kind === 'delete' ? TABLES[table]?.cascades : undefined;
+    for (const [child, columns] of Object.entries(cascades ?? {})) {
+      const shared = rows.map((row) => Object.fromEntries(columns.filter((c) => c in row).map((c) => [c, row[c]])));
+      addKeysOfRows(keys, child, shared);
     }
   }
   return keys;
+}
+
+function addKeysOfRows(keys: Set<string>, table: string, rows: ReadonlyArray<Record<string, unknown>>): void {
+  const spec = TABLES[table];
+  if (!spec) return;
+  for (const row of rows) {
+    for (const node of spec.nodes) {
+      const key = node.key(row);
+      keys.add(key ? encodeGlobalID(node.type, key) : unnamed(row, node.type));
+    }
+    for (const { owner, of } of spec.lists) {
+      const key = owner.key(row);
+      keys.add(key ? listKey(encodeGlobalID(owner.type, key), of) : unnamed(row, of));
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/types.js';
 import { MAX_ROWS_PER_STATEMENT, writtenRows } from '../../src/db/written-rows.js';
 import { ALL, keysOfWrites, TABLES, UNREAD_TABLES } from '../../src/graphql/live-keys.js';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { DIALECT, startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { connectTelephony, sendCallback } from '../helpers/telephony.js';
 
@@ -44,6 +44,7 @@ describe('written rows', () => {
     );
     expect(written).toEqual({
       table: 'meetings',
+      kind: 'insert',
       rows: [
         { meeting_id: 'm1', account_id: 'a', camp_id: 'c' },
         { meeting_id: 'm2', account_id: 'a', camp_id: 'd' },
@@ -65,6 +66,7 @@ describe('written rows', () => {
       ),
     ).toEqual({
       table: 'campaigns',
+      kind: 'update',
       rows: [
         { account_id: 'a', camp_id: 'c1' },
         { account_id: 'a', camp_id: 'c2' },
@@ -72,6 +74,7 @@ describe('written rows', () => {
     });
     expect(writtenRows(tree(db.deleteFrom('webhooks').where('webhook_id', '=', 'w')))).toEqual({
       table: 'webhooks',
+      kind: 'delete',
       rows: [{ webhook_id: 'w' }],
     });
     // An OR names no row: the table with nothing known of its rows.
@@ -79,14 +82,48 @@ describe('written rows', () => {
       writtenRows(
         tree(db.deleteFrom('webhooks').where((eb) => eb.or([eb('webhook_id', '=', 'a'), eb('webhook_id', '=', 'b')]))),
       ),
-    ).toEqual({ table: 'webhooks', rows: [{}] });
+    ).toEqual({ table: 'webhooks', kind: 'delete', rows: [{}] });
+  });
+
+  it('takes the rows RETURNING answered (none answered: none written), over what the statement pins down', () => {
+    const update = tree(
+      db
+        .updateTable('webhook_deliveries')
+        .set({ status: 'failed' })
+        .where('account_id', '=', 'a')
+        .where('delivery_id', '=', 'd1')
+        .returning(['webhook_id']),
+    );
+    expect(writtenRows(update, [{ webhook_id: 'w1' }])).toEqual({
+      table: 'webhook_deliveries',
+      kind: 'update',
+      rows: [{ account_id: 'a', delivery_id: 'd1', webhook_id: 'w1' }],
+    });
+    expect(writtenRows(update, [])).toEqual({ table: 'webhook_deliveries', kind: 'update', rows: [] });
+  });
+
+  it("trusts of an upsert's values only its conflict target, unless it returned the row", () => {
+    const upsert = db
+      .insertInto('call_logs')
+      .values({ account_id: 'a', call_id: 'CA1', camp_id: 'from-the-url' } as never)
+      .onConflict((oc) => oc.columns(['account_id', 'call_id']).doUpdateSet({ status: 'completed' } as never));
+    expect(writtenRows(tree(upsert))).toEqual({
+      table: 'call_logs',
+      kind: 'insert',
+      rows: [{ account_id: 'a', call_id: 'CA1' }],
+    });
+    expect(writtenRows(tree(upsert.returningAll()), [{ account_id: 'a', call_id: 'CA1', camp_id: 'stored' }])).toEqual({
+      table: 'call_logs',
+      kind: 'insert',
+      rows: [{ account_id: 'a', call_id: 'CA1', camp_id: 'stored' }],
+    });
   });
 
   it('sums up a statement of many rows by account, and knows nothing of raw SQL', () => {
     const many = Array.from({ length: MAX_ROWS_PER_STATEMENT + 1 }, (_, i) => `c${i}`);
     expect(
       writtenRows(tree(db.deleteFrom('campaigns').where('account_id', '=', 'a').where('camp_id', 'in', many))),
-    ).toEqual({ table: 'campaigns', rows: [{ account_id: 'a' }] });
+    ).toEqual({ table: 'campaigns', kind: 'delete', rows: [{ account_id: 'a' }] });
     expect(writtenRows(sql`delete from campaigns`.compile(db).query)).toEqual({ table: null, rows: [{}] });
   });
 });
@@ -107,6 +144,18 @@ describe('keys of writes', () => {
     );
   });
 
+  it("a deleted row's cascades: the rows that go with it give their keys too", () => {
+    const keys = keysOfWrites([{ table: 'campaigns', kind: 'delete', rows: [{ account_id: 'a', camp_id: 'c' }] }]);
+    expect(keys).toContain(`${gid('Campaign', 'a:c')}/CallLog`);
+    expect(keys).toContain(`${account}/CallLog`);
+    expect(keys).toContain(`${account}/Meeting`);
+    expect(keys).toContain(`${gid('Campaign', 'a:c')}/Webhook`);
+    // An update's do not.
+    expect(
+      keysOfWrites([{ table: 'campaigns', kind: 'update', rows: [{ account_id: 'a', camp_id: 'c' }] }]),
+    ).not.toContain(`${account}/CallLog`);
+  });
+
   it("falls back to any of the type in the account, or anywhere, when the row is not named; raw SQL is everyone's", () => {
     expect([...keysOfWrites([{ table: 'campaigns', rows: [{ account_id: 'a' }] }])].sort()).toEqual(
       [`any:${account}:Campaign`, `${account}/Campaign`].sort(),
@@ -122,6 +171,33 @@ describe('keys on both sides', () => {
   afterEach(async () => {
     await t?.close();
     t = undefined;
+  });
+
+  it.runIf(DIALECT === 'sqlite')("declares every ON DELETE CASCADE of the database (but the account's)", async () => {
+    t = await startApp({}, [], { worker: false });
+    const tables = (await t.app.database.db.introspection.getTables()).map((table) => table.name);
+    const found: string[] = [];
+    for (const child of tables) {
+      const keys = await sql<{ table: string; from: string; on_delete: string }>`
+        select "table", "from", on_delete from pragma_foreign_key_list(${child})`.execute(t.app.database.db);
+      const parents = new Map<string, string[]>();
+      for (const key of keys.rows) {
+        if (key.on_delete !== 'CASCADE' || key.table === 'accounts') continue;
+        parents.set(key.table, [...(parents.get(key.table) ?? []), key.from]);
+      }
+      for (const [parent, columns] of parents) found.push(`${parent} -> ${child} (${columns.sort().join(', ')})`);
+    }
+    const declared = Object.entries(TABLES).flatMap(([parent, spec]) =>
+      Object.keys(spec.cascades ?? {}).map((child) => `${parent} -> ${child}`),
+    );
+    expect(found.map((edge) => edge.replace(/ \(.*/, '')).sort()).toEqual(declared.sort());
+    // Each declared cascade names columns the child really shares with its parent.
+    for (const [parent, spec] of Object.entries(TABLES)) {
+      for (const [child, columns] of Object.entries(spec.cascades ?? {})) {
+        const edge = found.find((line) => line.startsWith(`${parent} -> ${child} `))!;
+        for (const column of columns.filter((c) => c !== 'account_id')) expect(edge).toContain(column);
+      }
+    }
   });
 
   it('maps every table, or names it as read by no query', async () => {

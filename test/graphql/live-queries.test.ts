@@ -97,6 +97,36 @@ describe('@live queries', () => {
     expect(titles((await stream.next(1000)).payload)).toEqual(['Spring, by agent']);
   });
 
+  it('answers again when a delete takes rows with it (cascades), and after an upsert of a row stored elsewhere', async () => {
+    const t = await start();
+    const { token, apiKey } = await t.account();
+    await createLegacyCampaign(t, token, 'alpha');
+    await createLegacyCampaign(t, token, 'beta');
+    await connectTelephony(t, token);
+    expect((await sendCallback(t, apiKey, 'alpha', { CallSid: 'CA1', CallStatus: 'ringing' })).status).toBe(200);
+    const metrics = await live(
+      t,
+      token,
+      'query ($c: String!) @live { campaign(campId: $c) { metrics { totalCallTime } } }',
+      'alpha',
+    );
+    expect((await firstResult(metrics)).data).toEqual({ campaign: { metrics: { totalCallTime: 0 } } });
+    // The same call reported under another campaign's URL: the row stays alpha's, and alpha's metrics change.
+    const callback = await sendCallback(t, apiKey, 'beta', {
+      CallSid: 'CA1',
+      CallStatus: 'completed',
+      CallDuration: '42',
+    });
+    expect(callback.status, callback.text).toBe(200);
+    expect((await metrics.next(1000)).payload.data).toEqual({ campaign: { metrics: { totalCallTime: 42 } } });
+
+    const logs = await live(t, token, 'query @live { callLogs(first: 10) { edges { node { callId } } } }');
+    expect((await firstResult(logs)).data.callLogs.edges).toHaveLength(1);
+    const deleted = await t.gql('mutation { campaignDelete(input: { campId: "alpha" }) { __typename } }', {}, token);
+    expect(deleted.body.errors, deleted.text).toBeUndefined();
+    expect((await logs.next(1000)).payload.data.callLogs.edges).toEqual([]);
+  });
+
   it('answers nothing for a change it did not read, nor for another account', async () => {
     const t = await start();
     const a = await t.account();
