@@ -101,7 +101,7 @@ export function createMetrics(config: Pick<Config, 'METRICS' | 'METRICS_TOKEN'>,
   });
   new Gauge({
     name: 'gateway_live_streams',
-    help: 'Live streams open on this instance, each ended with its token: SSE and WebSocket subscriptions, WebSocket connections',
+    help: 'Live streams open on this instance, each ended with its token: SSE and WebSocket subscriptions, live queries, WebSocket connections',
     registers: [registry],
     collect() {
       this.set(sources.openStreams());
