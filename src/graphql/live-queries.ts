@@ -99,6 +99,8 @@ class Superseded extends Error {}
 const REMEMBERED_KEYS = 10_000;
 /** An account may run ahead of its share of the time by this much (a burst) before its live queries wait. */
 const BUDGET_BURST_MS = 1000;
+/** How far ahead of now an account's debt of time may run (see charge). */
+const MAX_DEBT_MS = 10_000;
 /** A re-execution that failed (the database away, say) is tried again this much later. */
 const RETRY_MS = 1000;
 /** A live query's stream that nobody starts reading within this long is given up, and its slot given back. */
@@ -199,8 +201,27 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
   const charge = (accountId: string, ms: number) => {
     const now = performance.now();
     const budget = budgets.get(accountId) ?? { freeAt: now };
-    budget.freeAt = Math.max(budget.freeAt, now) + ms / options.share;
+    // A debt is never more than MAX_DEBT_MS ahead: one slow run (the database slow for everyone) does not freeze an
+    // account's live queries for long.
+    budget.freeAt = Math.min(Math.max(budget.freeAt, now) + ms / options.share, now + MAX_DEBT_MS);
     budgets.set(accountId, budget);
+  };
+  /** Each account's lane: the tail of its queue of re-executions, which run one at a time. */
+  const lanes = new Map<string, Promise<void>>();
+  const enterLane = async (accountId: string): Promise<() => void> => {
+    const ahead = lanes.get(accountId);
+    let leave!: () => void;
+    const mine = new Promise<void>((resolve) => (leave = resolve));
+    const tail = (ahead ?? Promise.resolve()).then(() => mine);
+    lanes.set(accountId, tail);
+    await ahead;
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      leave();
+      if (lanes.get(accountId) === tail) lanes.delete(accountId);
+    };
   };
   const liveSchemas = new WeakMap<GraphQLSchema, GraphQLSchema>();
   const liveSchemaOf = (schema: GraphQLSchema) => {
@@ -244,23 +265,45 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
       const asked = ++live.asked;
       // Re-executions wait for the end of the throttle window and for the account's share of the time; while they
       // wait, only the latest one asked for will run.
-      for (;;) {
-        const wait =
-          live.runs === 0 ? 0 : Math.max(live.startedAt + live.throttleMs - performance.now(), budgetWait(viewer.id));
-        if (wait <= 0) break;
-        live.window ??= delay(wait).then(() => void (live.window = null));
-        await live.window;
-        if (asked !== live.asked || live.stopped) throw new Superseded();
+      // Then they run one at a time per account (its lane): the time each takes is its own, and what it is charged.
+      let leaveLane = () => undefined as void;
+      while (live.runs > 0) {
+        const wait = Math.max(live.startedAt + live.throttleMs - performance.now(), budgetWait(viewer.id));
+        if (wait > 0) {
+          live.window ??= delay(wait).then(() => void (live.window = null));
+          await live.window;
+          if (asked !== live.asked || live.stopped) throw new Superseded();
+          continue;
+        }
+        const leave = await enterLane(viewer.id);
+        if (asked !== live.asked || live.stopped) {
+          leave();
+          throw new Superseded();
+        }
+        // The account may have spent its share while this one waited in the lane.
+        if (budgetWait(viewer.id) > 0) {
+          leave();
+          continue;
+        }
+        leaveLane = leave;
+        break;
       }
-      if (live.stopped) throw new Superseded();
+      if (live.stopped) {
+        leaveLane();
+        throw new Superseded();
+      }
       live.startedAt = performance.now();
       live.runs += 1;
       const first = live.runs === 1;
       let caller: Partial<Authentication> = {};
       if (!first) {
         const now = await authenticateRequest(services, live.authorization).catch(() => null);
-        if (!now) return retryLater(live);
+        if (!now) {
+          leaveLane();
+          return retryLater(live);
+        }
         if (!now.viewer || now.viewer.id !== viewer.id || now.authFailure) {
+          leaveLane();
           live.ended = ended('credential');
           return live.ended;
         }
@@ -302,6 +345,7 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
         };
         return live.ended;
       } finally {
+        leaveLane();
         const ms = performance.now() - started;
         if (!first) charge(viewer.id, ms);
         options.onExecution?.(ms / 1000, first);
