@@ -10,11 +10,9 @@ import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/core/config.js';
-import { DEMO_EMAIL, DEMO_PASSWORD, seedDemo } from '../../src/demo.js';
-import { createHttpServer, listen } from '../../src/http/server.js';
-import { startApp, type TestApp } from '../helpers/app.js';
-import { CHROMIUM, CHROMIUM_MISSING, launchChromium } from '../helpers/browser.js';
+import { DEMO_EMAIL, DEMO_PASSWORD } from '../../src/demo.js';
+import type { TestApp } from '../helpers/app.js';
+import { CHROMIUM, CHROMIUM_MISSING, demoGateway, launchChromium } from '../helpers/browser.js';
 
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
 const DEMO_TITLES = ['Spring outreach', 'Renewal reminders', 'Winter satisfaction survey', 'Webinar invitations'];
@@ -60,19 +58,7 @@ describe('browser: GraphiQL and Swagger UI', () => {
   beforeAll(async () => {
     mkdirSync(OUTPUT, { recursive: true });
 
-    testApp = await startApp({}, [], { worker: false });
-    const config = loadConfig({
-      DATABASE_URL: testApp.databaseUrl,
-      JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
-      SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
-      PASSWORD_HASH_COST: '10',
-      LOG_LEVEL: 'silent',
-    });
-    await seedDemo(testApp.app.database.db, config);
-
-    server = createHttpServer(testApp.app).server;
-    const { port } = await listen(server, 0, '127.0.0.1');
-    base = `http://127.0.0.1:${port}`;
+    ({ testApp, server, base } = await demoGateway());
 
     browser = (await launchChromium()) ?? undefined; // without it each test fails with CHROMIUM_MISSING
   }, 60_000);

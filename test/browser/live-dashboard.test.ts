@@ -14,11 +14,10 @@ import { promisify } from 'node:util';
 import { type Browser, type Locator, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/core/config.js';
-import { DEMO_EMAIL, DEMO_PASSWORD, seedDemo } from '../../src/demo.js';
-import { createHttpServer, listen } from '../../src/http/server.js';
-import { startApp, type TestApp } from '../helpers/app.js';
-import { CHROMIUM, CHROMIUM_MISSING, launchChromium } from '../helpers/browser.js';
+import { DEMO_EMAIL, DEMO_PASSWORD } from '../../src/demo.js';
+import { listen } from '../../src/http/server.js';
+import type { TestApp } from '../helpers/app.js';
+import { CHROMIUM, CHROMIUM_MISSING, demoGateway, launchChromium } from '../helpers/browser.js';
 import { sign } from '../helpers/telephony.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -95,18 +94,7 @@ describe('browser: the live dashboard example', () => {
   beforeAll(async () => {
     mkdirSync(OUTPUT, { recursive: true });
 
-    // The delivery worker stays off: the demo's webhook points at hooks.example.com, and nothing may leave.
-    testApp = await startApp({}, [], { worker: false });
-    const config = loadConfig({
-      DATABASE_URL: testApp.databaseUrl,
-      JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
-      SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
-      PASSWORD_HASH_COST: '10',
-      LOG_LEVEL: 'silent',
-    });
-    demoApiKey = (await seedDemo(testApp.app.database.db, config)).apiKey;
-    gateway = createHttpServer(testApp.app).server;
-    api = `http://127.0.0.1:${(await listen(gateway, 0, '127.0.0.1')).port}`;
+    ({ testApp, server: gateway, base: api, demoApiKey } = await demoGateway());
 
     // The example built as its README builds it, with VITE_API_URL (from an env file) naming the gateway: the page
     // comes from another port than the API, as a frontend deployed on its own would.
