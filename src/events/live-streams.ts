@@ -15,6 +15,11 @@ export interface StreamOwner {
   expiresAt?: number;
 }
 
+/** Never yields: bound to a token's lifetime (`bound`), it ends when the token does — a lifetime to wait on. */
+export const FOREVER: AsyncIterable<never> = {
+  [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<never>>(() => undefined) }),
+};
+
 /** Why a bound stream ended before its source did. */
 export type StreamEnd = 'expired' | 'revoked' | 'shutdown';
 

@@ -35,7 +35,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { AUTH_FAILURE_MESSAGES, type Authentication, authenticateRequest } from '../authentication.js';
-import type { StreamEnd } from '../events/live-streams.js';
+import { FOREVER, type StreamEnd } from '../events/live-streams.js';
 import type { Services } from '../services.js';
 import type { Context } from './context.js';
 import { ALL, type LiveContext, type LiveKeyCollector, withLiveKeys } from './live-keys.js';
@@ -116,11 +116,6 @@ const UNREAD_MS = 10_000;
 
 /** Runs `work` outside any request's async context (request ids, traces, credential checks are not the writer's). */
 const outsideRequests = AsyncResource.bind((work: () => void) => work());
-
-/** Never yields: bound to a token's lifetime (services.streams), it ends when the token does. */
-const FOREVER: AsyncIterable<never> = {
-  [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<never>>(() => undefined) }),
-};
 
 const delay = (ms: number) =>
   new Promise<void>((resolve) => {

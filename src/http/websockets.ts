@@ -15,6 +15,7 @@ import { type Services } from '../services.js';
 import type { Yoga } from '../graphql/yoga.js';
 import type { Account } from '../domain/accounts.js';
 import { clientAddressOf } from './client-address.js';
+import { FOREVER } from '../events/live-streams.js';
 
 export const MAX_CONNECTIONS_PER_ACCOUNT = 10;
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 20;
@@ -52,11 +53,6 @@ interface ConnectionState {
   stopWatching(): void;
 }
 
-/** Never yields: bound to a token's lifetime (services.streams), it ends when the token does. */
-const forever: AsyncIterable<never> = {
-  [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<never>>(() => undefined) }),
-};
-
 export function createWebSocketDoor(yoga: Yoga, services: Services): WebSocketDoor {
   const server = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const states = new WeakMap<WebSocket, ConnectionState>();
@@ -70,7 +66,7 @@ export function createWebSocketDoor(yoga: Yoga, services: Services): WebSocketDo
     expiresAt: number | undefined,
     accessTokenId: string | undefined,
   ): () => void {
-    const bound = services.streams.bound(forever, {
+    const bound = services.streams.bound(FOREVER, {
       accountId: viewer.id,
       tokenVersion: viewer.tokenVersion,
       expiresAt,
