@@ -4,7 +4,6 @@ import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { useGraphQlJit } from '@envelop/graphql-jit';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { PothosValidationError } from '@pothos/core';
 import { GraphQLError } from 'graphql';
@@ -16,6 +15,7 @@ import { UNKNOWN_CLIENT } from '../core/request-context.js';
 import { noteErrorCode } from '../core/request-context.js';
 import { authenticateRequest, type RequestAuth } from '../authentication.js';
 import { type Services } from '../services.js';
+import { compiledQueries } from './compiled-queries.js';
 import { type Context } from './context.js';
 import { GRAPHIQL_DEFAULT_QUERY, withTokenFromLogin } from './graphiql.js';
 import { isWholeQuery, limitIncrementalDirectives } from './incremental-delivery.js';
@@ -276,17 +276,13 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
       errorCodesToAccessLog,
       inputErrors(),
       readOnlyTokens,
-      // Compiled execution (graphql-jit) for queries, cached per parsed document: yoga's parser cache and the REST
-      // door's prepared documents hand it the same DocumentNode each time. Mutations and subscriptions keep
-      // graphql-js's executor: graphql-jit coerces input-object variables differently (it does not apply input
-      // field defaults, and turns absent fields into nulls, graphql-jit#142 and #230), and a patch must tell the two apart.
-      // A query with @defer or @stream runs on graphql-js's executor too (graphql-jit knows neither).
-      useGraphQlJit(
-        {},
-        {
-          enableIf: (args) => isWholeQuery(args.document, args.operationName),
-        },
-      ),
+      // Compiled execution (graphql-jit) for queries, cached per parsed document and operation
+      // (src/graphql/compiled-queries.ts): yoga's parser cache and the REST door's prepared documents hand it the same
+      // DocumentNode each time. Mutations and subscriptions keep graphql-js's executor: graphql-jit coerces
+      // input-object variables differently (it does not apply input field defaults, and turns absent fields into
+      // nulls, graphql-jit#142 and #230), and a patch must tell the two apart. A query with @defer or @stream runs on
+      // graphql-js's executor too (graphql-jit knows neither).
+      compiledQueries({ enableIf: (args) => isWholeQuery(args.document, args.operationName) }),
       ...(services.config.INCREMENTAL_DELIVERY ? [useDeferStream(), limitIncrementalDirectives] : []),
       ...plugins,
     ],
