@@ -16,6 +16,7 @@ import { loadConfig } from '../src/core/config.js';
 import { chunks } from '../src/db/chunks.js';
 import { STATUS_RANK } from '../src/domain/call-logs.schema.js';
 import { telephonySignature } from '../src/security/telephony-signature.js';
+import { EXPENSIVE_DOCUMENTS } from './expensive-documents.js';
 import { campaignData, hasTaskset, signUpAndLogin, START_NODE_FLAGS } from './support.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -84,7 +85,7 @@ const LIVE_QUERY = /* GraphQL */ `
 interface Scenario {
   name: string;
   env: Record<string, string>;
-  attack: 'hostile' | 'live';
+  attack: 'hostile' | 'live' | 'documents';
   /** Whether its ratio is held to the target (the others are shown for information). */
   judged: boolean;
 }
@@ -102,6 +103,14 @@ const SCENARIOS: Scenario[] = [
     env: { RATE_LIMIT_PER_MINUTE: '1000000', ANONYMOUS_RATE_LIMIT_PER_MINUTE: '1000000' },
     attack: 'hostile',
     judged: false,
+  },
+  {
+    name:
+      'expensive documents: one anonymous address at its full rate limit (the default), a new worst-case document ' +
+      'each time (bench/expensive-documents.ts)',
+    env: {},
+    attack: 'documents',
+    judged: true,
   },
   {
     name:
@@ -436,6 +445,57 @@ function hostileAttack(base: string, seeded: Seeded): Attack {
   };
 }
 
+/**
+ * ATTACKERS loops from one address, without a token, sending a new worst-case document each time (each shape of
+ * bench/expensive-documents.ts in turn) back to back: the address's rate limit is what lets requests through.
+ */
+function documentsAttack(base: string): Attack {
+  return {
+    open: async () => undefined,
+    close: async () => undefined,
+    async run(until) {
+      const counts = new Map<string, Tally>();
+      let seedNumber = 0;
+      const loop = async (offset: number) => {
+        for (let i = offset; Date.now() < until; i++) {
+          const shape = EXPENSIVE_DOCUMENTS[i % EXPENSIVE_DOCUMENTS.length]!;
+          const query = shape.document(`a${++seedNumber}`);
+          const tally = counts.get(shape.name) ?? new Tally();
+          counts.set(shape.name, tally);
+          try {
+            const response = await fetch(`${base}/graphql`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ query, operationName: /query (\w+)/.exec(query)?.[1] }),
+              signal: AbortSignal.timeout(10_000),
+            });
+            await response.arrayBuffer();
+            tally.note(String(response.status));
+            // Refused for the address's rate: wait as asked, as a client at its full rate would.
+            if (response.status === 429) await sleep(Number(response.headers.get('retry-after') ?? 1) * 250);
+          } catch (error) {
+            tally.note(error instanceof Error ? error.name : 'error');
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: ATTACKERS }, (_, i) => loop(i)));
+      const report = ['| worst-case document | answers |', '|---|---|'];
+      let serverErrors = 0;
+      let answered = 0;
+      for (const [kind, tally] of counts) {
+        for (const [outcome, n] of tally) {
+          if (outcome.startsWith('5')) serverErrors += n;
+          if (outcome === '200' || outcome === '400') answered += n;
+        }
+        report.push(`| ${kind} | ${tally} |`);
+      }
+      report.push('', `5xx answers: ${serverErrors}`);
+      const problems = answered === 0 ? ['no worst-case document was answered (all refused by the rate limit?)'] : [];
+      return { report, serverErrors, problems };
+    },
+  };
+}
+
 /** The live query series of /metrics, by series (`name{labels}`). */
 async function liveQueryMetrics(base: string): Promise<Map<string, number>> {
   // node:http, with one long timeout: a server left with a backlog answers late (fetch gives up connecting after 10 s),
@@ -695,7 +755,12 @@ interface ScenarioResult {
 
 async function scenario(spec: Scenario, seeded: Seeded): Promise<ScenarioResult> {
   const { child, base } = await startServer(spec.env);
-  const attack = spec.attack === 'live' ? liveAttack(base, seeded) : hostileAttack(base, seeded);
+  const attack =
+    spec.attack === 'live'
+      ? liveAttack(base, seeded)
+      : spec.attack === 'documents'
+        ? documentsAttack(base)
+        : hostileAttack(base, seeded);
   try {
     const pid = child.pid ?? 0;
     await victimLoad(base, seeded.victims, WARMUP);
@@ -769,7 +834,9 @@ async function main(): Promise<void> {
     // BENCH_ONLY=<regex>: only the scenarios whose name matches (e.g. `@live`).
     const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
     for (const spec of SCENARIOS) if (!only || only.test(spec.name)) results.push(await scenario(spec, seeded));
-    console.log('\n| run | p99 under attack / quiet | target ≤ 2× (judged: the default settings, the @live case) |');
+    console.log(
+      '\n| run | p99 under attack / quiet | target ≤ 2× (judged: the default settings, expensive documents, @live) |',
+    );
     console.log('|---|---|---|');
     // A run of a few seconds (the CI smoke run) is too short for its p99 to mean anything: it is shown, not judged.
     const long = DURATION >= 5;

@@ -16,6 +16,7 @@ import { noteErrorCode } from '../core/request-context.js';
 import { authenticateRequest, type RequestAuth } from '../authentication.js';
 import { type Services } from '../services.js';
 import { compiledQueries } from './compiled-queries.js';
+import { documentWorkLimits } from './document-work.js';
 import { type Context } from './context.js';
 import { GRAPHIQL_DEFAULT_QUERY, withTokenFromLogin } from './graphiql.js';
 import { isWholeQuery, limitIncrementalDirectives } from './incremental-delivery.js';
@@ -284,6 +285,8 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
       // graphql-js's executor too (graphql-jit knows neither).
       compiledQueries({ enableIf: (args) => isWholeQuery(args.document, args.operationName) }),
       ...(services.config.INCREMENTAL_DELIVERY ? [useDeferStream(), limitIncrementalDirectives] : []),
+      // After useDeferStream (whose merging rule it takes out again for documents without @stream).
+      documentWorkLimits,
       ...plugins,
     ],
     // The REST door authenticates before validating (as FastAPI does) and passes the result in.
