@@ -2,6 +2,7 @@
 // delivery worker, behind one fetch handler (src/http/doors.ts; the node:http listener and the tests both call it).
 import type { Plugin } from 'graphql-yoga';
 import type { DestinationStream } from 'pino';
+import { MB } from './core/byte-bounded-caches.js';
 import type { Config } from './core/config.js';
 import { createDatabaseAvailability } from './db/availability.js';
 import { type DatabaseHandle, openDatabase } from './db/database.js';
@@ -161,6 +162,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     config.GRAPHQL_PREPARED_LANE !== 'off' && config.PERSISTED_OPERATIONS !== 'only'
       ? createPreparedLane(() => yoga, {
           maxDocuments: config.GRAPHQL_PREPARED_DOCUMENTS,
+          maxBytes: config.GRAPHQL_DOCUMENT_CACHE_MB * MB,
           handBody,
           prepareUnknown: config.GRAPHQL_PREPARED_LANE === 'shadow',
         })
@@ -173,6 +175,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
           responseCache({
             generation,
             maxEntries: config.RESPONSE_CACHE_MAX_ENTRIES,
+            maxBytes: config.RESPONSE_CACHE_MAX_MB * MB,
             ttlSeconds: config.RESPONSE_CACHE_TTL_SECONDS,
           }),
         ]

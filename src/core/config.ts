@@ -85,6 +85,8 @@ const envSchema = z
     /** The optional response cache (README "HTTP caching"): query results per account, invalidated by every write. */
     RESPONSE_CACHE: booleanFlag.default(false),
     RESPONSE_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).max(100_000).default(1000),
+    /** MiB the response cache's results may hold, by estimate (README "Memory"). */
+    RESPONSE_CACHE_MAX_MB: z.coerce.number().int().min(1).max(4096).default(64),
     RESPONSE_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
     /**
      * The prepared lane (docs/graphql.md "Prepared lane"): a query document yoga has parsed and validated once is
@@ -94,6 +96,11 @@ const envSchema = z
     GRAPHQL_PREPARED_LANE: z.enum(['on', 'off', 'shadow']).default('on'),
     /** How many documents (with their operation names) the prepared lane keeps, least recently used out first. */
     GRAPHQL_PREPARED_DOCUMENTS: z.coerce.number().int().min(1).max(10_000).default(1000),
+    /**
+     * MiB that parsed documents (with their validation results and compiled queries) may hold, by estimate
+     * (src/core/byte-bounded-caches.ts): yoga's parse cache, and the prepared lane as much again (README "Memory").
+     */
+    GRAPHQL_DOCUMENT_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(48),
     /** `@live` queries (README "Live queries"): a query's result kept current over SSE or WebSocket. */
     LIVE_QUERIES: booleanFlag.default(true),
     /** Live queries one account may hold open at once on one instance; one more is refused (RATE_LIMITED). */

@@ -5,6 +5,7 @@
 // the schema's text, so a changed schema is simply another key.
 import { Ajv, type CodeOptions, type ValidateFunction } from 'ajv';
 import { RE2JS } from 're2js';
+import { byteBoundedCache, MB } from '../core/byte-bounded-caches.js';
 import { badInput } from '../core/errors.js';
 
 const linearRegExp: NonNullable<CodeOptions['regExp']> = Object.assign((pattern: string) => RE2JS.compile(pattern), {
@@ -38,8 +39,16 @@ function unusablePattern(schema: unknown): { at: string; reason: string } | null
   return null;
 }
 
-const MAX_CACHED = 200;
-const compiled = new Map<string, ValidateFunction>();
+/**
+ * Compiled validators of the schemas campaigns hold, bounded in bytes (a schema is tenant-supplied: Ajv's generated
+ * code for it is charged about 20 bytes per character of its JSON text, plus 8 KB).
+ */
+export const ANALYSIS_VALIDATORS_MB = 16;
+const compiled = byteBoundedCache<string, ValidateFunction>({
+  maxBytes: ANALYSIS_VALIDATORS_MB * MB,
+  maxEntries: 200,
+  sizeOf: (_validate, key) => 20 * key.length + 8 * 1024,
+});
 
 const unusable = (message: string) =>
   badInput([
@@ -65,7 +74,6 @@ export function analysisValidator(schema: Record<string, unknown>): ValidateFunc
   } catch (error) {
     throw unusable((error as Error).message);
   }
-  if (compiled.size >= MAX_CACHED) compiled.delete(compiled.keys().next().value as string);
   compiled.set(key, validate);
   return validate;
 }

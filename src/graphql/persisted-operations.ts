@@ -11,28 +11,24 @@ import { useAPQ } from '@graphql-yoga/plugin-apq';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import type { Plugin } from 'graphql-yoga';
 import { z } from 'zod';
+import { byteBoundedCache, MB, stringBytes } from '../core/byte-bounded-caches.js';
 import { ConfigError } from '../core/config.js';
 import { getPersistedQuery, storePersistedQuery } from '../domain/persisted-queries.js';
 import type { Services } from '../services.js';
 
-/** Hashes this gateway recently served, in process: hash → document never changes, so only the size needs a bound. */
-const CACHE_SIZE = 1000;
+/**
+ * Hashes this gateway recently served, in process: hash → document never changes, so only the size needs a bound —
+ * in bytes, since a document may be as long as a request body (1 MiB).
+ */
+export const APQ_CACHE_MB = 8;
 
 export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-function boundedCache() {
-  const entries = new Map<string, string>();
-  return {
-    get: (key: string) => entries.get(key),
-    set(key: string, value: string) {
-      if (entries.size >= CACHE_SIZE) entries.delete(entries.keys().next().value as string);
-      entries.set(key, value);
-    },
-  };
-}
-
 function automaticPersistedQueries(services: Services): Plugin[] {
-  const cache = boundedCache();
+  const cache = byteBoundedCache<string, string>({
+    maxBytes: APQ_CACHE_MB * MB,
+    sizeOf: (query, hash) => stringBytes(query) + stringBytes(hash),
+  });
   return [
     useAPQ({
       hash: sha256,

@@ -5,7 +5,7 @@
 // yoga's own result processor for the body, status and headers — without yoga's HTTP pipeline (request parsing,
 // parameter hooks, parse and validate lookups, result-processor negotiation, response hooks).
 //
-// Known documents live in a bounded LRU keyed by document text and operation name. An entry is learnt from yoga's
+// Known documents live in an LRU keyed by document text and operation name, bounded in entries and in bytes. An entry is learnt from yoga's
 // own verdict: a plugin notes each document yoga validated without errors for a whole query (no @defer or @stream,
 // not a mutation or subscription) sent with no extensions. The schema does not change while the process runs, so a
 // verdict never goes stale; the bound is the only eviction. Everything else stays yoga's: a document seen for the first
@@ -13,6 +13,7 @@
 import { getCORSHeadersByRequestAndOptions } from '@whatwg-node/server';
 import type { DocumentNode, ExecutionResult } from 'graphql';
 import { type Plugin, processRegularResult } from 'graphql-yoga';
+import { byteBoundedCache, documentBytes } from '../core/byte-bounded-caches.js';
 import { isWholeQuery } from './incremental-delivery.js';
 import { internalSchema } from './schema.js';
 import {
@@ -60,6 +61,8 @@ export function createPreparedLane(
   yogaOf: () => Yoga,
   options: {
     maxDocuments: number;
+    /** Bytes the documents it keeps may hold, by src/core/byte-bounded-caches.ts's estimate. */
+    maxBytes: number;
     handBody: HandBody;
     /**
      * Shadow mode (tests): a document not known yet is parsed and validated by the lane itself, through the same
@@ -68,26 +71,23 @@ export function createPreparedLane(
     prepareUnknown?: boolean;
   },
 ): PreparedLane {
-  const documents = new Map<string, DocumentNode>();
+  const documents = byteBoundedCache<string, DocumentNode>({
+    maxBytes: options.maxBytes,
+    maxEntries: options.maxDocuments,
+    sizeOf: (_document, key) => documentBytes(key),
+  });
   let served = 0;
   let declined = 0;
 
   const learn = (query: string, operationName: string | null | undefined, document: DocumentNode) => {
     if (query.length > MAX_LANE_DOCUMENT_LENGTH || !isWholeQuery(document, operationName)) return;
     const key = keyOf(query, operationName);
-    if (documents.has(key)) return;
-    if (documents.size >= options.maxDocuments) documents.delete(documents.keys().next().value as string);
-    documents.set(key, document);
+    if (!documents.has(key)) documents.set(key, document);
   };
 
-  /** The document, most recently used last (a Map keeps insertion order: the first key is the least recent). */
+  /** The document (now the most recently used), or the shadow mode's own verdict. */
   const known = (params: LaneParams, request: Request): DocumentNode | undefined => {
-    const key = keyOf(params.query, params.operationName);
-    const document = documents.get(key);
-    if (document && documents.size > 1) {
-      documents.delete(key);
-      documents.set(key, document);
-    }
+    const document = documents.get(keyOf(params.query, params.operationName));
     return document ?? (options.prepareUnknown ? prepare(params, request) : undefined);
   };
 

@@ -1,5 +1,6 @@
 // The optional response cache (README "HTTP caching", RESPONSE_CACHE=true): query results of a signed-in account,
-// kept in process (at most RESPONSE_CACHE_MAX_ENTRIES, each ≤ 256 KiB, at most RESPONSE_CACHE_TTL_SECONDS old).
+// kept in process (at most RESPONSE_CACHE_MAX_ENTRIES and RESPONSE_CACHE_MAX_MB by estimate, each ≤ 256 KiB of JSON,
+// at most RESPONSE_CACHE_TTL_SECONDS old).
 //
 // Invalidation is by generation: a counter bumped after every write becomes visible (src/db/committed-writes.ts sees
 // every write of every code path: mutations of both doors, provider callbacks, the delivery worker), kept in Redis when
@@ -10,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { getDocumentString } from '@envelop/core';
 import { type ExecutionResult, print } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { byteBoundedCache, jsonBytes } from '../core/byte-bounded-caches.js';
 import type { RedisLink } from '../core/redis.js';
 import type { Context } from './context.js';
 import { isWholeQuery } from './incremental-delivery.js';
@@ -69,11 +71,17 @@ interface Entry {
 export interface ResponseCacheOptions {
   generation: Generation;
   maxEntries: number;
+  /** Bytes the kept results may hold (src/core/byte-bounded-caches.ts's estimate). */
+  maxBytes: number;
   ttlSeconds: number;
 }
 
-export function responseCache({ generation, maxEntries, ttlSeconds }: ResponseCacheOptions): Plugin {
-  const entries = new Map<string, Entry>();
+export function responseCache({ generation, maxEntries, maxBytes, ttlSeconds }: ResponseCacheOptions): Plugin {
+  const entries = byteBoundedCache<string, Entry & { bytes: number }>({
+    maxBytes,
+    maxEntries,
+    sizeOf: (entry) => entry.bytes,
+  });
 
   // A read-only token sees some fields masked (Webhook.secret): its answers are kept apart from the account's others.
   const keyOf = (
@@ -108,9 +116,6 @@ export function responseCache({ generation, maxEntries, ttlSeconds }: ResponseCa
       const cached = entries.get(key);
       if (cached) {
         if (cached.generation === before && Date.now() - cached.storedAt < ttlSeconds * 1000) {
-          // Most recently used last: the first entry is the one to evict.
-          entries.delete(key);
-          entries.set(key, cached);
           setResultAndStopExecution(cached.result);
           return undefined;
         }
@@ -120,9 +125,9 @@ export function responseCache({ generation, maxEntries, ttlSeconds }: ResponseCa
         onExecuteDone({ result }) {
           // Incremental (@defer/@stream) results and results with errors are not kept.
           if (Symbol.asyncIterator in result || result.errors?.length) return;
-          if (JSON.stringify(result.data ?? null).length > MAX_RESULT_BYTES) return;
-          if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
-          entries.set(key, { generation: before, result, storedAt: Date.now() });
+          const length = JSON.stringify(result.data ?? null).length;
+          if (length > MAX_RESULT_BYTES) return;
+          entries.set(key, { generation: before, result, storedAt: Date.now(), bytes: jsonBytes(length) });
         },
       };
     },

@@ -6,9 +6,10 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { PothosValidationError } from '@pothos/core';
-import { GraphQLError } from 'graphql';
+import { type DocumentNode, GraphQLError } from 'graphql';
 import { createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { ablated } from '../core/ablation.js';
+import { byteBoundedCache, documentBytes, MB, parseErrorBytes } from '../core/byte-bounded-caches.js';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../db/availability.js';
 import { badInput, DomainError, serviceUnavailable } from '../core/errors.js';
 import { UNKNOWN_CLIENT } from '../core/request-context.js';
@@ -28,6 +29,9 @@ import { readOnlyTokens } from './read-only-tokens.js';
 import { schema } from './schema.js';
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, Context>;
+
+/** MiB that parse errors (each holding the text it points into) may hold. */
+export const PARSE_ERROR_CACHE_MB = 8;
 
 /** Expected errors keep their message and code; anything else becomes "Unexpected error." and is logged. */
 /** PostgreSQL refuses text holding U+0000 (SQLite stores it): the client's mistake, not a failure. */
@@ -266,6 +270,17 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
       withTokenFromLogin((await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options)),
     maskedErrors: { maskError: (error, message, isDev) => maskDomainErrors(services, error, message, isDev) },
     logging: yogaLogger(services.logger),
+    // Parsed documents and parse errors, bounded in bytes (yoga's own caches count 1 024 entries of any size).
+    parserAndValidationCache: {
+      documentCache: byteBoundedCache<string, DocumentNode>({
+        maxBytes: services.config.GRAPHQL_DOCUMENT_CACHE_MB * MB,
+        sizeOf: (_document, text) => documentBytes(text),
+      }),
+      errorCache: byteBoundedCache<string, NonNullable<unknown>>({
+        maxBytes: PARSE_ERROR_CACHE_MB * MB,
+        sizeOf: (_error, text) => parseErrorBytes(text),
+      }),
+    },
     plugins: [
       // Before any plugin that may answer in execution's place (the response cache, read-only tokens).
       confirmProvisionalCredentials((context) => yoga.getEnveloped(context).execute),

@@ -56,6 +56,18 @@ describe('the prepared lane', () => {
     expect(byGet.text).toBe(first.text);
   });
 
+  it('keeps documents within GRAPHQL_DOCUMENT_CACHE_MB, by estimate, whatever their number', async () => {
+    // A 4 KB document is charged ~670 KB (src/core/byte-bounded-caches.ts): 1 MiB holds one of them.
+    const t = await start({ GRAPHQL_PREPARED_LANE: 'on', GRAPHQL_DOCUMENT_CACHE_MB: '1' });
+    const { token } = await t.account();
+    for (let i = 0; i < 10; i++) {
+      const query = `query Q${i} { viewer { email } } # ${'x'.repeat(4000)}`;
+      expect((await post(t, { query }, {}, token)).body.data.viewer.email).toMatch(/@/);
+      expect(t.app.lane?.stats().documents).toBeLessThanOrEqual(1);
+    }
+    expect(t.app.lane?.stats().documents).toBe(1);
+  });
+
   it('is not there when off, nor under PERSISTED_OPERATIONS=only', async () => {
     expect((await start({ GRAPHQL_PREPARED_LANE: 'off' })).app.lane).toBeNull();
     expect((await start({ PERSISTED_OPERATIONS: 'only' })).app.lane).toBeNull();

@@ -95,6 +95,23 @@ describe('RESPONSE_CACHE=true', () => {
     expect(campaignReads(t)).toBe(1);
   });
 
+  it('holds at most RESPONSE_CACHE_MAX_MB of results, by estimate (src/core/byte-bounded-caches.ts)', async () => {
+    // 1 MiB holds five results of 45 KB of JSON (each charged ~180 KB), not eight.
+    const t = await start({ RESPONSE_CACHE_MAX_MB: '1' });
+    const { token } = await t.account();
+    const script = 'x'.repeat(45_000);
+    const campIds = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+    for (const campId of campIds) await createLegacyCampaign(t, token, campId, { script });
+    const queries = campIds.map((campId) => `{ campaign(campId: "${campId}") { script } }`);
+    for (const query of queries) await t.gql(query, {}, token);
+    t.resetQueries();
+    await t.gql(queries[7]!, {}, token); // the newest: still cached
+    await t.gql(queries[6]!, {}, token);
+    expect(campaignReads(t)).toBe(0);
+    await t.gql(queries[0]!, {}, token); // evicted for bytes (the entry count, 1000, was never reached)
+    expect(campaignReads(t)).toBe(1);
+  });
+
   it('a write on one instance is visible to the next read on the other (generation shared through Redis)', async () => {
     const shared: Record<string, string> = TEST_DATABASE_URL
       ? {}
