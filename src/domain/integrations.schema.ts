@@ -5,7 +5,10 @@ import { z } from 'zod';
 import { httpUrlField } from '../validation/fields.js';
 
 export interface IntegrationField {
-  /** Encrypted at rest, shown only as "****" + last 4. */
+  /**
+   * Encrypted at rest, shown only as "****" + last 4. On connect, that mask sent back keeps the stored secret
+   * (src/domain/integrations.ts).
+   */
   secret?: boolean;
   /** Optional fields may be omitted (then `default`, or null). */
   optional?: boolean;

@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
 import { maskSecret, type SecretBox } from '../security/secrets.js';
-import { notFound } from '../core/errors.js';
+import { badInput, type InputIssue, notFound } from '../core/errors.js';
 import type { IntegrationKind } from './integrations.schema.js';
 
 export type FieldValues = Record<string, string | null>;
@@ -17,13 +17,36 @@ export interface IntegrationView {
   updatedAt: string;
 }
 
-function split(kind: IntegrationKind, input: Record<string, unknown>) {
+/** Whether a value is shaped like a mask this gateway shows ("****" and at most 4 more characters). */
+export const looksLikeMask = (value: string): boolean => /^\*{4}[^*]{0,4}$/u.test(value);
+
+/**
+ * The plain fields and the secrets to store. A secret sent back as the mask the server shows of the stored one keeps
+ * the stored secret (a settings form, or an agent, changes one field and sends back what it read); any other
+ * mask-shaped value is refused, never stored as the secret. `stored` is null when the kind is not connected.
+ */
+function split(kind: IntegrationKind, input: Record<string, unknown>, stored: FieldValues | null) {
   const fields: FieldValues = {};
   const secrets: FieldValues = {};
+  const issues: InputIssue[] = [];
   for (const [name, field] of Object.entries(kind.fields)) {
-    const value = input[name];
-    (field.secret ? secrets : fields)[name] = typeof value === 'string' ? value : null;
+    const value = typeof input[name] === 'string' ? input[name] : null;
+    if (!field.secret) fields[name] = value;
+    else if (value !== null && looksLikeMask(value)) {
+      const kept = stored?.[name] ?? null;
+      if (kept !== null && value === maskSecret(kept)) secrets[name] = kept;
+      else {
+        issues.push({
+          path: ['input', name],
+          type: 'value_error',
+          message:
+            'is a masked value, not the secret: send the secret itself, or send back unchanged the mask the ' +
+            'server showed to keep the stored one',
+        });
+      }
+    } else secrets[name] = value;
   }
+  if (issues.length > 0) throw badInput(issues);
   return { fields, secrets };
 }
 
@@ -46,7 +69,13 @@ export async function connectIntegration(
   kind: IntegrationKind,
   input: Record<string, unknown>,
 ): Promise<IntegrationView> {
-  const { fields, secrets } = split(kind, input);
+  // What is stored already, when a secret is sent back as its mask.
+  const keepsAny = Object.entries(kind.fields).some(([name, field]) => {
+    const value = input[name];
+    return field.secret && typeof value === 'string' && looksLikeMask(value);
+  });
+  const stored = keepsAny ? await readIntegrationSecrets(db, box, accountId, kind) : null;
+  const { fields, secrets } = split(kind, input, stored);
   const row = {
     account_id: accountId,
     kind: kind.kind,

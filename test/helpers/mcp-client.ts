@@ -22,7 +22,7 @@ export async function mcpDoor() {
   await client.connect(
     new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${session.token}` } } }),
   );
-  return { t, token: session.token, client };
+  return { t, token: session.token, apiKey: session.apiKey, client };
 }
 
 /** A tool's answer: its structured content, or `{ error: <code> }` for a tool error (with the message beside it). */

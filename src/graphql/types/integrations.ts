@@ -103,11 +103,14 @@ function integrationType(kind: IntegrationKind) {
 function integrationInput(kind: IntegrationKind, name: string, current: boolean) {
   return builder
     .inputType(name, {
-      description: `The ${kind.label.toLowerCase()} integration's fields; setting them again replaces them all.`,
+      description: `The ${kind.label.toLowerCase()} integration's fields; setting them again replaces them all, except a secret sent back as the mask you read (kept).`,
       fields: (t) =>
         Object.fromEntries(
           Object.entries(kind.fields).map(([field, declared]) => {
-            const { description, closedSet } = declared;
+            const { closedSet } = declared;
+            const description = declared.secret
+              ? `${declared.description} Send back unchanged the mask you read to keep the stored one.`
+              : declared.description;
             if (!current) return [field, t.string({ required: !declared.optional, description })];
             const required = !declared.optional || declared.default !== undefined;
             const defaultValue = declared.default !== undefined ? { defaultValue: declared.default } : {};
@@ -125,7 +128,7 @@ function integrationInput(kind: IntegrationKind, name: string, current: boolean)
 
 /** The `input` argument of the connect mutations. */
 export const connectInput = (kind: IntegrationKind) =>
-  `Every field of the ${displayName(kind)} integration; what was stored before is replaced.`;
+  `Every field of the ${displayName(kind)} integration; what was stored before is replaced (a secret sent back as the mask you read is kept).`;
 
 /** `<kind>Connect` and `<kind>Disconnect`: the mutations of each kind (docs/graphql.md#mutations). */
 export const connectMutationOf = (kind: IntegrationKind) => `${kind.kind}Connect`;
