@@ -129,6 +129,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       {
         requestsPerMinute: config.RATE_LIMIT_PER_MINUTE,
         anonymousPerMinute: config.ANONYMOUS_RATE_LIMIT_PER_MINUTE,
+        callbacksPerMinute: config.CALLBACK_RATE_LIMIT_PER_MINUTE,
         largeBodyMiBPerMinute: config.LARGE_BODY_MIB_PER_MINUTE,
         loginMaxFailures: config.LOGIN_MAX_FAILURES,
         loginWindowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS,

@@ -58,6 +58,11 @@ const envSchema = z
     /** Requests without a valid bearer token (sign-up, login, provider webhooks, …) per client address per minute. */
     ANONYMOUS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
     /**
+     * Signed provider callbacks (call status; social messages with an app secret) per account per minute, counted
+     * once their signature is verified, never against the sender's address (README "Limits").
+     */
+    CALLBACK_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(6000),
+    /**
      * Request bodies over 64 KiB, in MiB per tenant (account, or client address without a token) per minute: parsing a
      * large body takes the shared event loop milliseconds, so a tenant may not send them back to back.
      */

@@ -13,6 +13,8 @@ interface RequestState {
   credentialCheck?: CredentialCheck;
   /** A second answer computed only to compare with the first (runAsShadow). */
   shadow?: boolean;
+  /** A signed provider callback counted against its account's budget (src/graphql/callback-budget.ts). */
+  callbackCounted?: boolean;
 }
 
 /**
@@ -72,6 +74,16 @@ export function noteErrorCode(code: string): void {
   if (!state) return;
   state.errorCodes ??= [];
   if (state.errorCodes.length < 10 && !state.errorCodes.includes(code)) state.errorCodes.push(code);
+}
+
+/** A signed callback of this request was verified and counted against its account. */
+export function noteCallbackCounted(): void {
+  const state = storage.getStore();
+  if (state) state.callbackCounted = true;
+}
+
+export function callbackCounted(): boolean {
+  return storage.getStore()?.callbackCounted === true;
 }
 
 export function currentErrorCodes(): string[] | undefined {

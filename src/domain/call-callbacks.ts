@@ -39,7 +39,13 @@ function isCallbackUrlOf(url: string, apiKey: string, campId: string): boolean {
 }
 
 /** Nothing is read or stored before the URL, the key and the signature check out. */
-export async function receiveCallStatus(db: Kysely<Database>, box: SecretBox, callback: CallStatusCallback) {
+export async function receiveCallStatus(
+  db: Kysely<Database>,
+  box: SecretBox,
+  callback: CallStatusCallback,
+  /** Runs once the signature checks out, before anything is read or stored for it (the account's callback budget). */
+  verified: (accountId: string) => Promise<void> = async () => undefined,
+) {
   if (!isCallbackUrlOf(callback.url, callback.apiKey, callback.campId)) throw forbidden('Invalid signature');
   const account = await findAccountByApiKey(db, callback.apiKey);
   if (!account) throw forbidden('Invalid API key');
@@ -48,6 +54,7 @@ export async function receiveCallStatus(db: Kysely<Database>, box: SecretBox, ca
   if (!authToken || !verifyTelephonySignature(authToken, callback.url, callback.params, callback.signature)) {
     throw forbidden('Invalid signature');
   }
+  await verified(account.id);
   await requireCampaign(db, account.id, callback.campId);
   const parsed = callbackParamsSchema.safeParse(callback.params);
   if (!parsed.success) throw badInput(issuesFromZod(parsed.error.issues, callback.params, ['params']));

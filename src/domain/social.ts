@@ -71,6 +71,11 @@ export async function receiveSocialMessages(
   db: Kysely<Database>,
   box: SecretBox,
   request: { apiKey: string; campId: string; rawBody: string; signature?: string | null },
+  /**
+   * Runs once the request is accepted, before the body is read: `signed` when its signature was checked against the
+   * stored app secret (the account's callback budget), not when no app secret is stored.
+   */
+  accepted: (accountId: string, signed: boolean) => Promise<void> = async () => undefined,
 ): Promise<SocialMessage[]> {
   const account = await findAccountByApiKey(db, request.apiKey);
   if (!account) throw forbidden('Invalid API key');
@@ -79,6 +84,7 @@ export async function receiveSocialMessages(
   if (secrets.appSecret && !verifyHubSignature(secrets.appSecret, request.rawBody, request.signature)) {
     throw forbidden('Invalid signature');
   }
+  await accepted(account.id, Boolean(secrets.appSecret));
   await requireCampaign(db, account.id, request.campId);
 
   let body: unknown;

@@ -30,7 +30,7 @@ import { limitBody } from './body-limit.js';
 import { withETag } from './etag.js';
 import { clientAddressOf } from './client-address.js';
 import { HEALTH_PATHS } from './health.js';
-import { bodyBudgetResponse, rateLimitResponse, tenantOf } from './rate-limit.js';
+import { bodyBudgetResponse, isSignedCallback, rateLimitResponse, tenantOf } from './rate-limit.js';
 import { refuse } from './refusal.js';
 import { METRICS_PATH, type Metrics } from './metrics.js';
 import {
@@ -41,6 +41,7 @@ import {
   requestIdFor,
   runAsShadow,
   runWithRequestId,
+  callbackCounted,
 } from '../core/request-context.js';
 
 export interface Doors {
@@ -130,7 +131,8 @@ export function createDoors({
     // Refusals before the door, in the MCP door's JSON-RPC shape at /mcp.
     const refused = (response: Response) =>
       url.pathname === MCP_PATH ? asJsonRpcRefusal(response, received, services.config) : response;
-    const limited = limiting ? await rateLimitResponse(services, tenant, isRest) : null;
+    const signedCallback = isRest && !tenant.authenticated && isSignedCallback(received, url.pathname);
+    const limited = limiting ? await rateLimitResponse(services, tenant, isRest, signedCallback) : null;
     if (limited) return refused(limited);
     // Scraped by Prometheus, rate limited as any request (a scrape counts the outbox backlog).
     if (url.pathname === METRICS_PATH && received.method === 'GET') return metrics.serve(received);
@@ -152,7 +154,10 @@ export function createDoors({
         }
       }
       try {
-        return await rest(request, url, clientAddress, auth);
+        const answer = await rest(request, url, clientAddress, auth);
+        // A request let through as a signed callback that was not one after all: its address pays (callback-budget.ts).
+        if (limiting && signedCallback && !callbackCounted()) await services.limits.anonymousRequest(clientAddress);
+        return answer;
       } catch (error) {
         if (services.availability.failed(error)) return databaseUnavailable(true);
         logger.error({ err: error, method: request.method }, 'unexpected error in a REST call');

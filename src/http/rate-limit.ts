@@ -30,11 +30,37 @@ const tooMany = (rest: boolean, what: string, wait: number) =>
     headers: { 'retry-after': String(wait) },
   });
 
-export async function rateLimitResponse(services: Services, tenant: Tenant, rest: boolean): Promise<Response | null> {
+/**
+ * Provider callbacks that carry a signature (`POST /api/v3/telephony_webhook/…` with X-Telephony-Signature,
+ * `POST /api/v3/social_webhook/…` with X-Hub-Signature-256): counted after their signature is checked, against their
+ * own account (src/graphql/callback-budget.ts), not here against the sender's address.
+ */
+const SIGNED_CALLBACKS: ReadonlyArray<[prefix: string, header: string]> = [
+  ['/api/v3/telephony_webhook/', 'x-telephony-signature'],
+  ['/api/v3/social_webhook/', 'x-hub-signature-256'],
+];
+
+export const isSignedCallback = (request: Request, pathname: string): boolean =>
+  request.method === 'POST' &&
+  SIGNED_CALLBACKS.some(([prefix, header]) => pathname.startsWith(prefix) && request.headers.has(header));
+
+/**
+ * The request rate check before a door. `signedCallback`: the request is let through uncounted while its address has
+ * budget left (its signature is checked, then counted, by the callback's resolver).
+ */
+export async function rateLimitResponse(
+  services: Services,
+  tenant: Tenant,
+  rest: boolean,
+  signedCallback = false,
+): Promise<Response | null> {
   const { config, limits } = services;
+  const address = tenant.key.slice('address:'.length);
   const wait = tenant.authenticated
     ? await limits.request(tenant.key.slice('account:'.length))
-    : await limits.anonymousRequest(tenant.key.slice('address:'.length));
+    : signedCallback
+      ? await limits.anonymousSpent(address)
+      : await limits.anonymousRequest(address);
   if (wait === null) return null;
   return tooMany(
     rest,

@@ -9,6 +9,7 @@ import { RateLimiterMemory, type RateLimiterAbstract, RateLimiterRedis, RateLimi
 export interface RateLimitSettings {
   requestsPerMinute: number;
   anonymousPerMinute: number;
+  callbacksPerMinute: number;
   largeBodyMiBPerMinute: number;
   loginMaxFailures: number;
   loginWindowSeconds: number;
@@ -19,6 +20,13 @@ export interface RateLimits {
   request(accountId: string): Promise<number | null>;
   /** Counts one request without a valid bearer token from this client address; the same answer as `request`. */
   anonymousRequest(address: string): Promise<number | null>;
+  /**
+   * Whether this address has spent its budget of requests without a token, without counting one: the seconds to
+   * wait, or null. A signed callback is let through to its signature check only while this is null.
+   */
+  anonymousSpent(address: string): Promise<number | null>;
+  /** Counts one signed provider callback of the account, once its signature is verified; the same answer. */
+  callback(accountId: string): Promise<number | null>;
   /**
    * Counts a request body of `bytes` against the tenant's budget of large bodies (those over LARGE_BODY_BYTES; the
    * rest are free); the same answer as `request`.
@@ -73,6 +81,7 @@ function limiter(
 export function createRateLimits(settings: RateLimitSettings, redis: RedisLink | null): RateLimits {
   const requests = limiter(redis, 'requests', settings.requestsPerMinute, 60);
   const anonymous = limiter(redis, 'anonymous', settings.anonymousPerMinute, 60);
+  const callbacks = limiter(redis, 'callbacks', settings.callbacksPerMinute, 60);
   const bodies = limiter(redis, 'large-bodies', (settings.largeBodyMiBPerMinute * 1024 * 1024) / BODY_UNIT, 60);
   const logins = limiter(redis, 'login-failures', settings.loginMaxFailures, settings.loginWindowSeconds);
   const key = (email: string, address: string) => JSON.stringify([email.trim().toLowerCase(), address]);
@@ -80,6 +89,13 @@ export function createRateLimits(settings: RateLimitSettings, redis: RedisLink |
   return {
     request: (accountId) => consume(requests(), accountId),
     anonymousRequest: (address) => consume(anonymous(), address),
+    async anonymousSpent(address) {
+      const spent = await anonymous()
+        .get(address)
+        .catch(() => null);
+      return spent && spent.remainingPoints <= 0 ? secondsOf(spent.msBeforeNext) : null;
+    },
+    callback: (accountId) => consume(callbacks(), accountId),
     bodyBytes: (tenant, bytes) =>
       bytes > LARGE_BODY_BYTES ? consume(bodies(), tenant, Math.ceil(bytes / BODY_UNIT)) : Promise.resolve(null),
     loginAttempt: (email, address) => consume(logins(), key(email, address)),

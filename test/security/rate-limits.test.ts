@@ -10,6 +10,7 @@ import { createRateLimits, LARGE_BODY_BYTES, type RateLimitSettings } from '../.
 const SETTINGS: RateLimitSettings = {
   requestsPerMinute: 2,
   anonymousPerMinute: 2,
+  callbacksPerMinute: 100,
   largeBodyMiBPerMinute: 1,
   loginMaxFailures: 2,
   loginWindowSeconds: 300,

@@ -5,6 +5,7 @@ import { recordCallOutcome } from '../../domain/call-outcomes.js';
 import { CALLBACK_FORM_LIMITS } from '../../domain/call-logs.schema.js';
 import { payloadType, replacedBy, rerooted } from '../payloads.js';
 import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
+import { callbackAccepted } from '../callback-budget.js';
 import { CallLogRef } from './call-log.js';
 
 /**
@@ -44,7 +45,10 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_root, args, context) => {
       const params = Object.fromEntries(Object.entries(args.params).map(([name, value]) => [name, String(value)]));
-      const { log } = await receiveCallStatus(context.db, context.secrets, { ...args, params });
+      const accepted = callbackAccepted(context);
+      const { log } = await receiveCallStatus(context.db, context.secrets, { ...args, params }, (accountId) =>
+        accepted(accountId, true),
+      );
       return log;
     },
   }),

@@ -8,6 +8,7 @@ import {
   verifySocialSubscription,
 } from '../../domain/social.js';
 import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
+import { callbackAccepted } from '../callback-budget.js';
 import { scopedNode } from '../global-ids.js';
 import { keysetConnection } from '../pagination.js';
 import { CampaignRef } from './campaign.js';
@@ -99,6 +100,7 @@ builder.mutationField('receiveSocialWebhook', (t) =>
       rawBody: t.arg.string({ required: true }),
       signature: t.arg.string(),
     },
-    resolve: async (_root, args, context) => (await receiveSocialMessages(context.db, context.secrets, args)).length,
+    resolve: async (_root, args, context) =>
+      (await receiveSocialMessages(context.db, context.secrets, args, callbackAccepted(context))).length,
   }),
 );
