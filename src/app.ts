@@ -41,8 +41,11 @@ import { createSecretBox } from './security/secrets.js';
 import { createTokenIssuer } from './security/tokens.js';
 
 export interface App {
-  /** `client.address`: the socket's peer address (absent for in-process calls). */
-  fetch(request: Request, client?: { address?: string }): Promise<Response>;
+  /**
+   * `client.address`: the socket's peer address (absent for in-process calls); `client.target`: the request target as
+   * sent, before the URL normalised it (the node:http listener gives it; src/http/path-variants.ts).
+   */
+  fetch(request: Request, client?: { address?: string; target?: string }): Promise<Response>;
   yoga: Yoga;
   /** The prepared lane, when it is on (its stats: tests and docs/graphql.md). */
   lane: PreparedLane | null;
@@ -243,7 +246,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       void websockets.closeAll();
       services.streams.closeAll();
     },
-    fetch: (request, client) => doors(request, client?.address),
+    fetch: (request, client) => doors(request, client?.address, client?.target),
     async close() {
       await websockets.closeAll();
       stopListening();

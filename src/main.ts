@@ -19,7 +19,11 @@ async function main(): Promise<void> {
   const config = loadConfig();
   settings = config;
   const app = await createApp(config);
-  const { server, shutdown } = createHttpServer(app);
+  const { server, shutdown } = createHttpServer(app, {
+    headersMs: config.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
+    requestMs: config.HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
+    keepAliveMs: config.HTTP_KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
+  });
 
   // Installed before the server listens (and says so): a SIGTERM sent as soon as the address is printed must find
   // them, or the default action would kill the process mid-start.

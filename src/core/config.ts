@@ -57,6 +57,10 @@ const envSchema = z
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1200),
     /** Requests without a valid bearer token (sign-up, login, provider webhooks, …) per client address per minute. */
     ANONYMOUS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
+    /** The listener's timeouts (README "Limits"): a request's headers, the whole request, an idle keep-alive connection. */
+    HTTP_HEADERS_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(10),
+    HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+    HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(5),
     /**
      * Signed provider callbacks (call status; social messages with an app secret) per account per minute, counted
      * once their signature is verified, never against the sender's address (README "Limits").

@@ -1,4 +1,6 @@
 // Recognises database errors the domain reacts to, on both dialects.
+import { isClientAbort } from '../core/client-abort.js';
+
 export function isUniqueViolation(error: unknown): boolean {
   if (typeof error !== 'object' || error === null || !('code' in error)) return false;
   const code = (error as { code: unknown }).code;
@@ -35,6 +37,8 @@ const UNAVAILABLE_MESSAGES =
 /** Whether an error means the database cannot be reached right now (not that the query was wrong). */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
+  // A client that closed its own request says ECONNRESET too; the database has nothing to do with it.
+  if (isClientAbort(error)) return false;
   const code = 'code' in error ? String(error.code) : '';
   if (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || code.startsWith('SQLITE_IOERR')) return true;
   if (error instanceof AggregateError) return error.errors.some(isDatabaseUnavailable);

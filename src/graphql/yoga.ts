@@ -9,6 +9,7 @@ import { PothosValidationError } from '@pothos/core';
 import { type DocumentNode, GraphQLError } from 'graphql';
 import { createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { ablated } from '../core/ablation.js';
+import { isClientAbort } from '../core/client-abort.js';
 import { byteBoundedCache, documentBytes, MB, parseErrorBytes } from '../core/byte-bounded-caches.js';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../db/availability.js';
 import { badInput, DomainError, serviceUnavailable } from '../core/errors.js';
@@ -41,6 +42,12 @@ const isNulCharacterError = (error: unknown) =>
 const unavailable = serviceUnavailable(DATABASE_RETRY_AFTER_SECONDS);
 
 function maskDomainErrors(services: Services, error: unknown, message: string, isDev?: boolean): Error {
+  // The client closed its request before it was read: nobody will see the answer; the access line says 499.
+  if (isClientAbort(error)) {
+    return new GraphQLError('The client closed the request before it was read.', {
+      extensions: { code: 'CLIENT_CLOSED_REQUEST', http: { status: 499 } },
+    });
+  }
   // A request yoga could not read (bad JSON in `variables` or `extensions`): a 400, not a failure.
   if (!(error instanceof GraphQLError) && error instanceof SyntaxError) {
     return new GraphQLError(`The request is not valid: ${error.message}`, {

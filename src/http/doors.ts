@@ -26,7 +26,9 @@ import {
 } from '@opentelemetry/api';
 import { ablated } from '../core/ablation.js';
 import { tracer } from '../core/tracing.js';
+import { isClientAbort } from '../core/client-abort.js';
 import { limitBody } from './body-limit.js';
+import { hasPathVariant } from './path-variants.js';
 import { withETag } from './etag.js';
 import { clientAddressOf } from './client-address.js';
 import { HEALTH_PATHS } from './health.js';
@@ -88,6 +90,20 @@ async function withErrorBody(response: Response): Promise<Response> {
   return refuse(false, { status: response.status, message, code: 'BAD_REQUEST', headers });
 }
 
+/** The methods any door serves; any other (TRACE, CONNECT, WebDAV's, made-up ones) is answered 405 at once. */
+const STANDARD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+const methodNotAllowed = (rest: boolean, allow: string) =>
+  refuse(rest, {
+    status: 405,
+    message: 'Method Not Allowed',
+    code: 'METHOD_NOT_ALLOWED',
+    headers: { allow },
+  });
+
+/** The answer to a request whose client went away before it was read (nobody receives it; logged as 499). */
+const clientClosed = () => new Response(null, { status: CLIENT_CLOSED_REQUEST });
+
 const databaseUnavailable = (rest: boolean) =>
   refuse(rest, {
     status: 503,
@@ -108,7 +124,7 @@ export function createDoors({
   shadow,
   mcp,
   metrics,
-}: Doors): (request: Request, socketAddress?: string) => Promise<Response> {
+}: Doors): (request: Request, socketAddress?: string, target?: string) => Promise<Response> {
   const { logger } = services;
 
   /** A request the lane answered, answered again by yoga (GRAPHQL_PREPARED_LANE=shadow): its own credential check. */
@@ -119,11 +135,25 @@ export function createDoors({
     return withETag(copy, await withErrorBody(await serveGraphQL(yoga, copy, { clientAddress, auth })));
   };
 
-  const route = async (received: Request, url: URL, clientAddress: string): Promise<Response> => {
-    if (HEALTH_PATHS.has(url.pathname) && (received.method === 'GET' || received.method === 'HEAD')) {
-      return health(url.pathname);
-    }
+  const route = async (received: Request, url: URL, clientAddress: string, target?: string): Promise<Response> => {
     const isRest = url.pathname === REST_PREFIX || url.pathname.startsWith(`${REST_PREFIX}/`);
+    // A path that names a route only once normalised is not that route (src/http/path-variants.ts).
+    if (target !== undefined && hasPathVariant(target)) return detailResponse(404, 'Not Found');
+    if (HEALTH_PATHS.has(url.pathname)) {
+      if (received.method === 'GET' || received.method === 'HEAD') return health(url.pathname);
+      return methodNotAllowed(true, 'GET, HEAD');
+    }
+    if (!STANDARD_METHODS.has(received.method)) {
+      // The REST router names the methods of each path (and answers 404 for a path it does not know); nothing reads
+      // the body of such a request.
+      if (isRest) return rest(received, url, clientAddress);
+      if (url.pathname === MCP_PATH) {
+        return asJsonRpcRefusal(methodNotAllowed(false, 'GET, POST, DELETE'), received, services.config);
+      }
+      if (url.pathname === '/graphql') return methodNotAllowed(false, 'GET, POST, OPTIONS');
+      if (url.pathname === METRICS_PATH) return methodNotAllowed(true, 'GET');
+      return detailResponse(404, 'Not Found');
+    }
     const limiting = !ablated.has('rate-limit');
     // A token issued to an agent for /mcp is a credential there only (docs/mcp-oauth.md).
     const auth = requestAuth(services, received.headers.get('authorization'), url.pathname === MCP_PATH ? 'mcp' : null);
@@ -135,7 +165,9 @@ export function createDoors({
     const limited = limiting ? await rateLimitResponse(services, tenant, isRest, signedCallback) : null;
     if (limited) return refused(limited);
     // Scraped by Prometheus, rate limited as any request (a scrape counts the outbox backlog).
-    if (url.pathname === METRICS_PATH && received.method === 'GET') return metrics.serve(received);
+    if (url.pathname === METRICS_PATH) {
+      return received.method === 'GET' ? metrics.serve(received) : methodNotAllowed(true, 'GET');
+    }
     const request = ablated.has('body-limit') ? received : await limitBody(received, isRest);
     if (request instanceof Response) return refused(request);
     const bytes = Number(request.headers.get('content-length') ?? 0);
@@ -159,6 +191,7 @@ export function createDoors({
         if (limiting && signedCallback && !callbackCounted()) await services.limits.anonymousRequest(clientAddress);
         return answer;
       } catch (error) {
+        if (isClientAbort(error) || received.signal.aborted) return clientClosed();
         if (services.availability.failed(error)) return databaseUnavailable(true);
         logger.error({ err: error, method: request.method }, 'unexpected error in a REST call');
         return detailResponse(500, 'Internal Server Error');
@@ -168,6 +201,7 @@ export function createDoors({
       try {
         return await mcp(request, clientAddress, auth);
       } catch (error) {
+        if (isClientAbort(error) || received.signal.aborted) return clientClosed();
         if (services.availability.failed(error)) return databaseUnavailable(false);
         throw error;
       }
@@ -189,12 +223,13 @@ export function createDoors({
       if (ablated.has('door-wrappers')) return await serveGraphQL(yoga, toYoga, facts);
       return withETag(toYoga, await withErrorBody(await serveGraphQL(yoga, toYoga, facts)));
     } catch (error) {
+      if (isClientAbort(error) || received.signal.aborted) return clientClosed();
       if (services.availability.failed(error)) return databaseUnavailable(false);
       throw error;
     }
   };
 
-  return (request, socketAddress) => {
+  return (request, socketAddress, target) => {
     const requestId = requestIdFor(request);
     const clientAddress = clientAddressOf(request, socketAddress, services.config.TRUST_PROXY);
     // A SERVER span per request, continuing the caller's W3C traceparent: only when tracing is on (even the
@@ -210,11 +245,15 @@ export function createDoors({
         const url = new URL(request.url);
         let response: Response;
         try {
-          response = await route(request, url, clientAddress);
+          response = await route(request, url, clientAddress, target);
         } catch (error) {
-          span.setStatus({ code: SpanStatusCode.ERROR });
-          span.end();
-          throw error;
+          // The client went away while its body was read (before any door's own handling): 499, nothing else.
+          if (!isClientAbort(error) && !request.signal.aborted) {
+            span.setStatus({ code: SpanStatusCode.ERROR });
+            span.end();
+            throw error;
+          }
+          response = clientClosed();
         }
         if (!ablated.has('door-wrappers')) response.headers.set('x-request-id', requestId);
         // The one line per request. Client mistakes (4xx, GraphQL error codes) are told here, at info, without
@@ -271,7 +310,8 @@ const REST_STATUS_CODES: Record<number, string> = {
 };
 
 function restErrorCodes(status: number): string[] | null {
-  if (status < 400) return null;
+  // A client that went away made no mistake the server could answer (README "Logs": status 499, no code).
+  if (status < 400 || status === CLIENT_CLOSED_REQUEST) return null;
   return [REST_STATUS_CODES[status] ?? (status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST')];
 }
 

@@ -1,7 +1,7 @@
 // GraphQL requests the prepared lane may answer, taken from node:http straight to the doors and back to the socket
 // (docs/graphql.md "Prepared lane"): no fetch-API Request built by the server adapter, no web stream for the body,
-// no AbortController per request. The body (at most 1 MiB, of a declared length) is read into one Buffer; the doors
-// see a LightRequest, which offers what they read of a request (method, url, headers, the body as text). Whatever the
+// no AbortController per request. The body (at most 1 MiB, of a declared length) is read into one Buffer when a door
+// first asks for it (after the rate and body checks); the doors see a LightRequest, which offers what they read of a request (method, url, headers, the body as text). Whatever the
 // lane leaves to yoga is turned into a real Request first (`realRequest`), so yoga sees what it always sees.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MAX_BODY_BYTES } from '../core/request-context.js';
@@ -38,17 +38,28 @@ class LightHeaders {
 class LightRequest {
   readonly headers: LightHeaders;
   readonly bodyUsed = false;
+  private bytes: Promise<Buffer> | null = null;
   constructor(
     readonly method: string,
     readonly url: string,
     raw: IncomingMessage['headers'],
-    private readonly bytes: Buffer | null,
+    /** Reads the body, of its declared length, the first time it is asked for; null for a request without one. */
+    private readonly read: (() => Promise<Buffer>) | null,
     private readonly gone: () => boolean,
   ) {
     this.headers = new LightHeaders(raw);
   }
-  /** Non-null when there is a body (the body limit reads only its declared length from the headers). */
+  /**
+   * Non-null when there is a body (the body limit reads only its declared length from the headers). The body itself
+   * is read only when a door asks for it: after the rate limit and the body checks (issue 41: read first, 100 slow
+   * clients held 65 MB before any check).
+   */
   get body(): object | null {
+    return this.read ? this : null;
+  }
+  private content(): Promise<Buffer> {
+    if (!this.read) return Promise.resolve(Buffer.alloc(0));
+    this.bytes ??= this.read();
     return this.bytes;
   }
   /** Read by the door at the end: whether the client went away before its answer. */
@@ -56,10 +67,10 @@ class LightRequest {
     return { aborted: this.gone() };
   }
   async text(): Promise<string> {
-    return this.bytes ? this.bytes.toString('utf8') : '';
+    return (await this.content()).toString('utf8');
   }
   async arrayBuffer(): Promise<ArrayBuffer> {
-    const bytes = this.bytes ?? Buffer.alloc(0);
+    const bytes = await this.content();
     return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   }
 }
@@ -87,29 +98,35 @@ export function takesLight(req: IncomingMessage): boolean {
   return Number.isInteger(length) && length >= 0 && length <= MAX_BODY_BYTES;
 }
 
-/** Reads the request (its body, of the declared length) into a LightRequest, typed as the doors take it. */
-export function lightRequest(req: IncomingMessage, res: ServerResponse): Promise<Request> {
+/** The request as a LightRequest, typed as the doors take it; its body is read when a door first asks for it. */
+export function lightRequest(req: IncomingMessage, res: ServerResponse): Request {
   // The client went away before its answer was written: its connection closed first.
   let closed = false;
   res.once('close', () => {
     if (!res.writableFinished) closed = true;
   });
   const gone = () => closed || req.socket.destroyed;
-  const make = (bytes: Buffer | null) =>
-    new LightRequest(
-      req.method ?? 'GET',
-      `http://${req.headers.host}${req.url}`,
-      req.headers,
-      bytes,
-      gone,
-    ) as unknown as Request;
-  if (req.method === 'GET') return Promise.resolve(make(null));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.once('end', () => resolve(make(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks))));
-    req.once('error', reject);
-  });
+  const read =
+    req.method === 'GET'
+      ? null
+      : () =>
+          new Promise<Buffer>((resolve, reject) => {
+            const chunks: Buffer[] = [];
+            req.on('data', (chunk: Buffer) => chunks.push(chunk));
+            req.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+            req.once('error', reject);
+            // Gone before the end: node:http emits 'aborted' and 'close' (and 'error' only when a listener is there).
+            req.once('close', () => {
+              if (!req.complete) reject(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+            });
+          });
+  return new LightRequest(
+    req.method ?? 'GET',
+    `http://${req.headers.host}${req.url}`,
+    req.headers,
+    read,
+    gone,
+  ) as unknown as Request;
 }
 
 /** Writes a fetch Response to the socket: a body of known length in one write, any other streamed as it comes. */

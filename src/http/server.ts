@@ -2,14 +2,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import { Server as NetServer } from 'node:net';
 import { createServerAdapter } from '@whatwg-node/server';
+import { isClientAbort } from '../core/client-abort.js';
+import { Response } from '../core/fetch-api.js';
 import { lightRequest, takesLight, writeResponse } from './light-request.js';
 import { requestTargetProblem } from './request-target.js';
 import type { WebSocketDoor } from './websockets.js';
 
 /** What the listener serves: the app (src/app.ts) as the HTTP layer sees it. */
 export interface ServedApp {
-  /** `client.address`: the socket's peer address. */
-  fetch(request: Request, client?: { address?: string }): Promise<Response>;
+  /** `client.address`: the socket's peer address; `client.target`: the request target as sent. */
+  fetch(request: Request, client?: { address?: string; target?: string }): Promise<Response>;
   websockets: Pick<WebSocketDoor, 'handleUpgrade'>;
   /**
    * Whether GraphQL requests the prepared lane may answer go to `fetch` without the fetch-API adapter
@@ -64,28 +66,59 @@ function refuseTarget(app: ServedApp, req: IncomingMessage, problem: string): vo
 /** A GraphQL request from node:http to the app and back without the fetch-API adapter (src/http/light-request.ts). */
 async function serveLight(app: ServedApp, req: IncomingMessage, res: ServerResponse): Promise<void> {
   try {
-    const request = await lightRequest(req, res);
-    await writeResponse(res, await app.fetch(request, { address: req.socket.remoteAddress }));
+    const request = lightRequest(req, res);
+    await writeResponse(res, await app.fetch(request, { address: req.socket.remoteAddress, target: req.url }));
   } catch (error) {
-    // As the adapter answers an error thrown past every door: 500, told once.
-    app.logger?.error?.({ err: error }, 'unexpected error answering a GraphQL request');
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
-    res.end(JSON.stringify({ errors: [{ message: 'Unexpected error.' }] }));
+    // The client went away (the doors have logged its 499): nothing to answer, nothing to report.
+    if (isClientAbort(error) || req.socket.destroyed) return void res.destroy();
+    unexpected(app, res, error, true);
   }
 }
+
+/**
+ * An error thrown past every door: 500 with a JSON body and no detail (never a stack, whatever NODE_ENV says), told
+ * once at error.
+ */
+function unexpected(app: ServedApp, res: ServerResponse, error: unknown, graphql: boolean): void {
+  app.logger?.error?.({ err: error }, 'unexpected error past every door');
+  if (res.headersSent) return void res.destroy();
+  res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(
+    JSON.stringify(graphql ? { errors: [{ message: 'Unexpected error.' }] } : { detail: 'Internal Server Error' }),
+  );
+}
+
+/** The listener's timeouts (README "Limits"; src/core/config.ts HTTP_*_TIMEOUT_SECONDS). */
+export interface ListenerTimeouts {
+  /** The request's headers must have arrived within this (Node's headersTimeout). */
+  headersMs: number;
+  /** The whole request, body included, must have arrived within this (Node's requestTimeout). */
+  requestMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: ListenerTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 };
 
 /** How long a keep-alive connection idle at shutdown may still bring a request. */
 const IDLE_GRACE_MS = 1000;
 
-export function createHttpServer(app: ServedApp): HttpServer {
-  const adapter = createServerAdapter<{ req: IncomingMessage }>((request, context) =>
-    app.fetch(request, { address: context.req.socket.remoteAddress }),
-  );
-  const server = createServer((req, res) => {
+export function createHttpServer(app: ServedApp, timeouts: ListenerTimeouts = DEFAULT_TIMEOUTS): HttpServer {
+  const adapter = createServerAdapter<{ req: IncomingMessage }>(async (request, context) => {
+    try {
+      return await app.fetch(request, { address: context.req.socket.remoteAddress, target: context.req.url });
+    } catch (error) {
+      // Answered here, not by the adapter (whose own answer carries the stack outside production).
+      if (!isClientAbort(error)) app.logger?.error?.({ err: error }, 'unexpected error past every door');
+      return new Response(JSON.stringify({ detail: 'Internal Server Error' }), {
+        status: 500,
+        headers: { 'content-type': 'application/json' },
+      });
+    }
+  });
+  // How often Node checks the headers and request timeouts (its default, 30 s, lets a 10 s timeout run to 40 s).
+  const checkEvery = Math.max(250, Math.min(1000, timeouts.headersMs / 2, timeouts.requestMs / 2));
+  const server = createServer({ connectionsCheckingInterval: checkEvery }, (req, res) => {
     if (app.draining) res.setHeader('connection', 'close');
     withReasonPhrase(res);
     const problem = requestTargetProblem(req.headers.host, req.url);
@@ -105,7 +138,7 @@ export function createHttpServer(app: ServedApp): HttpServer {
       void serveLight(app, req, res);
       return;
     }
-    void adapter(req, res);
+    void Promise.resolve(adapter(req, res)).catch((error: unknown) => unexpected(app, res, error, false));
   });
   // GraphQL over WebSocket on /graphql (graphql-transport-ws); other upgrades are refused.
   server.on('upgrade', (req, socket, head) => {
@@ -114,8 +147,21 @@ export function createHttpServer(app: ServedApp): HttpServer {
     refuseTarget(app, req, problem);
     socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
   });
-  // Idle keep-alive connections end on their own this long after their last response.
-  server.keepAliveTimeout = 5000;
+  // Production timeouts (Node's defaults hold a partial request for 300 s): headers within `headersMs`, the whole
+  // request within `requestMs`, an idle keep-alive connection closed after `keepAliveMs`. Node answers 408 and closes.
+  server.headersTimeout = timeouts.headersMs;
+  server.requestTimeout = timeouts.requestMs;
+  server.keepAliveTimeout = timeouts.keepAliveMs;
+  // A connection that sends a malformed request, or goes away mid-request: Node's own 400 (or nothing), told at info.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    // A client that went away mid-request is told by its 499 access line already; anything malformed at info.
+    const gone = error.code === 'ECONNRESET' || error.code === 'HPE_INVALID_EOF_STATE';
+    if (!gone) app.logger?.info({ code: error.code, reason: error.message }, 'client connection error');
+    if (socket.writable && !socket.destroyed && error.code !== 'ECONNRESET') {
+      const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+      socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+    } else socket.destroy();
+  });
 
   return {
     server,

@@ -182,7 +182,21 @@ export function createWebSocketDoor(yoga: Yoga, services: Services): WebSocketDo
         socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
         return;
       }
-      server.handleUpgrade(request, socket, head, (ws) => server.emit('connection', ws, request));
+      server.handleUpgrade(request, socket, head, (ws) => {
+        // A client's protocol error (a bad frame, a message over MAX_MESSAGE_BYTES): the ws library closes the socket
+        // itself (1002, 1009); graphql-ws would print it to stderr as an internal error. Told once, at info.
+        const emit = ws.emit.bind(ws);
+        ws.emit = ((event: string | symbol, ...args: unknown[]) => {
+          if (event !== 'error') return emit(event, ...args);
+          const error = args[0] as (Error & { code?: string }) | undefined;
+          services.logger.info(
+            { code: error?.code, reason: error?.message },
+            'WebSocket client error: connection closed',
+          );
+          return true;
+        }) as typeof ws.emit;
+        server.emit('connection', ws, request);
+      });
     },
     async closeAll() {
       closing = true;

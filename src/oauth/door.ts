@@ -2,6 +2,7 @@
 // metadata and endpoints under /oauth (oidc-provider, a Koa app, so this door is served from the node:http listener
 // before the fetch-API doors: src/http/server.ts), and the login and consent page. Requests are rate limited per
 // client address like anonymous requests elsewhere and get one access-log line.
+import { isClientAbort } from '../core/client-abort.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildOAuthProtectedResourceMetadata } from '@modelcontextprotocol/server';
 import type Provider from 'oidc-provider';
@@ -81,6 +82,17 @@ export function createOAuthDoor(services: Services, addressOf: (req: IncomingMes
       );
       provider.on('server_error', (_ctx: unknown, error: unknown) =>
         logger.error({ err: error }, 'unexpected error in the authorisation server'),
+      );
+      // Koa's own error listener prints plain-text stacks to stderr: a client that went away mid-request, a body that
+      // would not parse. Those are the client's (info, no stack); anything else is ours, as one JSON line.
+      // The provider is the Koa application itself (oidc-provider 9): its 'error' event is Koa's.
+      (provider as unknown as NodeJS.EventEmitter).on(
+        'error',
+        (error: Error & { status?: number; expose?: boolean; code?: string }) => {
+          if (isClientAbort(error) || error.expose || (error.status !== undefined && error.status < 500)) {
+            logger.info({ code: error.code, status: error.status, reason: error.message }, 'OAuth request refused');
+          } else logger.error({ err: error }, 'unexpected error in the authorisation server');
+        },
       );
       if (providers.size >= MAX_ISSUERS) providers.delete(providers.keys().next().value ?? '');
       entry = { provider, callback: provider.callback() };

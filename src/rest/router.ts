@@ -173,12 +173,23 @@ export function createRestRouter(yoga: Yoga, services: Services, routes: readonl
   const prepared = prepare(routes);
 
   return async (request, url = new URL(request.url), clientAddress = UNKNOWN_CLIENT, given?: RequestAuth) => {
-    const segments = url.pathname.slice(REST_PREFIX.length).split('/').filter(Boolean);
+    // Routed as sent, as Starlette routes (src/http/path-variants.ts): an empty segment names no route, and a trailing
+    // slash on a path that names one is redirected to it.
+    const segments = url.pathname.slice(REST_PREFIX.length).split('/').slice(1);
+    const trailingSlash = segments.length > 1 && segments[segments.length - 1] === '';
+    if (trailingSlash) segments.pop();
+    if (segments.includes('')) return detailResponse(404, 'Not Found');
     const candidates = prepared.flatMap((p) => {
       const params = match(p, segments);
       return params ? [{ ...p, params }] : [];
     });
     if (candidates.length === 0) return detailResponse(404, 'Not Found');
+    if (trailingSlash) {
+      return new Response(null, {
+        status: 307,
+        headers: { location: `${url.pathname.replace(/\/$/, '')}${url.search}` },
+      });
+    }
     const found = candidates.find((c) => c.route.method === request.method);
     if (!found) {
       const allow = [...new Set(candidates.map((c) => c.route.method))].join(', ');

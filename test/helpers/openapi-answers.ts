@@ -130,9 +130,18 @@ export function answerChecker(doc: Json): AnswerChecker {
   const check = (answer: RestAnswer): string[] => {
     const { pathname } = new URL(answer.url, 'http://test');
     // As the router sees it: fetch upper-cases the standard method names (get → GET), not the others.
-    const method = new Request('http://test', { method: answer.method }).method;
+    const method = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT'].includes(answer.method.toUpperCase())
+      ? answer.method.toUpperCase()
+      : answer.method;
     if (!isRestPath(pathname)) return [];
     if (isDocsPage(method, pathname, answer.status)) return [];
+    // Nobody receives the answer to a request whose client went away (the access line says 499).
+    if (answer.status === 499) return [];
+    // A trailing slash is redirected to the path without it, as the legacy service did (README "REST").
+    if (answer.status === 307 && pathname.length > REST_PREFIX.length + 1 && pathname.endsWith('/')) {
+      const location = answer.headers.get('location') ?? '';
+      return location.split('?')[0] === pathname.replace(/\/+$/, '') ? [] : [`307 to ${location}`];
+    }
 
     const paths = matchingPaths(doc, pathname);
     const methods = [...new Set(paths.flatMap((path) => Object.keys(doc.paths[path]).map((m) => m.toUpperCase())))];

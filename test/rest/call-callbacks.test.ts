@@ -451,12 +451,15 @@ describe('a signature is valid only for the URL of the campaign it names', () =>
     expect(await logsOf(t, a.token, campId)).toHaveLength(1);
   });
 
-  it('REST: a percent-encoded campId (behind a prefix) and a trailing slash still verify', async () => {
+  it('REST: a percent-encoded campId (behind a prefix) still verifies; a trailing slash is redirected', async () => {
     await restart({ PUBLIC_BASE_URL: 'https://gateway.example.com/prefix/' });
     const encoded = `/api/v3/telephony_webhook/${a.apiKey}/%73pring%2D2024`;
     await expectReceived(await postTo(encoded, `https://gateway.example.com/prefix${encoded}`));
+    // As the legacy service answered it: 307 to the path without the slash (method and body kept by the client).
     const slash = `${webhookPath(a.apiKey, CAMP)}/`;
-    await expectReceived(await postTo(slash, `https://gateway.example.com/prefix${slash}`));
+    const redirected = await postTo(slash, `https://gateway.example.com/prefix${slash}`);
+    expect(redirected.status).toBe(307);
+    expect(redirected.headers.get('location')).toBe(webhookPath(a.apiKey, CAMP));
     expect(await logsOf(t, a.token)).toHaveLength(1);
     // The encoded path names spring-2024, so it is no path for another campaign.
     expectForbidden(await postTo(webhookPath(a.apiKey, OTHER), `https://gateway.example.com/prefix${encoded}`));
