@@ -394,9 +394,24 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
       const bound = services.streams.bound(FOREVER, owner, (reason) => (lifetimeEnd = reason));
       const lifetime = bound[Symbol.asyncIterator]();
       const lifetimeEnded = lifetime.next();
+      // The client went away (its request's signal aborts at once: SSE, multipart): the stream ends and gives its slot
+      // back now, not when a keep-alive write to the dead socket fails seconds later (issue 41).
+      const signal = live.context.request?.signal;
+      let onAbort: (() => void) | null = null;
+      const clientGone = new Promise<null>((resolve) => {
+        if (!signal) return;
+        if (signal.aborted) return resolve(null);
+        onAbort = () => resolve(null);
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
       try {
         for (;;) {
-          const next = await Promise.race([iterator.next(), lifetimeEnded.then(() => null), stop.then(() => null)]);
+          const next = await Promise.race([
+            iterator.next(),
+            lifetimeEnded.then(() => null),
+            stop.then(() => null),
+            clientGone,
+          ]);
           if (lifetimeEnd) {
             await push(ended(lifetimeEnd));
             break;
@@ -406,6 +421,7 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
           if (live.ended) break;
         }
       } finally {
+        if (onAbort) signal?.removeEventListener('abort', onAbort);
         void lifetime.return?.();
         void iterator.return?.();
         releaseOnce();

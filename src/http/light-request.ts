@@ -46,6 +46,8 @@ class LightRequest {
     /** Reads the body, of its declared length, the first time it is asked for; null for a request without one. */
     private readonly read: (() => Promise<Buffer>) | null,
     private readonly gone: () => boolean,
+    /** A real AbortSignal that aborts when the client goes away (made only when yoga is to answer: realRequest). */
+    readonly abortSignal: () => AbortSignal,
   ) {
     this.headers = new LightHeaders(raw);
   }
@@ -81,7 +83,10 @@ export const isLightRequest = (request: Request): boolean => (request as unknown
 export async function realRequest(request: Request): Promise<Request> {
   if (!isLightRequest(request)) return request;
   const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.text();
-  return new Request(request.url, { method: request.method, headers: [...request.headers], body });
+  // Its signal aborts when the client goes away, as the adapter's would: a stream (SSE, a @live query) ends then, and
+  // gives back its slot, instead of when a keep-alive write fails seconds later (issue 41).
+  const signal = (request as unknown as LightRequest).abortSignal();
+  return new Request(request.url, { method: request.method, headers: [...request.headers], body, signal });
 }
 
 /**
@@ -102,10 +107,20 @@ export function takesLight(req: IncomingMessage): boolean {
 export function lightRequest(req: IncomingMessage, res: ServerResponse): Request {
   // The client went away before its answer was written: its connection closed first.
   let closed = false;
+  let controller: AbortController | null = null;
   res.once('close', () => {
-    if (!res.writableFinished) closed = true;
+    if (res.writableFinished) return;
+    closed = true;
+    controller?.abort();
   });
   const gone = () => closed || req.socket.destroyed;
+  const abortSignal = () => {
+    if (!controller) {
+      controller = new AbortController();
+      if (gone()) controller.abort();
+    }
+    return controller.signal;
+  };
   const read =
     req.method === 'GET'
       ? null
@@ -126,6 +141,7 @@ export function lightRequest(req: IncomingMessage, res: ServerResponse): Request
     req.headers,
     read,
     gone,
+    abortSignal,
   ) as unknown as Request;
 }
 
@@ -147,14 +163,21 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
     return;
   }
   const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (res.destroyed) {
-      await reader.cancel();
-      return;
+  // A stream (SSE) ends as soon as its client goes away, not at its next write.
+  const cancel = () => void reader.cancel().catch(() => undefined);
+  res.once('close', cancel);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (res.destroyed) {
+        cancel();
+        return;
+      }
+      res.write(value);
     }
-    res.write(value);
+    res.end();
+  } finally {
+    res.off('close', cancel);
   }
-  res.end();
 }
