@@ -125,7 +125,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }),
     events: createCampaignEventBus(
       redis,
-      (accountId, campId, since) => eventsSince(database.db, accountId, campId, since),
+      (accountId, campId, since, afterId) => eventsSince(database.db, accountId, campId, since, afterId),
       logger,
     ),
     limits: createRateLimits(

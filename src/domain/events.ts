@@ -159,19 +159,27 @@ async function recordEvents(
 /** At most this many events are read back for a stream that missed events (an outage of Redis). */
 export const MAX_MISSED_EVENTS = 1000;
 
-/** The campaign's events created at or after `since` (ISO 8601), oldest first (the outbox is their record). */
+/**
+ * The campaign's events created at or after `since` (ISO 8601) — after `afterId` among those created exactly at
+ * `since` — oldest first, one page of at most MAX_MISSED_EVENTS (the outbox is their record).
+ */
 export async function eventsSince(
   db: Kysely<Database>,
   accountId: string,
   campId: string,
   since: string,
+  afterId?: string,
 ): Promise<CampaignEvent[]> {
   const rows = await db
     .selectFrom('events')
     .select(['event_id', 'type', 'camp_id', 'payload', 'created_at'])
     .where('account_id', '=', accountId)
     .where('camp_id', '=', campId)
-    .where('created_at', '>=', since)
+    .where((eb) =>
+      afterId === undefined
+        ? eb('created_at', '>=', since)
+        : eb.or([eb('created_at', '>', since), eb.and([eb('created_at', '=', since), eb('event_id', '>', afterId)])]),
+    )
     .orderBy('created_at')
     .orderBy('event_id')
     .limit(MAX_MISSED_EVENTS)

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { createPubSub, type PubSub, Repeater } from 'graphql-yoga';
-import type { CampaignEvent } from '../domain/events.js';
+import { type CampaignEvent, MAX_MISSED_EVENTS } from '../domain/events.js';
 import type { Logger } from '../core/logger.js';
 import type { RedisLink } from '../core/redis.js';
 
@@ -31,8 +31,19 @@ export interface CampaignEventBus {
   start(): Promise<void>;
 }
 
-/** The events of a campaign created at or after `since` (ISO 8601), oldest first, at most a bounded number. */
-export type ReadMissedEvents = (accountId: string, campId: string, since: string) => Promise<CampaignEvent[]>;
+/**
+ * The events of a campaign created at or after `since` (ISO 8601) — after `afterId` among those created exactly then —
+ * oldest first, at most MAX_MISSED_EVENTS (a page: the next one starts after the last event of this one).
+ */
+export type ReadMissedEvents = (
+  accountId: string,
+  campId: string,
+  since: string,
+  afterId?: string,
+) => Promise<CampaignEvent[]>;
+
+/** Pages of missed events one stream reads back at most after an outage (each of MAX_MISSED_EVENTS). */
+const MAX_MISSED_PAGES = 50;
 
 export const EVENTS_CHANNEL = 'campaign-gateway:campaign-events';
 /** Events are read back from this long before an outage began (clocks of instances differ a little). */
@@ -45,7 +56,13 @@ const topicOf = (accountId: string, campId: string) => JSON.stringify([accountId
 /** At most this many keys go in one message (a big transaction's keys go in several). */
 const KEYS_PER_MESSAGE = 500;
 
-type Wire = { origin: string; event: CampaignEvent } | { origin: string; keys: string[] };
+/**
+ * On the channel: an event; live query keys; or `resync` — an instance that was cut off from Redis since that moment
+ * (ISO 8601) and is back: what it committed meanwhile was never published, so every other instance reads it back from
+ * the outbox (its own link to Redis may never have dropped).
+ */
+type Wire =
+  { origin: string; event: CampaignEvent } | { origin: string; keys: string[] } | { origin: string; resync: string };
 
 const isKeyList = (value: unknown): value is string[] =>
   Array.isArray(value) && value.length <= KEYS_PER_MESSAGE && value.every((key) => typeof key === 'string');
@@ -82,6 +99,11 @@ export function createCampaignEventBus(
       try {
         const wire = JSON.parse(message) as Wire;
         if (wire.origin === instance) return;
+        if ('resync' in wire) {
+          if (typeof wire.resync !== 'string' || Number.isNaN(Date.parse(wire.resync))) throw new Error('malformed');
+          catchUpAll(wire.resync);
+          return;
+        }
         if ('keys' in wire) {
           if (!isKeyList(wire.keys)) throw new Error('malformed keys');
           for (const listener of invalidationListeners) listener(wire.keys);
@@ -100,9 +122,23 @@ export function createCampaignEventBus(
       }
       const since = new Date((outageSince ?? Date.now()) - REPLAY_MARGIN_MS).toISOString();
       outageSince = null;
-      for (const catchUp of catchUps) catchUp(since);
-      for (const listener of invalidationListeners) listener('all');
+      void (async () => {
+        // First the subscription, confirmed by Redis (ioredis re-subscribes on its own, but says `ready` before the
+        // server has the subscription): from then on every event published reaches this instance. Then the outbox:
+        // everything committed before that is there. No event falls between the two (issue 41: 226 did).
+        await redis.subscriber.subscribe(EVENTS_CHANNEL).catch(() => undefined);
+        catchUpAll(since);
+        // The others read back what this instance committed while it could not publish.
+        const wire: Wire = { origin: instance, resync: since };
+        await redis.command.publish(EVENTS_CHANNEL, JSON.stringify(wire)).catch(() => undefined);
+      })();
     });
+  }
+
+  /** Every open stream reads back what it may have missed since `since`; every live query runs again. */
+  function catchUpAll(since: string): void {
+    for (const catchUp of catchUps) catchUp(since);
+    for (const listener of invalidationListeners) listener('all');
   }
 
   return {
@@ -140,16 +176,29 @@ export function createCampaignEventBus(
         const delivered = new Set<string>();
         // Events from before the stream opened were never its to deliver.
         const openedAt = new Date().toISOString();
-        const deliver = (event: CampaignEvent) => {
+        /** Resolves once the reader has taken the event (a long read-back waits for it: the repeater queues 1 024). */
+        const deliver = async (event: CampaignEvent) => {
           if (delivered.has(event.id)) return;
           delivered.add(event.id);
           if (delivered.size > REMEMBERED_IDS) delivered.delete(delivered.values().next().value as string);
-          void push(event);
+          await push(event);
         };
         const catchUp = (since: string) => {
-          readMissed(accountId, campId, since > openedAt ? since : openedAt).then(
-            (events) => events.forEach(deliver),
-            (error: unknown) => logger.warn({ reason: String(error) }, 'could not read the events a stream missed'),
+          void (async () => {
+            // Page after page (issue 41: one page of 1 000 left the rest of a long outage's events behind).
+            let from = since > openedAt ? since : openedAt;
+            let afterId: string | undefined;
+            for (let page = 0; page < MAX_MISSED_PAGES; page++) {
+              const events = await readMissed(accountId, campId, from, afterId);
+              for (const event of events) await deliver(event);
+              const last = events.at(-1);
+              if (!last || events.length < MAX_MISSED_EVENTS) return;
+              from = last.createdAt;
+              afterId = last.id;
+            }
+            logger.warn({ campId, pages: MAX_MISSED_PAGES }, 'a stream missed more events than it reads back');
+          })().catch((error: unknown) =>
+            logger.warn({ reason: String(error) }, 'could not read the events a stream missed'),
           );
         };
         catchUps.add(catchUp);
@@ -161,7 +210,7 @@ export function createCampaignEventBus(
         for (;;) {
           const next = await Promise.race([events.next(), stop.then(() => null)]);
           if (!next || next.done) break;
-          deliver(next.value);
+          void deliver(next.value);
         }
         catchUps.delete(catchUp);
       });
