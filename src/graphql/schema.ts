@@ -1,6 +1,7 @@
 // Imports every type module and builds the two graphs. Type modules never import this file.
 import { GraphQLLiveDirective } from '@n1ru4l/graphql-live-query';
-import { lexicographicSortSchema, printSchema, specifiedDirectives } from 'graphql';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
+import { type GraphQLSchema, lexicographicSortSchema, printSchema, specifiedDirectives } from 'graphql';
 import { builder } from './builder.js';
 import './types/account.js';
 import './types/access-token.js';
@@ -34,6 +35,21 @@ export const schema = builder.toSchema({
  */
 export const internalSchema = builder.toSchema({ subGraph: 'internal' });
 
+/**
+ * The public schema as `/graphql` serves it with the default settings: yoga's defer-stream plugin adds `@defer` and
+ * `@stream` when it starts (src/graphql/yoga.ts), so they are added here the same way (by the plugin's own code), and
+ * tools that read schema/schema.graphql accept the documents the server accepts.
+ */
+export function servedSchema(): GraphQLSchema {
+  let served = schema;
+  useDeferStream().onSchemaChange?.({
+    schema,
+    replaceSchema: (replaced: GraphQLSchema) => (served = replaced),
+  } as never);
+  return served;
+}
+
+/** schema/schema.graphql: the served schema, sorted (test/graphql/schema.test.ts checks it against introspection). */
 export function printSortedSchema(): string {
-  return `${printSchema(lexicographicSortSchema(schema))}\n`;
+  return `${printSchema(lexicographicSortSchema(servedSchema()))}\n`;
 }

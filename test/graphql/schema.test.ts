@@ -1,13 +1,47 @@
 // schema/schema.graphql is the printed schema, checked in; it must match the code.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ASTNode, parse, print, visit } from 'graphql';
+import {
+  type ASTNode,
+  buildClientSchema,
+  getIntrospectionQuery,
+  type IntrospectionQuery,
+  lexicographicSortSchema,
+  parse,
+  print,
+  printSchema,
+  visit,
+} from 'graphql';
 import { expect, test } from 'vitest';
 import { printSortedSchema } from '../../src/graphql/schema.js';
+import { startApp } from '../helpers/app.js';
+
+const COMMITTED = () => readFileSync(join(import.meta.dirname, '../../schema/schema.graphql'), 'utf8');
 
 test('schema/schema.graphql is up to date (regenerate with `npm run schema`)', () => {
-  const committed = readFileSync(join(import.meta.dirname, '../../schema/schema.graphql'), 'utf8');
-  expect(committed).toBe(printSortedSchema());
+  expect(COMMITTED()).toBe(printSortedSchema());
+});
+
+test('schema/schema.graphql is byte for byte what introspection of /graphql prints, directives included', async () => {
+  const t = await startApp({}, [], { worker: false });
+  try {
+    const reply = await t.gql(
+      getIntrospectionQuery({
+        descriptions: true,
+        directiveIsRepeatable: true,
+        inputValueDeprecation: true,
+        specifiedByUrl: true,
+      }),
+    );
+    expect(reply.body.errors).toBeUndefined();
+    const served = buildClientSchema(reply.body.data as IntrospectionQuery);
+    expect(served.getDirective('defer')).toBeDefined();
+    expect(served.getDirective('stream')).toBeDefined();
+    expect(served.getDirective('live')).toBeDefined();
+    expect(`${printSchema(lexicographicSortSchema(served))}\n`).toBe(COMMITTED());
+  } finally {
+    await t.close();
+  }
 });
 
 /** The SDL without its descriptions, so that every field and its arguments print on one line. */
