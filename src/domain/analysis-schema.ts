@@ -77,3 +77,27 @@ export function analysisValidator(schema: Record<string, unknown>): ValidateFunc
   compiled.set(key, validate);
   return validate;
 }
+
+/**
+ * Why a postCallAnalysisSchema cannot be used, checked when the campaign is saved (issue 41: it was saved, then refused
+ * at the first call outcome, blaming the AI engine): the path of the offending pattern inside the schema (or [] for
+ * the schema as a whole) and why; null when the engine can use it. Compiles it with the engine's own rules (RE2 for
+ * patterns, Ajv), so what is accepted here is what callLogRecordOutcome will run.
+ */
+export function analysisSchemaProblem(schema: Record<string, unknown>): { path: string[]; message: string } | null {
+  const pattern = unusablePattern(schema);
+  if (pattern) {
+    const path = pattern.at
+      .split('/')
+      .slice(1)
+      .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+    return { path, message: `the pattern cannot run in linear time (${pattern.reason})` };
+  }
+  try {
+    analysisValidator(schema);
+    return null;
+  } catch (error) {
+    const issue = (error as { issues?: Array<{ message: string }> }).issues?.[0];
+    return { path: [], message: issue?.message ?? 'not a usable JSON Schema' };
+  }
+}

@@ -14,6 +14,7 @@ import {
   textField,
   timeZoneField,
 } from '../validation/fields.js';
+import { analysisSchemaProblem } from './analysis-schema.js';
 import { isCatalogueVoice } from './voices.js';
 import type { CampaignModelColumns } from '../db/types.js';
 
@@ -171,7 +172,10 @@ export const CAMPAIGN_FIELDS = {
   postCallAnalysisSchema: field(
     'json',
     'post_call_analysis_schema',
-    boundedJsonObjectField(50_000),
+    boundedJsonObjectField(50_000).superRefine((schema, context) => {
+      const problem = analysisSchemaProblem(schema);
+      if (problem) context.addIssue({ code: 'custom', message: problem.message, path: problem.path });
+    }),
     'The JSON Schema (a JSON object, at most 50 000 characters as JSON) a call’s analysis must satisfy when ' +
       'postCallAnalysis is true.',
   ),
