@@ -23,6 +23,7 @@ import { type Context } from './context.js';
 import { GRAPHIQL_DEFAULT_QUERY, withTokenFromLogin } from './graphiql.js';
 import { isWholeQuery, limitIncrementalDirectives } from './incremental-delivery.js';
 import { confirmProvisionalCredentials } from './provisional-credentials.js';
+import { nulCharacters } from './nul-characters.js';
 import { persistedOperationPlugins } from './persisted-operations.js';
 import { requestShapeLimits } from './request-limits.js';
 import { inputErrors } from './input-errors.js';
@@ -297,6 +298,8 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
       ...persistedOperationPlugins(services),
       ...(ablated.has('armor') ? [] : [...armor(), deepNestingIsAParseError, requestShapeLimits()]),
       errorCodesToAccessLog,
+      // Before input errors and execution: text with NUL is the client's mistake on both databases.
+      nulCharacters,
       inputErrors(),
       readOnlyTokens,
       // Compiled execution (graphql-jit) for queries, cached per parsed document and operation
