@@ -221,6 +221,18 @@ export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kys
     }
   };
   provider.on('grant.error', bodyTooLarge);
+  // A code whose code_verifier did not match is burnt (issue 41: it stayed redeemable, so a stolen code could be tried
+  // against verifiers until one matched, and the rightful client could still redeem it after an attacker's attempt).
+  provider.on('grant.error', (ctx: KoaContextWithOIDC, error: unknown) => {
+    const cause = (error as { cause?: unknown } | undefined)?.cause;
+    if (
+      ctx.oidc?.params?.grant_type === 'authorization_code' &&
+      cause instanceof Error &&
+      /code_verifier/.test(cause.message)
+    ) {
+      (ctx.state as { burnCode?: string }).burnCode = String(ctx.oidc.params.code);
+    }
+  });
   provider.on('registration_create.error', bodyTooLarge);
   provider.on('authorization.error', bodyTooLarge);
   const tooLarge = (ctx: KoaContextWithOIDC) => {
@@ -269,6 +281,12 @@ export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kys
       for (const clientId of seen?.tried ?? []) if (!seen?.got.has(clientId)) failedFetches.add(clientId);
     }
     if ((ctx.state as { bodyTooLarge?: boolean }).bodyTooLarge) tooLarge(ctx as KoaContextWithOIDC);
+    const burnt = (ctx.state as { burnCode?: string }).burnCode;
+    if (burnt) {
+      const code = await provider.AuthorizationCode.find(burnt, { ignoreExpiration: true }).catch(() => undefined);
+      const client = (ctx as KoaContextWithOIDC).oidc?.client?.clientId;
+      if (code && code.clientId === client) await code.destroy();
+    }
   });
   return provider;
 }

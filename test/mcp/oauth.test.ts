@@ -261,6 +261,12 @@ describe('OAuth for hosted MCP agents', () => {
       status: 400,
       body: { error: 'invalid_grant' },
     });
+    // The failed verification burnt the code: the right verifier cannot redeem it afterwards (nor a missing one).
+    expect(await redeemWith(wrongVerifier, { code_verifier: verifier })).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_grant' },
+    });
+    expect(await redeemWith(missing, { code_verifier: verifier })).toMatchObject({ status: 400 });
     const good = await codeFor(t, base, host.clientId, challenge);
     expect(
       await redeemWith(good, { code_verifier: verifier, redirect_uri: 'https://agent.example/other' }),
