@@ -55,6 +55,17 @@ function maskDomainErrors(services: Services, error: unknown, message: string, i
       extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
     });
   }
+  // A request that is not a GraphQL-over-HTTP request (no query, say) is answered 400 whatever the client accepts, as
+  // yoga answers the others (bad JSON, a query that is not a string): yoga marks "Must provide query string." with the
+  // spec's per-media-type status, which is for documents that fail (issue 41: it answered 200 to application/json).
+  if (error instanceof GraphQLError && error.extensions?.code === 'BAD_REQUEST' && error.path === undefined) {
+    const http = error.extensions.http as { spec?: boolean; headers?: Record<string, string> } | undefined;
+    if (http?.spec) {
+      return new GraphQLError(error.message, {
+        extensions: { ...error.extensions, http: { status: 400, ...(http.headers ? { headers: http.headers } : {}) } },
+      });
+    }
+  }
   const caught = error instanceof GraphQLError ? error.originalError : error;
   // Pothos reports malformed relay ids (and the like) as validation errors: the client's mistake.
   const original =

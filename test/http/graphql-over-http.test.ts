@@ -4,6 +4,7 @@
 // time.
 import { serverAudits } from 'graphql-http';
 import { describe, expect, it } from 'vitest';
+import { startApp } from '../helpers/app.js';
 import { loopbackGateways } from '../helpers/gateway.js';
 
 const gateway = loopbackGateways();
@@ -31,5 +32,31 @@ describe('the GraphQL-over-HTTP audit', () => {
     // Fully green: every MUST and every SHOULD (61 audits with graphql-http 1.23).
     expect(first.length).toBeGreaterThan(50);
     expect(first.filter((v) => v.status !== 'ok')).toEqual([]);
+  });
+});
+
+describe('request errors', () => {
+  it('share one status, 400, whatever the client accepts (a missing query included)', async () => {
+    const t = await startApp({}, [], { worker: false });
+    try {
+      const requests: Array<[string, RequestInit, string]> = [
+        ['no query', { method: 'POST', body: '{}' }, ''],
+        ['a query that is not a string', { method: 'POST', body: '{"query":1}' }, ''],
+        ['bad JSON', { method: 'POST', body: '{' }, ''],
+        ['GET without a query', { method: 'GET' }, ''],
+        ['GET with an empty query', { method: 'GET' }, '?query='],
+      ];
+      for (const [name, init, search] of requests) {
+        for (const accept of ['application/json', 'application/graphql-response+json']) {
+          const headers = { accept, ...(init.method === 'POST' ? { 'content-type': 'application/json' } : {}) };
+          const response = await t.app.fetch(new Request(`http://127.0.0.1/graphql${search}`, { ...init, headers }));
+          expect(response.status, `${name}, ${accept}`).toBe(400);
+          const body = (await response.json()) as { errors: Array<{ extensions: { code: string } }> };
+          expect(body.errors[0]?.extensions.code).toBe('BAD_REQUEST');
+        }
+      }
+    } finally {
+      await t.close();
+    }
   });
 });
