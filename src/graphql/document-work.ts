@@ -17,6 +17,9 @@ import {
   type FragmentDefinitionNode,
   GraphQLError,
   Kind,
+  Lexer,
+  Source,
+  TokenKind,
   OverlappingFieldsCanBeMergedRule,
   type SelectionSetNode,
   type ValidationRule,
@@ -174,3 +177,36 @@ export const documentWorkLimits: Plugin = {
     };
   },
 };
+
+/**
+ * Tokens a document sent without a valid token may hold (README "Limits"): what an anonymous caller needs — signing
+ * up, logging in, introspection (~180 tokens) — is small, and one address at its full rate limit sending worst cases
+ * of 5 000 tokens took a core's third from everyone else (bench/isolation.ts, "expensive documents"). Signed-in
+ * callers keep the 5 000 of graphql-armor's limit.
+ */
+export const ANONYMOUS_MAX_TOKENS = 1000;
+
+/** Whether the document has more than `max` tokens (lexing stops at the first one past it). */
+export function hasMoreTokensThan(source: string, max: number): boolean {
+  const lexer = new Lexer(new Source(source));
+  try {
+    for (let count = 0; lexer.advance().kind !== TokenKind.EOF;) if (++count > max) return true;
+  } catch {
+    // A syntax error: the parser reports it.
+  }
+  return false;
+}
+
+/** Refuses, before parsing, a document over ANONYMOUS_MAX_TOKENS from a caller `anonymous` says has no valid token. */
+export function anonymousDocumentLimit(anonymous: (context: unknown) => boolean): Plugin {
+  return {
+    onParse({ context, params }) {
+      if (!anonymous(context) || !hasMoreTokensThan(String(params.source), ANONYMOUS_MAX_TOKENS)) return;
+      throw new GraphQLError(
+        `Syntax Error: a document sent without a valid token may hold at most ${ANONYMOUS_MAX_TOKENS} tokens ` +
+          '(5 000 when signed in).',
+        { extensions: { code: 'GRAPHQL_PARSE_FAILED', http: { status: 400, spec: true } } },
+      );
+    },
+  };
+}

@@ -14,6 +14,7 @@ import { getCORSHeadersByRequestAndOptions } from '@whatwg-node/server';
 import type { DocumentNode, ExecutionResult } from 'graphql';
 import { type Plugin, processRegularResult } from 'graphql-yoga';
 import { byteBoundedCache, documentBytes } from '../core/byte-bounded-caches.js';
+import { ANONYMOUS_MAX_TOKENS, hasMoreTokensThan } from './document-work.js';
 import { isWholeQuery } from './incremental-delivery.js';
 import { internalSchema } from './schema.js';
 import {
@@ -85,8 +86,12 @@ export function createPreparedLane(
     if (!documents.has(key)) documents.set(key, document);
   };
 
-  /** The document (now the most recently used), or the shadow mode's own verdict. */
-  const known = (params: LaneParams, request: Request): DocumentNode | undefined => {
+  /**
+   * The document (now the most recently used), or the shadow mode's own verdict. A document a caller without a valid
+   * token may not send (src/graphql/document-work.ts) is yoga's to refuse, even when another caller made it known.
+   */
+  const known = (params: LaneParams, request: Request, facts: DoorFacts): DocumentNode | undefined => {
+    if (!facts.auth.claims?.accountId && hasMoreTokensThan(params.query, ANONYMOUS_MAX_TOKENS)) return undefined;
     const document = documents.get(keyOf(params.query, params.operationName));
     return document ?? (options.prepareUnknown ? prepare(params, request) : undefined);
   };
@@ -155,14 +160,14 @@ export function createPreparedLane(
       if (!mediaType) return decline(request);
       if (request.method === 'GET') {
         const params = getParams(request);
-        const document = params && known(params, request);
+        const document = params && known(params, request, facts);
         if (!params || !document) return decline(request);
         served += 1;
         return { answer: await answer(request, facts, params, document, mediaType) };
       }
       if (!isLanePost(request)) return decline(request);
       const body = await postParams(request);
-      const document = 'params' in body && body.params ? known(body.params, request) : undefined;
+      const document = 'params' in body && body.params ? known(body.params, request, facts) : undefined;
       if (!document || !('params' in body) || !body.params) return handBack(request, body);
       served += 1;
       return { answer: await answer(request, facts, body.params, document, mediaType), body: body.parsed };

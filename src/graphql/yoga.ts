@@ -18,7 +18,7 @@ import { noteErrorCode } from '../core/request-context.js';
 import { authenticateRequest, type RequestAuth } from '../authentication.js';
 import { type Services } from '../services.js';
 import { compiledQueries } from './compiled-queries.js';
-import { documentWorkLimits } from './document-work.js';
+import { anonymousDocumentLimit, documentWorkLimits } from './document-work.js';
 import { type Context } from './context.js';
 import { GRAPHIQL_DEFAULT_QUERY, withTokenFromLogin } from './graphiql.js';
 import { isWholeQuery, limitIncrementalDirectives } from './incremental-delivery.js';
@@ -248,6 +248,13 @@ export interface DoorFacts {
 /** The door's facts of each request it hands to yoga, read by the context factory (see serveGraphQL). */
 const doorFacts = new WeakMap<Request, DoorFacts>();
 
+/** An HTTP request the door found no valid token on (the REST and MCP doors' own documents are never these). */
+function isAnonymousHttpRequest(context: unknown): boolean {
+  const request = (context as { request?: Request } | null)?.request;
+  const facts = request ? doorFacts.get(request) : undefined;
+  return facts !== undefined && !facts.auth.claims?.accountId;
+}
+
 /**
  * Hands an HTTP request to yoga from the door (src/http/doors.ts), which has converted it from node:http already.
  * Not `yoga.fetch(request, facts)`: that runs yoga's server adapter a second time around the first — a copy of the
@@ -307,7 +314,9 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
       bodiesAlreadyRead,
       // A persisted operation's document is in place before anything reads or limits it.
       ...persistedOperationPlugins(services),
-      ...(ablated.has('armor') ? [] : [...armor(), deepNestingIsAParseError, requestShapeLimits()]),
+      ...(ablated.has('armor')
+        ? []
+        : [anonymousDocumentLimit(isAnonymousHttpRequest), ...armor(), deepNestingIsAParseError, requestShapeLimits()]),
       errorCodesToAccessLog,
       // Before input errors and execution: text with NUL is the client's mistake on both databases.
       nulCharacters,

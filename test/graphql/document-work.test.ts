@@ -119,6 +119,23 @@ describe('worst-case documents over HTTP', () => {
     expect(within.body.data.viewer.email).toMatch(/@example.com$/);
   });
 
+  it('a caller without a valid token may send at most 1 000 tokens; a signed-in one 5 000, the same document', async () => {
+    const t = await start();
+    const { token } = await t.account();
+    // ~1 500 tokens within every merging limit: 91 operations, each spreading a fragment of its own.
+    const fragments = times(100, (i) => `fragment F${i} on Account { email id accountId createdAt apiKeyHint }`);
+    const operations = times(90, (i) => `query Q${i + 10} { viewer { ...F${i + 10} } }`);
+    const query = `query Big { viewer { ${times(10, (i) => `...F${i}`)} } } ${operations} ${fragments}`;
+    const anonymous = await t.request('POST', '/graphql', { body: { query, operationName: 'Big' } });
+    expect(anonymous.body.errors?.[0]?.extensions.code).toBe('GRAPHQL_PARSE_FAILED');
+    expect(anonymous.body.errors?.[0]?.message).toMatch(/without a valid token may hold at most 1000 tokens/);
+    const signedIn = await t.request('POST', '/graphql', { body: { query, operationName: 'Big' }, token });
+    expect(signedIn.body.errors, signedIn.text).toBeUndefined();
+    // Known to the prepared lane now: still refused without a token (yoga's answer: the lane declines).
+    const again = await t.request('POST', '/graphql', { body: { query, operationName: 'Big' } });
+    expect(again.body.errors?.[0]?.extensions.code).toBe('GRAPHQL_PARSE_FAILED');
+  });
+
   it("graphql-js's merging rule still refuses conflicts, and @stream differing on merged fields is still refused", async () => {
     const t = await start();
     const { token } = await t.account();
