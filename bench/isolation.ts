@@ -85,14 +85,14 @@ const LIVE_QUERY = /* GraphQL */ `
 interface Scenario {
   name: string;
   env: Record<string, string>;
-  attack: 'hostile' | 'live' | 'documents';
+  attack: 'hostile' | 'live' | 'documents' | 'signed-in documents';
   /** Whether its ratio is held to the target (the others are shown for information). */
   judged: boolean;
 }
 
 /**
- * Four runs: the hostile requests with the defaults as users run them (judged), the same with the request rate limits
- * raised (caps only), the expensive documents (judged) and the @live case (judged). In the @live case the callbacks
+ * Five runs: the hostile requests with the defaults as users run them (judged), the same with the request rate limits
+ * raised (caps only), the expensive documents anonymous (judged) and signed in (for information), and the @live case (judged). In the @live case the callbacks
  * stand for the telephony provider's: signed, they count against their account's callback budget, not the address
  * (src/graphql/callback-budget.ts); every setting is the default.
  */
@@ -111,6 +111,14 @@ const SCENARIOS: Scenario[] = [
     env: {},
     attack: 'documents',
     judged: true,
+  },
+  {
+    name:
+      'expensive documents, signed in: the attacker account at its rate limit (the default), worst cases of 5 000 ' +
+      'tokens (for information)',
+    env: {},
+    attack: 'signed-in documents',
+    judged: false,
   },
   {
     name:
@@ -449,7 +457,7 @@ function hostileAttack(base: string, seeded: Seeded): Attack {
  * ATTACKERS loops from one address, without a token, sending a new worst-case document each time (each shape of
  * bench/expensive-documents.ts in turn) back to back: the address's rate limit is what lets requests through.
  */
-function documentsAttack(base: string): Attack {
+function documentsAttack(base: string, token?: string): Attack {
   return {
     open: async () => undefined,
     close: async () => undefined,
@@ -465,7 +473,7 @@ function documentsAttack(base: string): Attack {
           try {
             const response = await fetch(`${base}/graphql`, {
               method: 'POST',
-              headers: { 'content-type': 'application/json' },
+              headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
               body: JSON.stringify({ query, operationName: /query (\w+)/.exec(query)?.[1] }),
               signal: AbortSignal.timeout(10_000),
             });
@@ -758,8 +766,8 @@ async function scenario(spec: Scenario, seeded: Seeded): Promise<ScenarioResult>
   const attack =
     spec.attack === 'live'
       ? liveAttack(base, seeded)
-      : spec.attack === 'documents'
-        ? documentsAttack(base)
+      : spec.attack === 'documents' || spec.attack === 'signed-in documents'
+        ? documentsAttack(base, spec.attack === 'signed-in documents' ? seeded.attacker : undefined)
         : hostileAttack(base, seeded);
   try {
     const pid = child.pid ?? 0;
