@@ -150,6 +150,26 @@ async function main() {
       for (const line of lines) for (const id of line.matchAll(/"id":"(evt_[^"]+)"/g)) seen.add(id[1] ?? '');
     }
   })().catch(() => undefined);
+  // The stream is live once it has received an event: one write on the watched campaign, awaited on the subscriber
+  // (events committed before the subscription was registered were never its to deliver; the short CI run started
+  // its writers before that and counted two of them as lost).
+  for (let attempt = 0; attempt < 40 && seen.size === 0; attempt++) {
+    await fetch(`${a}/api/v3/update_campaign`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({
+        campId: 'watched',
+        campaignModelData: { ...campaignData(), title: `subscribed ${attempt}?` },
+      }),
+    });
+    for (let i = 0; i < 10 && seen.size === 0; i++) await sleep(50);
+  }
+  if (seen.size === 0) {
+    for (const { child } of instances) child.kill('SIGKILL');
+    await redis.kill();
+    cluster.stop();
+    throw new Error('the subscriber on instance B received nothing in 20 s: it is not subscribed');
+  }
 
   const started = Date.now();
   const startedAt = started;
