@@ -7,22 +7,10 @@
 // worst of ITERATIONS requests per shape; BENCH_STRICT=1 fails when any shape's median is over LIMIT_MS (20).
 // bench/isolation.ts sends the same documents from one address at its full rate limit.
 import { pathToFileURL } from 'node:url';
-import { Lexer, Source, TokenKind } from 'graphql';
+import { hasMoreTokensThan } from '../src/graphql/document-work.js';
 
 /** The token limit (src/graphql/yoga.ts GRAPHQL_LIMITS.tokens), less a few. */
 const MAX_TOKENS = 4_990;
-
-/** The number of tokens in a document, as graphql-armor's token limit counts them (the lexer's tokens). */
-function tokenCount(document: string): number {
-  const lexer = new Lexer(new Source(document));
-  let count = 0;
-  try {
-    while (lexer.advance().kind !== TokenKind.EOF) count += 1;
-  } catch {
-    return Infinity;
-  }
-  return count;
-}
 
 /** The largest n (≤ max) whose document fits in the token limit: a worst case is as big as a caller may send. */
 function fitted(make: (seed: string, n: number) => string, max = 5_000): (seed: string) => string {
@@ -30,10 +18,11 @@ function fitted(make: (seed: string, n: number) => string, max = 5_000): (seed: 
   let high = max;
   while (low < high) {
     const middle = Math.ceil((low + high) / 2);
-    if (tokenCount(make('0', middle)) <= MAX_TOKENS) low = middle;
+    if (!hasMoreTokensThan(make('0', middle), MAX_TOKENS)) low = middle;
     else high = middle - 1;
   }
-  if (tokenCount(make('0', low)) > MAX_TOKENS) throw new Error(`no size of this shape fits in ${MAX_TOKENS} tokens`);
+  if (hasMoreTokensThan(make('0', low), MAX_TOKENS))
+    throw new Error(`no size of this shape fits in ${MAX_TOKENS} tokens`);
   return (seed) => make(seed, low);
 }
 

@@ -147,9 +147,18 @@ const isOverlappingRule = (rule: ValidationRule): boolean => rule.name === Overl
  * The envelop plugin: the pre-check, graphql-js's budgeted merging rule in place of yoga's copy (for documents
  * without @stream), and graphql-js's "Validation aborted." given a message and a code. Goes after useDeferStream.
  */
+const problems = new WeakMap<DocumentNode, string | null>();
+
+/** mergingProblem, once per parsed document (yoga's cache hands the same one back; every onValidate hook still runs). */
+function knownMergingProblem(document: DocumentNode): string | null {
+  let problem = problems.get(document);
+  if (problem === undefined) problems.set(document, (problem = mergingProblem(document)));
+  return problem;
+}
+
 export const documentWorkLimits: Plugin = {
   onValidate({ params, setResult }) {
-    const problem = mergingProblem(params.documentAST);
+    const problem = knownMergingProblem(params.documentAST);
     if (problem) {
       setResult([refusal(problem)]);
       return undefined;
