@@ -1,8 +1,9 @@
 // GraphQL requests the prepared lane may answer, taken from node:http straight to the doors and back to the socket
 // (docs/graphql.md "Prepared lane"): no fetch-API Request built by the server adapter, no web stream for the body,
 // no AbortController per request. The body (at most 1 MiB, of a declared length) is read into one Buffer when a door
-// first asks for it (after the rate and body checks); the doors see a LightRequest, which offers what they read of a request (method, url, headers, the body as text). Whatever the
-// lane leaves to yoga is turned into a real Request first (`realRequest`), so yoga sees what it always sees.
+// first asks for it (after the rate and body checks); the doors see a LightRequest, which offers what they read of a
+// request (method, url, headers, the body as text). Whatever the lane leaves to yoga is turned into a real Request
+// first (`realRequest`, its signal tied to the socket), so yoga sees what it always sees.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MAX_BODY_BYTES } from '../core/request-context.js';
 
