@@ -130,14 +130,19 @@ const envSchema = z
     MCP_GRAPHQL_TOOL: booleanFlag.default(false),
     /** The authorisation server for hosted MCP agents (docs/mcp-oauth.md): /oauth/* and the .well-known metadata. */
     MCP_OAUTH: booleanFlag.default(true),
-    /** How long a named access token issued to an agent through OAuth lasts. */
+    /** How long the access token of an agent that has a refresh token lasts (docs/mcp-oauth.md "Refresh tokens"). */
+    OAUTH_ACCESS_TOKEN_MINUTES: z.coerce.number().int().min(5).max(1440).default(60),
+    /** How long a refresh token lasts without being used (each use rotates it and starts the time again). */
+    OAUTH_REFRESH_TOKEN_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+    /** How long the access token of an agent without refresh tokens (it did not ask for them) lasts. */
     OAUTH_ACCESS_TOKEN_DAYS: z.coerce.number().int().min(1).max(365).default(30),
     /** Dynamic client registration (RFC 7591), the deprecated fallback to client ID metadata documents. */
     OAUTH_DYNAMIC_CLIENT_REGISTRATION: booleanFlag.default(true),
-    /** At most this many dynamically registered clients exist at once (each expires 90 days after registering). */
-    OAUTH_MAX_REGISTERED_CLIENTS: z.coerce.number().int().min(1).max(1_000_000).default(1000),
-    /** Dynamic client registrations per client address and hour (429 past it; docs/mcp-oauth.md "State and limits"). */
-    OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(10),
+    /**
+     * At most this many dynamically registered clients exist at once: one never used within a day is deleted, one
+     * used is kept 90 days after its last use (docs/mcp-oauth.md "State and limits").
+     */
+    OAUTH_MAX_REGISTERED_CLIENTS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
     /** Tests only: client metadata documents may be fetched from private and loopback addresses. */
     OAUTH_ALLOW_PRIVATE_CLIENT_METADATA: booleanFlag.default(false),
     /** Tests only: a PEM file of extra CA certificates trusted when fetching client metadata documents. */

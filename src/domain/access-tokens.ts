@@ -89,10 +89,22 @@ export async function createAccessToken(
     // One account's creations run one after the other, so the cap holds under concurrency.
     await serializeForAccount(trx, accountId);
     // Expired tokens are no credential anywhere and do not count: they make room (OAuth approvals mint a token each).
+    // One an agent can still refresh stays (its grant's note names it: src/domain/oauth-artifacts.ts).
     await trx
       .deleteFrom('access_tokens')
       .where('account_id', '=', accountId)
       .where('expires_at', '<=', row.created_at)
+      .where((eb) =>
+        eb(
+          'token_id',
+          'not in',
+          eb
+            .selectFrom('oauth_artifacts')
+            .select('oauth_artifacts.id')
+            .where('oauth_artifacts.model', '=', 'IssuedAccessToken')
+            .where('oauth_artifacts.expires_at', '>', row.created_at),
+        ),
+      )
       .execute();
     const { count } = await trx
       .selectFrom('access_tokens')
@@ -111,6 +123,33 @@ export async function createAccessToken(
     await trx.insertInto('access_tokens').values(row).execute();
   });
   return { accessToken: toAccessToken(row), token };
+}
+
+/**
+ * Gives the account's token a new secret, access and expiry (an OAuth refresh: src/oauth/token-minting.ts); the old
+ * secret stops working at once. Null when the token is gone (revoked, or deleted once expired).
+ */
+export async function rotateAccessToken(
+  db: Kysely<Database>,
+  tokens: TokenIssuer,
+  accountId: string,
+  tokenId: string,
+  change: { readOnly: boolean; expiresAt: Date },
+): Promise<{ accessToken: AccessToken; token: string } | null> {
+  const token = tokens.mintAccessToken(accountId, tokenId);
+  const row = await db
+    .updateTable('access_tokens')
+    .set({
+      token_hash: hashApiKey(token),
+      token_hint: apiKeyHint(token),
+      read_only: change.readOnly ? 1 : 0,
+      expires_at: change.expiresAt.toISOString(),
+    })
+    .where('account_id', '=', accountId)
+    .where('token_id', '=', tokenId)
+    .returningAll()
+    .executeTakeFirst();
+  return row ? { accessToken: toAccessToken(row), token } : null;
 }
 
 /** The account's tokens, newest first (at most MAX_ACCESS_TOKENS exist). */

@@ -1,16 +1,21 @@
 // oidc-provider's storage (docs/mcp-oauth.md "State"): its artefacts (interactions, sessions, grants, authorisation
 // codes, registered clients, …) as rows of oauth_artifacts, so that every instance of the gateway sees the same ones.
 // Rows expire with the artefact; expired rows are swept as new ones are written. An authorisation code is consumed
-// by one conditional UPDATE, so two token requests racing with the same code cannot both succeed. Access tokens are
-// not stored here: the one the provider makes is swapped for a named access token (src/oauth/token-minting.ts).
-import { createHash, randomUUID } from 'node:crypto';
+// by one conditional UPDATE, so two token requests racing with the same code cannot both succeed (a refresh token
+// likewise). Access tokens are not stored here: the one the provider makes is swapped for a named access token
+// (src/oauth/token-minting.ts). No row holds a usable secret: codes, refresh tokens and registration access tokens are
+// kept under their SHA-256 (the value itself is the key oidc-provider looks them up by), and a confidential client's
+// secret is kept as its SHA-256 (compared in src/oauth/provider.ts).
+import { createHash } from 'node:crypto';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
 
-/** A registered client (dynamic client registration) is kept this long after its last registration. */
+/** A registered client (dynamic client registration) is kept this long after a token was last issued to it. */
 export const REGISTERED_CLIENT_DAYS = 90;
+/** A registered client no token was ever issued to is deleted this long after it registered. */
+export const UNUSED_CLIENT_SECONDS = 86_400;
 /** No artefact's payload is larger than this (a registration's metadata is the largest). */
 const MAX_PAYLOAD_BYTES = 64 * 1024;
 /** Expired rows are swept at most this often by one instance. */
@@ -21,7 +26,17 @@ const SWEEP_EVERY_MS = 60_000;
  * code lives 60 s): a replay revokes it.
  */
 const ISSUED_TOKEN = 'IssuedAccessToken';
-const ISSUED_TOKEN_SECONDS = 600;
+/** Without a refresh token the note is kept while a replay of the code can be noticed; with one, as long as it lives. */
+export const ISSUED_TOKEN_SECONDS = 600;
+
+/** Models whose ids are bearer secrets: kept under their digest, the value never stored. */
+const SECRET_IDS = new Set(['AuthorizationCode', 'RefreshToken', 'RegistrationAccessToken']);
+const digestOf = (value: string) => `sha256:${createHash('sha256').update(value).digest('base64url')}`;
+/** The row id an artefact is kept under. */
+const keyOf = (model: string, id: string) => (SECRET_IDS.has(model) ? digestOf(id) : id);
+
+/** How a confidential client's secret is kept (and compared: src/oauth/provider.ts). */
+export const clientSecretDigest = (secret: string): string => digestOf(`client-secret:${secret}`);
 
 /**
  * Revokes a grant (a code of it was used twice): the Grant row first, then the named tokens its codes were redeemed
@@ -51,6 +66,7 @@ export async function revokeGrant(db: Kysely<Database>, grantId: string): Promis
 export async function recordIssuedToken(
   db: Kysely<Database>,
   issued: { grantId: string; accountId: string; tokenId: string },
+  keepSeconds = ISSUED_TOKEN_SECONDS,
 ): Promise<boolean> {
   await db
     .insertInto('oauth_artifacts')
@@ -60,7 +76,7 @@ export async function recordIssuedToken(
       payload: JSON.stringify({ accountId: issued.accountId, tokenId: issued.tokenId }),
       grant_id: issued.grantId,
       uid: null,
-      expires_at: new Date(Date.now() + ISSUED_TOKEN_SECONDS * 1000).toISOString(),
+      expires_at: new Date(Date.now() + keepSeconds * 1000).toISOString(),
       consumed_at: null,
     })
     .execute();
@@ -76,6 +92,32 @@ export async function recordIssuedToken(
   return false;
 }
 
+/**
+ * The named access token a grant's tokens are issued as (a refresh swaps its secret: src/oauth/token-minting.ts), and
+ * its note kept for `keepSeconds` more; undefined when the grant has none (never, or its note expired).
+ */
+export async function issuedTokenOf(
+  db: Kysely<Database>,
+  grantId: string,
+  keepSeconds: number,
+): Promise<{ accountId: string; tokenId: string } | undefined> {
+  const row = await db
+    .selectFrom('oauth_artifacts')
+    .select(['id', 'payload'])
+    .where('model', '=', ISSUED_TOKEN)
+    .where('grant_id', '=', grantId)
+    .where('expires_at', '>', new Date().toISOString())
+    .executeTakeFirst();
+  if (!row) return undefined;
+  await db
+    .updateTable('oauth_artifacts')
+    .set({ expires_at: new Date(Date.now() + keepSeconds * 1000).toISOString() })
+    .where('model', '=', ISSUED_TOKEN)
+    .where('id', '=', row.id)
+    .execute();
+  return JSON.parse(row.payload) as { accountId: string; tokenId: string };
+}
+
 /** Models whose artefacts are not kept: the access token the provider makes is replaced before it is handed out. */
 const NOT_STORED = new Set(['AccessToken']);
 
@@ -88,9 +130,23 @@ interface Row {
 const live = (row: Row | undefined, now: string): row is Row =>
   !!row && (row.expires_at === null || row.expires_at > now);
 
-function toPayload(row: Row): AdapterPayload {
+function toPayload(row: Row, model: string, id: string): AdapterPayload {
   const payload = JSON.parse(row.payload) as AdapterPayload;
+  // A secret id is not in the row: the token is the value it was looked up by.
+  if (SECRET_IDS.has(model)) payload.jti = id;
   return row.consumed_at ? { ...payload, consumed: Math.floor(Date.parse(row.consumed_at) / 1000) } : payload;
+}
+
+/** What is written of an artefact: no secret id, and a client's secret as its digest. */
+function storedPayload(model: string, payload: AdapterPayload): AdapterPayload {
+  if (SECRET_IDS.has(model)) {
+    const { jti: _jti, ...rest } = payload;
+    return rest;
+  }
+  if (model === 'Client' && typeof payload.client_secret === 'string') {
+    return { ...payload, client_secret: clientSecretDigest(payload.client_secret) };
+  }
+  return payload;
 }
 
 /** The adapter factory oidc-provider is given: one adapter per model name. */
@@ -107,15 +163,15 @@ export function oauthArtifactAdapter(db: Kysely<Database>): (model: string) => A
         .selectFrom('oauth_artifacts')
         .select(['payload', 'expires_at', 'consumed_at'])
         .where('model', '=', model)
-        .where('id', '=', id)
+        .where('id', '=', keyOf(model, id))
         .executeTakeFirst();
     return {
       async upsert(id, payload, expiresIn) {
         if (NOT_STORED.has(model)) return;
-        const json = JSON.stringify(payload);
+        const json = JSON.stringify(storedPayload(model, payload));
         if (Buffer.byteLength(json) > MAX_PAYLOAD_BYTES) throw new errors.InvalidRequest('request too large');
         const now = new Date();
-        const seconds = expiresIn ?? (model === 'Client' ? REGISTERED_CLIENT_DAYS * 86_400 : undefined);
+        const seconds = expiresIn ?? (model === 'Client' ? UNUSED_CLIENT_SECONDS : undefined);
         const values = {
           payload: json,
           grant_id: typeof payload.grantId === 'string' ? payload.grantId : null,
@@ -124,14 +180,14 @@ export function oauthArtifactAdapter(db: Kysely<Database>): (model: string) => A
         };
         await db
           .insertInto('oauth_artifacts')
-          .values({ model, id, consumed_at: null, ...values })
+          .values({ model, id: keyOf(model, id), consumed_at: null, ...values })
           .onConflict((oc) => oc.columns(['model', 'id']).doUpdateSet(values))
           .execute();
         await sweep(now.toISOString());
       },
       async find(id) {
         const found = await row(id);
-        return live(found, new Date().toISOString()) ? toPayload(found) : undefined;
+        return live(found, new Date().toISOString()) ? toPayload(found, model, id) : undefined;
       },
       async findByUid(uid) {
         const found = await db
@@ -140,7 +196,7 @@ export function oauthArtifactAdapter(db: Kysely<Database>): (model: string) => A
           .where('model', '=', model)
           .where('uid', '=', uid)
           .executeTakeFirst();
-        return live(found, new Date().toISOString()) ? toPayload(found) : undefined;
+        return live(found, new Date().toISOString()) ? toPayload(found, model, uid) : undefined;
       },
       // The device flow (the only user of user codes) is off.
       findByUserCode: async () => undefined,
@@ -149,7 +205,7 @@ export function oauthArtifactAdapter(db: Kysely<Database>): (model: string) => A
           .updateTable('oauth_artifacts')
           .set({ consumed_at: new Date().toISOString() })
           .where('model', '=', model)
-          .where('id', '=', id)
+          .where('id', '=', keyOf(model, id))
           .where('consumed_at', 'is', null)
           .executeTakeFirst();
         if (result.numUpdatedRows > 0n) return;
@@ -159,13 +215,15 @@ export function oauthArtifactAdapter(db: Kysely<Database>): (model: string) => A
           .selectFrom('oauth_artifacts')
           .select('grant_id')
           .where('model', '=', model)
-          .where('id', '=', id)
+          .where('id', '=', keyOf(model, id))
           .executeTakeFirst();
         if (code?.grant_id) await revokeGrant(db, code.grant_id);
-        throw new errors.InvalidGrant('authorization code already consumed');
+        throw new errors.InvalidGrant(
+          model === 'RefreshToken' ? 'refresh token already used' : 'authorization code already consumed',
+        );
       },
       async destroy(id) {
-        await db.deleteFrom('oauth_artifacts').where('model', '=', model).where('id', '=', id).execute();
+        await db.deleteFrom('oauth_artifacts').where('model', '=', model).where('id', '=', keyOf(model, id)).execute();
       },
       // A grant is revoked when one of its codes is used twice: the named token the first use got is revoked with it
       // (OAuth 2.1 §4.1.3), for whoever replays a code may have stolen it.
@@ -188,75 +246,16 @@ export async function countRegisteredClients(db: Kysely<Database>): Promise<numb
 }
 
 /**
- * Dynamic client registrations are counted per client address in rows of this model (the address hashed, in `uid`),
- * each kept for the hour it counts in.
+ * A registered client a token was issued to is kept REGISTERED_CLIENT_DAYS from now (one never used goes after
+ * UNUSED_CLIENT_SECONDS). Nothing happens for a client that was not registered here (a metadata document's).
  */
-const REGISTRATION = 'RegistrationByAddress';
-const REGISTRATION_WINDOW_SECONDS = 3600;
-/** The network an address stands for: an IPv4 address itself, an IPv6 address's /64 (one subscriber's, usually). */
-function networkOf(address: string): string {
-  if (!address.includes(':')) return address;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped?.[1]) return mapped[1];
-  const [head = '', tail = ''] = address.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const groups = address.includes('::')
-    ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right]
-    : left;
-  return `${groups
-    .slice(0, 4)
-    .map((group) => Number.parseInt(group || '0', 16).toString(16))
-    .join(':')}::/64`;
-}
-
-const addressKey = (address: string) =>
-  createHash('sha256')
-    .update(`oauth-registration:${networkOf(address)}`)
-    .digest('base64url');
-
-/**
- * Takes one of this client address's registrations of the hour (an IPv6 address counts for its /64), before the
- * registration runs: the row is written first and the count taken after, so requests racing each other cannot all pass
- * (past the limit each removes its own row and is refused). `wait` is the seconds until the oldest of the hour's
- * registrations stops counting; `release` gives the registration back when it did not happen. Shared by every
- * instance (the rows are in the database) and swept with the other expired rows.
- */
-export async function takeRegistration(
-  db: Kysely<Database>,
-  address: string,
-  perHour: number,
-): Promise<{ wait: number } | { release(): Promise<void> }> {
-  const now = new Date();
-  const key = addressKey(address);
-  const id = randomUUID();
+export async function keepRegisteredClient(db: Kysely<Database>, clientId: string): Promise<void> {
   await db
-    .insertInto('oauth_artifacts')
-    .values({
-      model: REGISTRATION,
-      id,
-      payload: '{}',
-      grant_id: null,
-      uid: key,
-      expires_at: new Date(now.getTime() + REGISTRATION_WINDOW_SECONDS * 1000).toISOString(),
-      consumed_at: null,
-    })
+    .updateTable('oauth_artifacts')
+    .set({ expires_at: new Date(Date.now() + REGISTERED_CLIENT_DAYS * 86_400_000).toISOString() })
+    .where('model', '=', 'Client')
+    .where('id', '=', clientId)
     .execute();
-  const release = async () => {
-    await db.deleteFrom('oauth_artifacts').where('model', '=', REGISTRATION).where('id', '=', id).execute();
-  };
-  const rows = await db
-    .selectFrom('oauth_artifacts')
-    .select('expires_at')
-    .where('model', '=', REGISTRATION)
-    .where('uid', '=', key)
-    .where('expires_at', '>', now.toISOString())
-    .orderBy('expires_at', 'asc')
-    .execute();
-  if (rows.length <= perHour) return { release };
-  await release();
-  const oldest = Date.parse(rows[0]?.expires_at ?? '') || now.getTime() + REGISTRATION_WINDOW_SECONDS * 1000;
-  return { wait: Math.max(1, Math.ceil((oldest - now.getTime()) / 1000)) };
 }
 
 /** Whether the account with this id exists (a grant's account, when a code is redeemed). */

@@ -20,3 +20,18 @@ export function mcpBearerChallenge(
   if (failure === 'invalid') parts.push('error="invalid_token"', 'error_description="The token is not valid"');
   return `Bearer ${parts.join(', ')}`;
 }
+
+/** The scope a token needs for the tools that change something (a read-only token has mcp:read alone). */
+export const WRITE_SCOPE = 'mcp:read mcp:write';
+
+/**
+ * The step-up challenge (RFC 6750 §3.1, MCP authorization "Scope challenge handling"): a read-only token called a tool
+ * that changes something. The client can ask its user for the scope named and call again.
+ */
+export function mcpScopeChallenge(config: Pick<Config, 'MCP_OAUTH' | 'PUBLIC_BASE_URL'>, request: Request): string {
+  const issuer = oauthIssuer(config, request.headers.get('host') ?? new URL(request.url).host);
+  const parts = ['realm="campaign-gateway"', 'error="insufficient_scope"', `scope="${WRITE_SCOPE}"`];
+  if (issuer) parts.push(`resource_metadata="${issuer}${PROTECTED_RESOURCE_METADATA_PATH}"`);
+  parts.push('error_description="This token is read-only; this tool needs mcp:write"');
+  return `Bearer ${parts.join(', ')}`;
+}

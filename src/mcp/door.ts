@@ -19,8 +19,8 @@ import { noteErrorCode } from '../core/request-context.js';
 import type { Yoga } from '../graphql/yoga.js';
 import { jsonTextTooDeepAt } from '../validation/json-limits.js';
 import { originAllowed, preflightHeaders, withCors } from './browser-origins.js';
-import { mcpBearerChallenge } from './challenge.js';
-import { authInfoFor, mcpServerFactory } from './server.js';
+import { mcpBearerChallenge, mcpScopeChallenge } from './challenge.js';
+import { authInfoFor, mcpServerFactory, WRITE_TOOL_NAMES } from './server.js';
 import type { Caller } from './tool-results.js';
 
 export { SCHEMA_RESOURCE } from './server.js';
@@ -29,8 +29,14 @@ export const MCP_PATH = '/mcp';
 export type McpDoor = (request: Request, clientAddress: string, auth: RequestAuth) => Promise<Response>;
 
 /** A JSON-RPC error answer outside of any request (bad credentials, an unreadable body, a method not served). */
-function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+  id: string | number | null = null,
+): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }), {
     status,
     headers: { 'content-type': 'application/json', ...headers },
   });
@@ -53,6 +59,14 @@ async function serveLegacy(factory: McpServerFactory, request: Request, caller: 
   } finally {
     void server.close();
   }
+}
+
+/** The tool a tools/call request names, and the request's id. */
+function toolCallOf(body: unknown): { name: string; id: string | number | null } | undefined {
+  if (!body || typeof body !== 'object') return undefined;
+  const { method, params, id } = body as { method?: unknown; params?: { name?: unknown }; id?: unknown };
+  if (method !== 'tools/call' || typeof params?.name !== 'string') return undefined;
+  return { name: params.name, id: typeof id === 'string' || typeof id === 'number' ? id : null };
 }
 
 export function createMcpDoor(yoga: Yoga, services: Services): McpDoor {
@@ -96,6 +110,21 @@ export function createMcpDoor(yoga: Yoga, services: Services): McpDoor {
         400,
         ProtocolErrorCode.InvalidRequest,
         'Invalid Request: batches are not accepted; send one message per request',
+      );
+    }
+    // Step-up (MCP authorization, "Scope challenge handling"): a read-only token calling a tool that changes something
+    // is answered 403 insufficient_scope, so that the client can ask its user for mcp:write and call again.
+    const call = toolCallOf(parsedBody);
+    if (call && authentication.readOnly && WRITE_TOOL_NAMES.has(call.name)) {
+      noteErrorCode('FORBIDDEN');
+      return jsonRpcError(
+        403,
+        ProtocolErrorCode.InvalidRequest,
+        `Forbidden: ${call.name} changes data and this token is read-only. An agent connected through OAuth asks its ` +
+          'user again for scope "mcp:read mcp:write" (the consent page offers "Read and change"); a pasted token must ' +
+          'be one made without readOnly.',
+        { 'www-authenticate': mcpScopeChallenge(services.config, request) },
+        call.id,
       );
     }
     const caller: Caller = { request, clientAddress, auth: authentication };

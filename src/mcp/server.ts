@@ -75,6 +75,13 @@ const listedOf = (tool: ListedTool): ListedTool => ({
   annotations: tool.annotations,
 });
 
+/** The tools that change something (mutations): a read-only token calling one gets the step-up challenge. */
+export const WRITE_TOOL_NAMES: ReadonlySet<string> = new Set(
+  [...buildTools(schema, MCP_OPERATIONS).values()]
+    .filter((tool) => tool.kind !== OperationTypeNode.QUERY)
+    .map((tool) => tool.name),
+);
+
 export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFactory {
   const tools = buildTools(schema, MCP_OPERATIONS);
   const withGraphqlTool = services.config.MCP_GRAPHQL_TOOL;

@@ -17,7 +17,7 @@ import {
   SCOPES,
 } from './endpoints.js';
 import { handleInteraction } from './interactions.js';
-import { clientAddresses, createOAuthProvider } from './provider.js';
+import { createOAuthProvider } from './provider.js';
 import { mintNamedTokens } from './token-minting.js';
 
 export interface OAuthDoor {
@@ -76,9 +76,14 @@ export function createOAuthDoor(services: Services, addressOf: (req: IncomingMes
     if (!entry) {
       const provider = createOAuthProvider(issuer, config, db);
       provider.use(
-        mintNamedTokens({ db, tokens, logger, accessTokenDays: config.OAUTH_ACCESS_TOKEN_DAYS }) as Parameters<
-          Provider['use']
-        >[0],
+        mintNamedTokens({
+          db,
+          tokens,
+          logger,
+          accessTokenMinutes: config.OAUTH_ACCESS_TOKEN_MINUTES,
+          accessTokenDays: config.OAUTH_ACCESS_TOKEN_DAYS,
+          refreshTokenDays: config.OAUTH_REFRESH_TOKEN_DAYS,
+        }) as Parameters<Provider['use']>[0],
       );
       provider.on('server_error', (_ctx: unknown, error: unknown) =>
         logger.error({ err: error }, 'unexpected error in the authorisation server'),
@@ -143,7 +148,6 @@ export function createOAuthDoor(services: Services, addressOf: (req: IncomingMes
         address,
       );
     }
-    clientAddresses.set(req, address);
     await callback(req, res);
   };
 

@@ -1,18 +1,19 @@
 // The authorisation server for hosted MCP agents (docs/mcp-oauth.md), built on oidc-provider: authorisation code with
 // PKCE (S256 only), RFC 9207 `iss` on every authorisation response, resource indicators (RFC 8707: the one resource
-// is this gateway's /mcp), client ID metadata documents and, as the deprecated fallback, dynamic client registration.
+// is this gateway's /mcp), refresh tokens rotated on every use, client ID metadata documents and dynamic client
+// registration (RFC 7591, with the RFC 7592 read of a registration) for public and confidential clients.
 // Its state lives in the database (src/domain/oauth-artifacts.ts); what it signs with and what its cookies are signed
 // with derive from JWT_SECRET, so every instance is the same authorisation server.
-import { createHmac, createPrivateKey, randomBytes } from 'node:crypto';
+import { createHmac, createPrivateKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../core/config.js';
 import type { Database } from '../db/types.js';
 import {
   accountExists,
+  clientSecretDigest,
   countRegisteredClients,
   oauthArtifactAdapter,
-  takeRegistration,
 } from '../domain/oauth-artifacts.js';
 import {
   clientMetadataFetch,
@@ -32,18 +33,24 @@ export const INTERACTION_SECONDS = 600;
 export const MAX_OAUTH_BODY_BYTES = 56 * 1024;
 /** The scope of an authorisation request that names none: read-only access. */
 export const DEFAULT_SCOPE = 'mcp:read';
-
-/** The client address of a request handed to the provider (set by the door, src/oauth/door.ts). */
-export const clientAddresses = new WeakMap<object, string>();
+/**
+ * Every scope an authorisation request may name: the resource's, `openid`, and `offline_access` (which some clients
+ * send to ask for a refresh token: one is issued to any client registered for the refresh_token grant anyway).
+ */
+const KNOWN_SCOPES = new Set<string>(['openid', 'offline_access', ...SCOPES]);
+/** The grant types a client may have: what it asks for beyond them is left out of its registration (RFC 7591 §3.2.1). */
+export const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
+/** How clients authenticate at the token endpoint: public clients (PKCE alone), or with their secret. */
+export const CLIENT_AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const;
 
 export type OAuthConfig = Pick<
   Config,
   | 'JWT_SECRET'
   | 'TRUST_PROXY'
-  | 'OAUTH_ACCESS_TOKEN_DAYS'
+  | 'OAUTH_ACCESS_TOKEN_MINUTES'
+  | 'OAUTH_REFRESH_TOKEN_DAYS'
   | 'OAUTH_DYNAMIC_CLIENT_REGISTRATION'
   | 'OAUTH_MAX_REGISTERED_CLIENTS'
-  | 'OAUTH_REGISTRATIONS_PER_HOUR'
   | 'OAUTH_ALLOW_PRIVATE_CLIENT_METADATA'
   | 'OAUTH_CLIENT_METADATA_CA_FILE'
 >;
@@ -73,7 +80,9 @@ const findAccount: Configuration['findAccount'] = async (ctx, id) => {
 
 export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kysely<Database>): Provider {
   const resource = mcpResourceUrl(issuer);
-  const accessTokenSeconds = config.OAUTH_ACCESS_TOKEN_DAYS * 86_400;
+  // The provider's own access token is never handed out (src/oauth/token-minting.ts): its lifetime is a formality.
+  const accessTokenSeconds = config.OAUTH_ACCESS_TOKEN_MINUTES * 60;
+  const refreshTokenSeconds = config.OAUTH_REFRESH_TOKEN_DAYS * 86_400;
   // Client ID metadata documents: which ones a request tried to fetch and which it got (clientMetadataAttempt, below),
   // and the ones that failed lately.
   const failedFetches = new FailedFetches();
@@ -98,6 +107,15 @@ export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kys
     // grant nothing and answer access_denied. Runs after its own scope checks (checkScope), before the interaction.
     extraParams: {
       scope: async (ctx: KoaContextWithOIDC, value: string | undefined) => {
+        // A scope this server does not know is refused here, before any consent (the provider would drop it silently,
+        // and the code would then be refused at the token endpoint with a generic invalid_grant).
+        const unknown = (value ?? '').split(' ').filter((scope) => scope && !KNOWN_SCOPES.has(scope));
+        if (unknown.length > 0) {
+          throw new errors.InvalidScope(
+            `unknown scope ${unknown.slice(0, 3).join(' ').slice(0, 100)}: ask for mcp:read (read-only) or mcp:read mcp:write`,
+            unknown.join(' ').slice(0, 200),
+          );
+        }
         // No scope asked: read-only access, unless the client registered a scope that does not include it.
         const registered = ctx.oidc.client?.scope?.split(' ');
         if (!value?.trim() && (!registered || registered.includes(DEFAULT_SCOPE))) {
@@ -106,8 +124,9 @@ export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kys
       },
     },
     responseTypes: ['code'],
-    // Public clients only (PKCE): no shared secrets, no client assertions.
-    clientAuthMethods: ['none'],
+    // Public clients (PKCE alone) and confidential ones with a secret (kept as its digest: compareClientSecret below);
+    // PKCE is required of both. No client assertions.
+    clientAuthMethods: [...CLIENT_AUTH_METHODS],
     pkce: { required: () => true },
     allowOmittingSingleRegisteredRedirectUri: false,
     clientDefaults: {
@@ -124,8 +143,11 @@ export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kys
       const grantId = ctx.oidc.result?.consent?.grantId;
       return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
     },
-    // No refresh tokens: no client may have the refresh_token grant (left at its default, so that the metadata
-    // advertises only authorization_code), and the scopes have no offline_access.
+    // A refresh token for every client registered for the refresh_token grant (MCP clients do not ask for
+    // offline_access), rotated on every use; a used one presented again revokes the whole grant (the adapter's
+    // consume, and oidc-provider's check of a consumed token: OAuth 2.1 §4.3.1).
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
     // Errors that cannot go back to the client (an unknown client, a redirect URI it does not have) get our page.
     renderError: (ctx, out) => {
       ctx.type = 'html';
@@ -141,7 +163,9 @@ export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kys
       AuthorizationCode: AUTHORIZATION_CODE_SECONDS,
       Interaction: INTERACTION_SECONDS,
       Session: INTERACTION_SECONDS,
-      Grant: INTERACTION_SECONDS,
+      // A grant lives as long as the refresh tokens issued under it (each refresh extends it: token-minting.ts).
+      Grant: refreshTokenSeconds,
+      RefreshToken: refreshTokenSeconds,
       AccessToken: accessTokenSeconds,
       IdToken: 3600,
     },
@@ -152,17 +176,28 @@ export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kys
       introspection: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
+      // Every token is a Bearer token: no DPoP algorithms are advertised.
+      dPoP: { enabled: false },
       registration: {
         enabled: config.OAUTH_DYNAMIC_CLIENT_REGISTRATION,
         initialAccessToken: false,
-        issueRegistrationAccessToken: false,
-        // Runs before the provider decides whether the client needs a secret, which it does from the request as sent:
-        // without a token_endpoint_auth_method it would hand out a client_secret to a client whose method (the
-        // default) is none. Registered clients are public clients: the method is none unless named (and only none is
-        // accepted: clientAuthMethods).
+        // registration_client_uri and a registration access token (RFC 7592 read), which some hosted clients need.
+        issueRegistrationAccessToken: true,
+        // Runs before the provider builds the client from the request, so the request can be settled here:
+        // - without a token_endpoint_auth_method it would hand out a client_secret to a client whose method (the
+        //   default) is none: a client that names none is a public client;
+        // - grant types and response types this server does not serve are left out rather than refused (RFC 7591
+        //   §3.2.1 lets the server trim; the answer shows what was kept), and authorization_code is always kept.
         idFactory: (ctx) => {
           const body = ctx.oidc.body as Record<string, unknown> | undefined;
-          if (body && body.token_endpoint_auth_method === undefined) body.token_endpoint_auth_method = 'none';
+          if (body) {
+            if (body.token_endpoint_auth_method === undefined) body.token_endpoint_auth_method = 'none';
+            if (Array.isArray(body.grant_types)) {
+              const asked = new Set(body.grant_types);
+              body.grant_types = GRANT_TYPES.filter((type) => type === 'authorization_code' || asked.has(type));
+            }
+            if (Array.isArray(body.response_types)) body.response_types = ['code'];
+          }
           return randomBytes(16).toString('base64url');
         },
       },
@@ -248,39 +283,32 @@ export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kys
   provider.use(async (ctx, next) => {
     (ctx.state as { db?: Kysely<Database> }).db = db;
     if (Number(ctx.get('content-length')) > MAX_OAUTH_BODY_BYTES) return tooLarge(ctx as KoaContextWithOIDC);
-    const address = clientAddresses.get(ctx.req);
     const registering =
       config.OAUTH_DYNAMIC_CLIENT_REGISTRATION && ctx.path === OAUTH_ROUTES.registration && ctx.method === 'POST';
-    let taken: Awaited<ReturnType<typeof takeRegistration>> | undefined;
-    if (registering) {
-      // Registered clients are kept 90 days under a global cap: each address may fill only a little of it.
-      taken = address ? await takeRegistration(db, address, config.OAUTH_REGISTRATIONS_PER_HOUR) : undefined;
-      if (taken && 'wait' in taken) {
-        ctx.status = 429;
-        ctx.set('retry-after', String(taken.wait));
-        ctx.set('cache-control', 'no-store');
-        ctx.body = {
-          error: 'slow_down',
-          error_description: `at most ${config.OAUTH_REGISTRATIONS_PER_HOUR} client registrations an hour from one address (client ID metadata documents need none)`,
-        };
-        return;
-      }
-      if ((await countRegisteredClients(db)) >= config.OAUTH_MAX_REGISTERED_CLIENTS) {
-        if (taken && 'release' in taken) await taken.release();
-        ctx.status = 400;
-        ctx.body = { error: 'invalid_client_metadata', error_description: 'no more clients can be registered now' };
-        return;
-      }
+    // Registrations are bounded by a global cap, not per address: hosted platforms register from a few shared
+    // addresses for all their users (docs/mcp-oauth.md "State and limits"). One never used goes after a day.
+    if (registering && (await countRegisteredClients(db)) >= config.OAUTH_MAX_REGISTERED_CLIENTS) {
+      ctx.status = 400;
+      ctx.set('cache-control', 'no-store');
+      ctx.body = {
+        error: 'invalid_client_metadata',
+        error_description:
+          'no more clients can be registered now (unused registrations are deleted after a day); a client ID metadata document needs no registration',
+      };
+      return;
     }
     try {
       await next();
     } finally {
-      // Taken before it ran (so that racing requests cannot all pass); given back when nothing was registered.
-      if (taken && 'release' in taken && ctx.status !== 201) await taken.release();
       const seen = attempts.get(ctx);
       for (const clientId of seen?.tried ?? []) if (!seen?.got.has(clientId)) failedFetches.add(clientId);
     }
     if ((ctx.state as { bodyTooLarge?: boolean }).bodyTooLarge) tooLarge(ctx as KoaContextWithOIDC);
+    // The RFC 7592 read of a registration: the secret was shown once, at registration; what is kept is its digest.
+    const oidc = (ctx as KoaContextWithOIDC).oidc;
+    if (oidc?.route === 'client' && ctx.body && typeof ctx.body === 'object') {
+      delete (ctx.body as Record<string, unknown>).client_secret;
+    }
     const burnt = (ctx.state as { burnCode?: string }).burnCode;
     if (burnt) {
       const code = await provider.AuthorizationCode.find(burnt, { ignoreExpiration: true }).catch(() => undefined);
@@ -288,5 +316,15 @@ export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kys
       if (code && code.clientId === client) await code.destroy();
     }
   });
+  // A confidential client's secret is kept as its digest (src/domain/oauth-artifacts.ts): the one presented is
+  // compared as a digest, in constant time.
+  const clients = provider.Client as unknown as {
+    prototype: { clientSecret?: string; compareClientSecret(actual: string): boolean | Promise<boolean> };
+  };
+  clients.prototype.compareClientSecret = function compareClientSecret(this: { clientSecret?: string }, actual) {
+    const stored = Buffer.from(this.clientSecret ?? '');
+    const given = Buffer.from(clientSecretDigest(String(actual)));
+    return stored.length === given.length && timingSafeEqual(stored, given);
+  };
   return provider;
 }

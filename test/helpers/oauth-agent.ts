@@ -107,10 +107,14 @@ export class TestAgent implements OAuthClientProvider {
   private verifier = '';
   private discovery: OAuthDiscoveryState | undefined;
 
-  constructor(readonly clientMetadataUrl?: string) {}
+  /** `metadata`: what it registers with besides the defaults (hosted platforms' bodies: test/mcp/oauth.test.ts). */
+  constructor(
+    readonly clientMetadataUrl?: string,
+    private readonly metadata: Partial<OAuthClientMetadata> = {},
+  ) {}
 
   get redirectUrl(): string {
-    return REDIRECT_URI;
+    return this.metadata.redirect_uris?.[0] ?? REDIRECT_URI;
   }
   get clientMetadata(): OAuthClientMetadata {
     return {
@@ -119,6 +123,7 @@ export class TestAgent implements OAuthClientProvider {
       grant_types: ['authorization_code'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
+      ...this.metadata,
     };
   }
   clientInformation() {
