@@ -102,9 +102,9 @@ export async function getCampaignsByIds(
 export async function createCampaign(
   db: Kysely<Database>,
   accountId: string,
-  input: CampaignDataInput & { campId?: string | undefined },
+  input: CampaignDataInput & { campId?: string | undefined; status?: 'active' | 'paused' | null | undefined },
 ): Promise<Campaign> {
-  const { campId = newId('camp'), ...data } = input;
+  const { campId = newId('camp'), status, ...data } = input;
   const now = new Date().toISOString();
   try {
     const row = await db
@@ -113,7 +113,8 @@ export async function createCampaign(
         account_id: accountId,
         camp_id: campId,
         ...(toColumns(withDefaults(data)) as Required<ReturnType<typeof toColumns>>),
-        status: 'active',
+        // Active unless created paused (an agent sets a campaign up before it calls: docs/mcp.md).
+        status: status ?? 'active',
         created_at: now,
         updated_at: now,
       })

@@ -17,11 +17,14 @@ export const TOOL_DESCRIPTIONS: Readonly<Record<string, string>> = {
     "Totals over a campaign's call logs as they are now: call time, number of calls, spend, average cost; null " +
     'when you have no such campaign. Argument: `campId`.',
   CampaignCreate:
-    'Creates a campaign, ACTIVE. Arguments in `input`: the campaign (`voiceId` from voice_list); `campId` is ' +
-    'generated when omitted, and one already in use is CONFLICT. Answers the campaign without its long texts.',
+    'Creates a campaign, PAUSED unless `input.status` is ACTIVE: a paused campaign places no call, so it can be ' +
+    'set up and checked first; campaign_resume starts it. Arguments in `input`: the campaign (`voiceId` from ' +
+    'voice_list); `campId` is generated when omitted, and one already in use is CONFLICT. Answers the campaign ' +
+    'without its long texts.',
   CampaignUpdate:
     'Changes the given fields of a campaign; a completed campaign cannot change (CONFLICT). Arguments in `input`: ' +
-    '`campId` and the fields to change. Answers the campaign without its long texts (campaign_get reads them).',
+    '`campId` and the fields to change; not the status (campaign_pause, campaign_resume, campaign_complete). ' +
+    'Answers the campaign without its long texts (campaign_get reads them).',
   CampaignDelete:
     'Deletes a campaign and everything that belongs to it, for good. Argument: `input.campId`. Answers its ' +
     '`deletedId`.',

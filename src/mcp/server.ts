@@ -19,7 +19,7 @@ import { GRAPHQL_TOOL, graphqlToolResult } from './graphql-tool.js';
 import { singleValuesForLists } from './list-arguments.js';
 import { MCP_OPERATIONS } from './operations.js';
 import { type Caller, toolResult } from './tool-results.js';
-import { buildTools, type McpTool } from './tools.js';
+import { buildTools, type McpTool, withToolDefaults } from './tools.js';
 
 export const SCHEMA_RESOURCE = 'campaign-gateway://schema.graphql';
 const SERVER_INFO = { name: 'campaign-gateway', version: '0.1.0' };
@@ -144,7 +144,24 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
       }
       const singles = singleValuesForLists(tool.inputSchema, args);
       if (singles.length > 0) return badArguments('A list is expected where a single value was given', singles);
-      return server.projectCallToolResult(await run(tool, args, caller).then(toolResult), tool.outputSchema);
+      // A campaign's status changes through its own tools, never campaign_update: say which.
+      const input = (args as { input?: unknown }).input;
+      if (tool.name === 'campaign_update' && input && typeof input === 'object' && 'status' in input) {
+        return badArguments(
+          'campaign_update does not change the status: use campaign_pause, campaign_resume or campaign_complete',
+          [
+            {
+              path: ['input', 'status'],
+              type: 'extra_forbidden',
+              message: 'The status changes through campaign_pause, campaign_resume and campaign_complete',
+            },
+          ],
+        );
+      }
+      return server.projectCallToolResult(
+        await run(tool, withToolDefaults(tool.name, args), caller).then(toolResult),
+        tool.outputSchema,
+      );
     });
     server.setRequestHandler('resources/list', ({ params }) => {
       refuseCursor(params);

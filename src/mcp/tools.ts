@@ -98,11 +98,60 @@ export function toolFromOperation(schema: GraphQLSchema, source: string): McpToo
   };
 }
 
+/**
+ * Where a tool's default differs from the graph's: campaign_create makes a PAUSED campaign unless asked for an ACTIVE
+ * one (an agent sets a campaign up before it calls; GraphQL and REST keep ACTIVE, the legacy behaviour). Shown as the
+ * argument's `default` in the input schema, and filled in when the argument is left out (withToolDefaults).
+ */
+const TOOL_DEFAULTS: Record<string, ReadonlyArray<{ path: readonly string[]; value: unknown; description: string }>> = {
+  campaign_create: [
+    {
+      path: ['input', 'status'],
+      value: 'PAUSED',
+      description:
+        'PAUSED (when omitted) places no call until campaign_resume, so the campaign can be set up and checked ' +
+        'first; ACTIVE calls from the start.',
+    },
+  ],
+};
+
+/** The arguments with the tool's own defaults filled in where they were left out. */
+export function withToolDefaults(toolName: string, args: Record<string, unknown>): Record<string, unknown> {
+  const defaults = TOOL_DEFAULTS[toolName];
+  if (!defaults) return args;
+  const filled = structuredClone(args);
+  for (const { path, value } of defaults) {
+    let parent: Record<string, unknown> = filled;
+    for (const key of path.slice(0, -1)) {
+      const next = parent[key];
+      if (!next || typeof next !== 'object' || Array.isArray(next)) {
+        parent = {};
+        break;
+      }
+      parent = next as Record<string, unknown>;
+    }
+    const last = path[path.length - 1]!;
+    if (parent[last] === undefined) parent[last] = value;
+  }
+  return filled;
+}
+
+function applySchemaDefaults(tool: McpTool): void {
+  for (const { path, value, description } of TOOL_DEFAULTS[tool.name] ?? []) {
+    let node: JsonSchema | undefined = tool.inputSchema;
+    for (const key of path) node = (node?.properties as Record<string, JsonSchema> | undefined)?.[key];
+    if (!node) throw new Error(`MCP tool ${tool.name}: no argument ${path.join('.')} to give a default`);
+    node.default = value;
+    node.description = description;
+  }
+}
+
 /** Every declared operation as a tool, by name; two operations with one tool name are a mistake. */
 export function buildTools(schema: GraphQLSchema, operations: readonly string[]): Map<string, McpTool> {
   const tools = new Map<string, McpTool>();
   for (const source of operations) {
     const tool = toolFromOperation(schema, source);
+    applySchemaDefaults(tool);
     if (tools.has(tool.name)) throw new Error(`MCP operations: two tools are named ${tool.name}`);
     tools.set(tool.name, tool);
   }

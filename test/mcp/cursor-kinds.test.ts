@@ -7,7 +7,7 @@ import { closeMcpDoorsAfterEach, mcpDoor, toolAnswer } from '../helpers/mcp-clie
 
 closeMcpDoorsAfterEach();
 
-const campaign = (campId: string) => mcpCampaignInput({ campId, title: `Campaign ${campId}` });
+const campaign = (campId: string) => mcpCampaignInput({ campId, title: `Campaign ${campId}`, status: 'ACTIVE' });
 
 describe('list tools and their cursors', () => {
   it("refuse another list's cursor with BAD_USER_INPUT naming after; first: 0 hands back a cursor they accept", async () => {

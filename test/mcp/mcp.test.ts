@@ -50,7 +50,8 @@ async function callError(client: Client, name: string, args: Record<string, unkn
   }>;
 }
 
-const CAMPAIGN = mcpCampaignInput();
+// Created ACTIVE, as the legacy interface does (campaign_create's own default is PAUSED: test/mcp/campaign-start.test.ts).
+const CAMPAIGN = mcpCampaignInput({ status: 'ACTIVE' });
 
 const toolNameOf = (source: string) =>
   (/(?:query|mutation)\s+(\w+)/.exec(source)?.[1] ?? '').replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();

@@ -14,7 +14,9 @@ import {
   fromGraphqlNames,
   graphqlNameOf,
 } from '../../domain/campaigns.schema.js';
+import { z } from 'zod';
 import { builder } from '../builder.js';
+import { CampaignStartStatusEnum } from './campaign.js';
 
 type InputFields = InputFieldBuilder<typeof builder.$inferSchemaTypes, 'InputObject'>;
 
@@ -82,13 +84,25 @@ export const CampaignCreateInput = builder
       'A new campaign: every field of a campaign, optional ones with their defaults, and an optional campId.',
     fields: (t) => ({
       campId: t.string({ description: '1–64 of [A-Za-z0-9_-]; generated (camp_…) when omitted.' }),
+      status: t.field({
+        type: CampaignStartStatusEnum,
+        description:
+          'ACTIVE (when omitted) calls from the start; PAUSED waits for `campaignResume`, so that the campaign can ' +
+          'be set up first.',
+      }),
       ...campaignFields(t, 'full', 'graphql'),
     }),
   })
   .validate(
     campaignGraphqlDataSchema
-      .extend({ campId: campIdField.optional() })
-      .transform((input) => fromGraphqlNames(input) as DomainCampaignData & { campId?: string | undefined }),
+      .extend({ campId: campIdField.optional(), status: z.enum(['active', 'paused']).nullish() })
+      .transform(
+        ({ status, ...input }) =>
+          ({ ...fromGraphqlNames(input), status }) as DomainCampaignData & {
+            campId?: string | undefined;
+            status?: 'active' | 'paused' | null | undefined;
+          },
+      ),
   );
 
 export const CampaignUpdateInput = builder

@@ -30,6 +30,14 @@ export const CampaignStatusEnum = builder.enumType('CampaignStatus', {
   } as const,
 });
 
+export const CampaignStartStatusEnum = builder.enumType('CampaignStartStatus', {
+  description: 'The status a campaign is created in.',
+  values: {
+    ACTIVE: { value: 'active', description: 'Calling from the start.' },
+    PAUSED: { value: 'paused', description: 'Not calling until `campaignResume`: set it up first.' },
+  } as const,
+});
+
 const CampaignMetricsRef = builder.objectRef<CampaignMetrics>('CampaignMetrics').implement({
   description: 'Derived from the campaign’s call logs.',
   fields: (t) => ({

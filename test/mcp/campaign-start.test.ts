@@ -1,0 +1,61 @@
+// Agents do not start calls by accident (issue 42, docs/mcp.md "Campaign status"): campaign_create makes a PAUSED
+// campaign unless asked for an ACTIVE one, and says so; GraphQL's campaignCreate takes the status too (ACTIVE when
+// omitted, as before); campaign_update with a status names the tools that change it.
+import { describe, expect, it } from 'vitest';
+import { mcpCampaignInput } from '../helpers/gateway.js';
+import { closeMcpDoorsAfterEach, mcpDoor, toolAnswer } from '../helpers/mcp-client.js';
+
+closeMcpDoorsAfterEach();
+
+const CREATE = /* GraphQL */ `
+  mutation ($input: CampaignCreateInput!) {
+    campaignCreate(input: $input) {
+      campaign {
+        campId
+        status
+      }
+    }
+  }
+`;
+
+describe('the status a campaign is created in', () => {
+  it('campaign_create makes a PAUSED campaign unless asked, and its schema and description say so', async () => {
+    const { client } = await mcpDoor();
+    const { tools } = await client.listTools();
+    const create = tools.find((tool) => tool.name === 'campaign_create')!;
+    const input = (create.inputSchema.properties as Record<string, { properties: Record<string, unknown> }>).input!;
+    expect(input.properties.status).toMatchObject({ default: 'PAUSED', enum: ['ACTIVE', 'PAUSED', null] });
+    expect(create.description).toContain('PAUSED unless');
+
+    const paused = await toolAnswer(client, 'campaign_create', { input: mcpCampaignInput({ campId: 'quiet' }) });
+    expect(paused).toMatchObject({ data: { campaignCreate: { campaign: { campId: 'quiet', status: 'PAUSED' } } } });
+    const active = await toolAnswer(client, 'campaign_create', {
+      input: mcpCampaignInput({ campId: 'loud', status: 'ACTIVE' }),
+    });
+    expect(active).toMatchObject({ data: { campaignCreate: { campaign: { campId: 'loud', status: 'ACTIVE' } } } });
+    const resumed = await toolAnswer(client, 'campaign_resume', { input: { campId: 'quiet' } });
+    expect(resumed).toMatchObject({ data: { campaignResume: { campaign: { status: 'ACTIVE' } } } });
+  });
+
+  it('campaign_update with a status names the tools that change it', async () => {
+    const { client } = await mcpDoor();
+    await toolAnswer(client, 'campaign_create', { input: mcpCampaignInput({ campId: 'spring' }) });
+    const answer = await toolAnswer(client, 'campaign_update', { input: { campId: 'spring', status: 'ACTIVE' } });
+    expect(answer).toMatchObject({ error: 'BAD_USER_INPUT' });
+    expect('message' in answer && answer.message).toContain('campaign_resume');
+  });
+
+  it('GraphQL campaignCreate takes the status, ACTIVE when omitted', async () => {
+    const { t, token } = await mcpDoor();
+    const input = (campId: string, extra: Record<string, unknown> = {}) => ({
+      ...mcpCampaignInput({ campId }),
+      ...extra,
+    });
+    const omitted = await t.gql(CREATE, { input: input('a') }, token);
+    expect(omitted.body.data.campaignCreate.campaign).toEqual({ campId: 'a', status: 'ACTIVE' });
+    const paused = await t.gql(CREATE, { input: input('b', { status: 'PAUSED' }) }, token);
+    expect(paused.body.data.campaignCreate.campaign).toEqual({ campId: 'b', status: 'PAUSED' });
+    const completed = await t.gql(CREATE, { input: input('c', { status: 'COMPLETED' }) }, token);
+    expect(completed.body.errors?.[0]?.message).toMatch(/COMPLETED|ACTIVE/);
+  });
+});
