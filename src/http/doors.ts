@@ -13,7 +13,7 @@ import type { DocsHandler } from '../rest/docs.js';
 import { detailResponse } from '../rest/fastapi-errors.js';
 import { type RestHandler, REST_PREFIX } from '../rest/router.js';
 import { MCP_PATH, type McpDoor } from '../mcp/door.js';
-import { asJsonRpcRefusal } from '../mcp/refusals.js';
+import { asJsonRpcRefusal, ID_READ_MAX_BYTES, jsonRpcIdOf, refusedRequestId } from '../mcp/refusals.js';
 import {
   context,
   INVALID_SPAN_CONTEXT,
@@ -159,8 +159,15 @@ export function createDoors({
     const auth = requestAuth(services, received.headers.get('authorization'), url.pathname === MCP_PATH ? 'mcp' : null);
     const tenant = tenantOf(auth, clientAddress);
     // Refusals before the door, in the MCP door's JSON-RPC shape at /mcp.
-    const refused = (response: Response) =>
-      url.pathname === MCP_PATH ? asJsonRpcRefusal(response, received, services.config) : response;
+    const refused = async (response: Response, body?: ArrayBuffer) =>
+      url.pathname === MCP_PATH
+        ? asJsonRpcRefusal(
+            response,
+            received,
+            services.config,
+            body ? jsonRpcIdOf(body) : await refusedRequestId(received),
+          )
+        : response;
     const signedCallback = isRest && !tenant.authenticated && isSignedCallback(received, url.pathname);
     const limited = limiting ? await rateLimitResponse(services, tenant, isRest, signedCallback) : null;
     if (limited) return refused(limited);
@@ -174,8 +181,8 @@ export function createDoors({
     const overBudget = limiting ? await bodyBudgetResponse(services, tenant, bytes, isRest) : null;
     if (overBudget) {
       // Read (not parsed: that is the expensive part) so the client sees the 429 instead of a cut connection.
-      await request.arrayBuffer();
-      return refused(overBudget);
+      const body = await request.arrayBuffer();
+      return refused(overBudget, body.byteLength <= ID_READ_MAX_BYTES ? body : undefined);
     }
     if (isRest) {
       if (request.method === 'GET') {

@@ -9,6 +9,7 @@ import {
   isLegacyRequest,
   type McpServerFactory,
   ProtocolErrorCode,
+  SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { Response } from '../core/fetch-api.js';
@@ -61,6 +62,78 @@ async function serveLegacy(factory: McpServerFactory, request: Request, caller: 
   }
 }
 
+/**
+ * Every protocol revision this door serves: the modern ones of the SDK's handler (2026-07-28), which it lists, and the
+ * 2025-era family it negotiates in `initialize` (serveLegacy), which the SDK leaves out of `server/discover` and of
+ * the -32022 error.
+ */
+const everyRevision = (modern: unknown[]): string[] => [
+  ...new Set([
+    ...modern.filter((version): version is string => typeof version === 'string'),
+    ...SUPPORTED_PROTOCOL_VERSIONS,
+  ]),
+];
+
+/** A modern answer that names the revisions served (server/discover, -32022) names all of them. */
+async function withEveryRevision(response: Response): Promise<Response> {
+  if (!(response.headers.get('content-type') ?? '').includes('application/json')) return response;
+  const body = (await response.json()) as {
+    result?: { supportedVersions?: unknown };
+    error?: { code?: number; data?: { supported?: unknown } };
+  };
+  if (Array.isArray(body.result?.supportedVersions)) {
+    body.result.supportedVersions = everyRevision(body.result.supportedVersions);
+  }
+  if (body.error?.code === UNSUPPORTED_REVISION && Array.isArray(body.error.data?.supported)) {
+    body.error.data.supported = everyRevision(body.error.data.supported);
+  }
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  return new Response(JSON.stringify(body), { status: response.status, statusText: response.statusText, headers });
+}
+
+/** -32022: the request's revision is not one the server speaks. */
+const UNSUPPORTED_REVISION = -32022;
+
+/** The string parameters of the methods served (the SDK reports a wrong type as an internal error, -32603). */
+const STRING_PARAMS: Record<string, ReadonlyArray<{ name: string; required: boolean }>> = {
+  'tools/list': [{ name: 'cursor', required: false }],
+  'resources/list': [{ name: 'cursor', required: false }],
+  'resources/templates/list': [{ name: 'cursor', required: false }],
+  'tools/call': [{ name: 'name', required: true }],
+  'resources/read': [{ name: 'uri', required: true }],
+};
+
+/** What is wrong with a request's parameters' types, as an invalid-params message (undefined when nothing is). */
+function paramsProblem(body: unknown): string | undefined {
+  if (!body || typeof body !== 'object') return undefined;
+  const { method, params } = body as { method?: unknown; params?: unknown };
+  const expected = typeof method === 'string' ? STRING_PARAMS[method] : undefined;
+  if (!expected) return undefined;
+  if (params !== undefined && (params === null || typeof params !== 'object' || Array.isArray(params))) {
+    return 'Invalid params: params must be an object';
+  }
+  const given = (params ?? {}) as Record<string, unknown>;
+  for (const { name, required } of expected) {
+    const value = given[name];
+    if (value === undefined ? required : typeof value !== 'string') {
+      return `Invalid params: params.${name} must be a string${required ? '' : ' when given'}`;
+    }
+  }
+  if (method === 'tools/call' && given.arguments !== undefined) {
+    const args = given.arguments;
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+      return 'Invalid params: params.arguments must be an object';
+    }
+  }
+  return undefined;
+}
+
+const idOf = (body: unknown): string | number | null => {
+  const id = body && typeof body === 'object' ? (body as { id?: unknown }).id : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+};
+
 /** The tool a tools/call request names, and the request's id. */
 function toolCallOf(body: unknown): { name: string; id: string | number | null } | undefined {
   if (!body || typeof body !== 'object') return undefined;
@@ -112,6 +185,8 @@ export function createMcpDoor(yoga: Yoga, services: Services): McpDoor {
         'Invalid Request: batches are not accepted; send one message per request',
       );
     }
+    const problem = paramsProblem(parsedBody);
+    if (problem) return jsonRpcError(400, ProtocolErrorCode.InvalidParams, problem, {}, idOf(parsedBody));
     // Step-up (MCP authorization, "Scope challenge handling"): a read-only token calling a tool that changes something
     // is answered 403 insufficient_scope, so that the client can ask its user for mcp:write and call again.
     const call = toolCallOf(parsedBody);
@@ -129,7 +204,9 @@ export function createMcpDoor(yoga: Yoga, services: Services): McpDoor {
     }
     const caller: Caller = { request, clientAddress, auth: authentication };
     if (await isLegacyRequest(request, parsedBody)) return serveLegacy(factory, request, caller, parsedBody);
-    return modern.fetch(request, { authInfo: authInfoFor(caller), parsedBody });
+    const answered = await modern.fetch(request, { authInfo: authInfoFor(caller), parsedBody });
+    const method = (parsedBody as { method?: unknown } | null)?.method;
+    return method === 'server/discover' || answered.status === 400 ? withEveryRevision(answered) : answered;
   };
 
   return async (request, clientAddress, auth) => {

@@ -1,6 +1,7 @@
 // A request refused before it reaches the MCP door (the rate limit, the body limit, the large-body budget) is answered
 // in the door's own shape: a JSON-RPC error, with the same status and headers (Retry-After) and the GraphQL error code
-// in `data.code`, rather than the `{"errors": […]}` body of /graphql.
+// in `data.code`, rather than the `{"errors": […]}` body of /graphql, and the id of the request when its body was read
+// (or is small enough to read).
 import type { Config } from '../core/config.js';
 import { Response } from '../core/fetch-api.js';
 import { withCors } from './browser-origins.js';
@@ -8,10 +9,37 @@ import { withCors } from './browser-origins.js';
 /** JSON-RPC's range for errors a server defines itself. */
 const SERVER_ERROR = -32000;
 
+/** A refused request's body is read for its id only when it declares itself this small (or was read already). */
+export const ID_READ_MAX_BYTES = 64 * 1024;
+
+/** The JSON-RPC id of a request body, when it has one (null otherwise: a notification, a batch, no JSON). */
+export function jsonRpcIdOf(body: string | ArrayBuffer | null): string | number | null {
+  if (body === null) return null;
+  try {
+    const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
+    const message = JSON.parse(text) as { id?: unknown } | null;
+    const id = message && typeof message === 'object' && !Array.isArray(message) ? message.id : undefined;
+    return typeof id === 'string' || typeof id === 'number' ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The id of a request refused before the door read it: its body is read when it says it is small (a refusal carries
+ * the id the client can match it with, JSON-RPC 2.0 §5), else the refusal's id is null.
+ */
+export async function refusedRequestId(request: Request): Promise<string | number | null> {
+  const length = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (!(length > 0 && length <= ID_READ_MAX_BYTES) || request.bodyUsed) return null;
+  return jsonRpcIdOf(await request.text().catch(() => null));
+}
+
 export async function asJsonRpcRefusal(
   response: Response,
   request: Request,
   config: Pick<Config, 'PUBLIC_BASE_URL' | 'MCP_ALLOWED_ORIGINS'>,
+  id: string | number | null = null,
 ): Promise<Response> {
   const body = (await response.json().catch(() => null)) as {
     errors?: Array<{ message?: string; extensions?: { code?: string } }>;
@@ -30,7 +58,7 @@ export async function asJsonRpcRefusal(
         message: error?.message ?? response.statusText,
         ...(error?.extensions?.code ? { data: { code: error.extensions.code } } : {}),
       },
-      id: null,
+      id,
     }),
     { status: response.status, headers },
   );

@@ -304,3 +304,53 @@ describe('the MCP door, revision 2026-07-28 and 2025-11-25 side by side', () => 
     await expect(serve({ MCP_ALLOWED_ORIGINS: 'http://localhost:6274/path' })).rejects.toThrow(/not an origin/);
   });
 });
+
+describe('spec edges (issue 42)', () => {
+  const EVERY_REVISION = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
+
+  it('server/discover and -32022 list every revision served, the 2025 family included', async () => {
+    const { url, token } = await serve();
+    const discover = await post(url, token, modernRequest('server/discover'), modernHeaders('server/discover'));
+    expect(discover.json.result.supportedVersions).toEqual(EVERY_REVISION);
+    const future = modernRequest('tools/list', {}, 9);
+    future.params._meta['io.modelcontextprotocol/protocolVersion'] = '2099-01-01';
+    const unsupported = await post(url, token, future, {
+      ...modernHeaders('tools/list'),
+      'mcp-protocol-version': '2099-01-01',
+    });
+    expect(unsupported.json.error.code).toBe(-32022);
+    expect(unsupported.json.error.data.supported).toEqual(EVERY_REVISION);
+    expect(unsupported.json.id).toBe(9);
+    // A 2025-11-25 client is served all the same (the list is honest).
+    const legacy = await legacyClient(url, token);
+    expect((await legacy.listTools()).tools.length).toBe(MCP_OPERATIONS.length);
+    await legacy.close();
+  });
+
+  it('a cursor that is not a string is an invalid parameter (-32602), on both revisions', async () => {
+    const { url, token } = await serve();
+    for (const cursor of [5, { a: 1 }, ['x'], true]) {
+      const modern = await post(url, token, modernRequest('tools/list', { cursor }, 3), modernHeaders('tools/list'));
+      expect(modern.json.error?.code, JSON.stringify(modern.json)).toBe(-32602);
+      expect(modern.json.id).toBe(3);
+      const legacy = await post(
+        url,
+        token,
+        { jsonrpc: '2.0', id: 4, method: 'resources/list', params: { cursor } },
+        { 'mcp-protocol-version': '2025-11-25' },
+      );
+      expect(legacy.json.error?.code, JSON.stringify(legacy.json)).toBe(-32602);
+    }
+  });
+
+  it('a 429 carries the id of the request it refuses', async () => {
+    const { url, token } = await serve({ RATE_LIMIT_PER_MINUTE: '2' });
+    const answers = [];
+    for (let id = 1; id <= 4; id += 1) {
+      answers.push(await post(url, token, modernRequest('tools/list', {}, id), modernHeaders('tools/list')));
+    }
+    const limited = answers.find((answer) => answer.status === 429);
+    expect(limited, JSON.stringify(answers.map((a) => a.status))).toBeDefined();
+    expect(limited!.json.id).toBe(answers.indexOf(limited!) + 1);
+  });
+});
