@@ -4,7 +4,8 @@
 //   destructiveHint  the mutation deletes, overwrites stored values, or makes a change that cannot be undone
 //   idempotentHint   a query, or a mutation whose retry with the same arguments answers what the first call answered
 //                    and changes nothing more (test/mcp/retries.test.ts calls every mutation tool twice)
-//   openWorldHint    false: the tools act on this service only
+//   openWorldHint    true for the mutations that reach outside this service: phone calls (a campaign created ACTIVE
+//                    or resumed calls people) and HTTP requests to a third party (a redelivered webhook)
 import { OperationTypeNode } from 'graphql';
 
 /** What a mutation does to what is stored, and so what a retry with the same arguments does. */
@@ -56,6 +57,9 @@ export const MUTATION_EFFECTS: Readonly<Record<string, MutationEffect>> = {
   webhookDeliveryRedeliver: 'send',
 };
 
+/** The mutations that reach outside this service (openWorldHint). */
+export const OPEN_WORLD: ReadonlySet<string> = new Set(['campaignCreate', 'campaignResume', 'webhookDeliveryRedeliver']);
+
 const HINTS: Readonly<Record<MutationEffect, { destructiveHint: boolean; idempotentHint: boolean }>> = {
   create: { destructiveHint: false, idempotentHint: false },
   send: { destructiveHint: false, idempotentHint: false },
@@ -88,5 +92,5 @@ export function annotationsOf(operationName: string, kind: OperationTypeNode, ro
       `MCP operation ${operationName}: declare the effect of ${rootField} in MUTATION_EFFECTS (src/mcp/annotations.ts)`,
     );
   }
-  return { readOnlyHint: false, ...HINTS[effect], openWorldHint: false };
+  return { readOnlyHint: false, ...HINTS[effect], openWorldHint: OPEN_WORLD.has(rootField) };
 }

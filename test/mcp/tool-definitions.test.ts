@@ -92,3 +92,12 @@ it('no MCP module reaches the database or the domain services: tools run GraphQL
     }
   }
 });
+
+describe('open-world hints', () => {
+  it('are true exactly for the tools that reach outside: phone calls and requests to a third party', () => {
+    const open = mcpToolDefinitions()
+      .filter((tool) => tool.annotations.openWorldHint)
+      .map((tool) => tool.name);
+    expect(open).toEqual(['campaign_create', 'campaign_resume', 'webhook_delivery_redeliver']);
+  });
+});
