@@ -126,6 +126,11 @@ const envSchema = z
     LIVE_QUERY_SHARE_PERCENT: z.coerce.number().int().min(1).max(100).default(25),
     /** @defer and @stream on queries (README "Incremental delivery"). */
     INCREMENTAL_DELIVERY: booleanFlag.default(true),
+    /**
+     * The most a tool answer weighs on the wire, both copies of its data counted (docs/mcp.md "Answer sizes"): long
+     * texts are cut to fit, then list pages shortened.
+     */
+    MCP_ANSWER_MAX_KB: z.coerce.number().int().min(16).max(4096).default(64),
     /** The MCP door's `graphql` tool, which runs any document under /graphql's limits (docs/mcp.md): off by default. */
     MCP_GRAPHQL_TOOL: booleanFlag.default(false),
     /** The authorisation server for hosted MCP agents (docs/mcp-oauth.md): /oauth/* and the .well-known metadata. */

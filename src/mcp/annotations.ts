@@ -58,7 +58,11 @@ export const MUTATION_EFFECTS: Readonly<Record<string, MutationEffect>> = {
 };
 
 /** The mutations that reach outside this service (openWorldHint). */
-export const OPEN_WORLD: ReadonlySet<string> = new Set(['campaignCreate', 'campaignResume', 'webhookDeliveryRedeliver']);
+export const OPEN_WORLD: ReadonlySet<string> = new Set([
+  'campaignCreate',
+  'campaignResume',
+  'webhookDeliveryRedeliver',
+]);
 
 const HINTS: Readonly<Record<MutationEffect, { destructiveHint: boolean; idempotentHint: boolean }>> = {
   create: { destructiveHint: false, idempotentHint: false },

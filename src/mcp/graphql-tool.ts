@@ -21,8 +21,11 @@ export const GRAPHQL_TOOL = {
     type: 'object',
     properties: {
       query: { type: 'string', minLength: 1, maxLength: MAX_DOCUMENT_LENGTH, description: 'The GraphQL document.' },
-      variables: { type: ['object', 'null'], description: 'Its variables.' },
-      operationName: { type: ['string', 'null'], maxLength: 200, description: 'Which operation, if it holds several.' },
+      variables: { anyOf: [{ type: 'object' }, { type: 'null' }], description: 'Its variables.' },
+      operationName: {
+        anyOf: [{ type: 'string', maxLength: 200 }, { type: 'null' }],
+        description: 'Which operation, if it holds several.',
+      },
     },
     required: ['query'],
     additionalProperties: false,
@@ -47,6 +50,7 @@ export async function graphqlToolResult(
   yoga: Yoga,
   args: Record<string, unknown>,
   caller: Caller,
+  budgetBytes?: number,
 ): Promise<CallToolResult> {
   const { query, variables, operationName } = args;
   if (typeof query !== 'string' || query.length === 0 || query.length > MAX_DOCUMENT_LENGTH) {
@@ -113,5 +117,8 @@ export async function graphqlToolResult(
       contextValue,
       variableValues: (variables ?? {}) as Record<string, unknown>,
     })) as ExecutionResult,
+    budgetBytes,
+    // As /graphql answers it: nulls included.
+    { omitNulls: false },
   );
 }

@@ -212,6 +212,7 @@ export const MCP_OPERATIONS: readonly string[] = [
     query CampaignList($first: Int, $after: String, $status: CampaignStatus, $search: String) {
       campaigns(first: $first, after: $after, status: $status, search: $search) {
         edges {
+          _mcpCursor: cursor
           node {
             ...McpCampaignSummary
           }
@@ -308,6 +309,7 @@ export const MCP_OPERATIONS: readonly string[] = [
     ) {
       callLogs(first: $first, after: $after, campId: $campId, status: $status, since: $since, until: $until) {
         edges {
+          _mcpCursor: cursor
           node {
             ...McpCallLog
           }
@@ -330,6 +332,7 @@ export const MCP_OPERATIONS: readonly string[] = [
       campaign(campId: $campId) {
         callLogs(first: $first, after: $after, status: $status, since: $since, until: $until) {
           edges {
+            _mcpCursor: cursor
             node {
               ...McpCallLog
             }
@@ -383,6 +386,7 @@ export const MCP_OPERATIONS: readonly string[] = [
       webhook(webhookId: $webhookId) {
         deliveries(first: $first, after: $after) {
           edges {
+            _mcpCursor: cursor
             node {
               ...McpDelivery
             }

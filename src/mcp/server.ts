@@ -9,7 +9,7 @@ import {
   ProtocolErrorCode,
   Server,
 } from '@modelcontextprotocol/server';
-import { type ExecutionResult, GraphQLError, OperationTypeNode } from 'graphql';
+import { type DocumentNode, type ExecutionResult, GraphQLError, OperationTypeNode } from 'graphql';
 import type { InputIssue } from '../core/errors.js';
 import { printSortedSchema, schema } from '../graphql/schema.js';
 import type { Yoga } from '../graphql/yoga.js';
@@ -20,6 +20,7 @@ import { singleValuesForLists } from './list-arguments.js';
 import { MCP_OPERATIONS } from './operations.js';
 import { type Caller, toolResult } from './tool-results.js';
 import { buildTools, type McpTool, withToolDefaults } from './tools.js';
+import { TEXT_READ_TOOL, textReadResult } from './text-tool.js';
 
 export const SCHEMA_RESOURCE = 'campaign-gateway://schema.graphql';
 const SERVER_INFO = { name: 'campaign-gateway', version: '0.1.0' };
@@ -87,12 +88,26 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
   const withGraphqlTool = services.config.MCP_GRAPHQL_TOOL;
   // Listed as schema/mcp-tools.json has them (src/mcp/tool-list.ts), then the optional graphql tool. A read-only token
   // is offered the queries only: every mutation would be refused with FORBIDDEN (docs/mcp.md "Read-only tokens").
-  const sorted = [...tools.values()].sort((a, b) => a.name.localeCompare(b.name));
-  const everyTool = [...sorted.map(listedOf), ...(withGraphqlTool ? [GRAPHQL_TOOL] : [])];
-  const readTools = sorted.filter((tool) => tool.kind === OperationTypeNode.QUERY).map(listedOf);
+  // text_read (src/mcp/text-tool.ts) is listed among them, by name.
+  const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+  const sorted = [...tools.values()].sort(byName);
+  const everyTool = [
+    ...[...sorted.map(listedOf), TEXT_READ_TOOL].sort(byName),
+    ...(withGraphqlTool ? [GRAPHQL_TOOL] : []),
+  ];
+  const readTools = [
+    ...sorted.filter((tool) => tool.kind === OperationTypeNode.QUERY).map(listedOf),
+    TEXT_READ_TOOL,
+  ].sort(byName);
   const sdl = printSortedSchema();
+  const budget = services.config.MCP_ANSWER_MAX_KB * 1024;
 
-  const run = async (tool: McpTool, args: Record<string, unknown>, caller: Caller) => {
+  const runDocument = async (
+    document: DocumentNode,
+    operationName: string | undefined,
+    args: Record<string, unknown>,
+    caller: Caller,
+  ) => {
     const { contextFactory, execute } = yoga.getEnveloped({
       request: caller.request,
       clientAddress: caller.clientAddress,
@@ -101,12 +116,14 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
     const contextValue = await contextFactory();
     return (await execute({
       schema,
-      document: tool.document,
-      operationName: tool.operationName,
+      document,
+      operationName,
       contextValue,
       variableValues: args,
     })) as ExecutionResult;
   };
+  const run = (tool: McpTool, args: Record<string, unknown>, caller: Caller) =>
+    runDocument(tool.document, tool.operationName, args, caller);
 
   return ({ authInfo }) => {
     const caller = callerOf(authInfo?.extra);
@@ -129,7 +146,14 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
       const problem = jsonShapeProblem(args, { maxListLength: MAX_LIST_LENGTH });
       if (problem) return badArguments(`The arguments are refused: ${problem}.`);
       if (withGraphqlTool && params.name === GRAPHQL_TOOL.name) {
-        return graphqlToolResult(yoga, args, caller);
+        return graphqlToolResult(yoga, args, caller, budget);
+      }
+      if (params.name === TEXT_READ_TOOL.name) {
+        return textReadResult(
+          args,
+          (document, variables) => runDocument(document, undefined, variables, caller),
+          budget,
+        );
       }
       const tool = tools.get(params.name);
       if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name.slice(0, 100)}`);
@@ -159,7 +183,7 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
         );
       }
       return server.projectCallToolResult(
-        await run(tool, withToolDefaults(tool.name, args), caller).then(toolResult),
+        toolResult(await run(tool, withToolDefaults(tool.name, args), caller), budget),
         tool.outputSchema,
       );
     });

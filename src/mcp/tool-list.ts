@@ -3,22 +3,26 @@
 // the file and the code disagree (test/mcp/tool-definitions.test.ts).
 import { schema } from '../graphql/schema.js';
 import { MCP_OPERATIONS } from './operations.js';
+import { TEXT_READ_TOOL } from './text-tool.js';
 import { buildTools } from './tools.js';
 
 export const MCP_TOOLS_FILE = 'schema/mcp-tools.json';
 
-/** What tools/list answers (without the optional graphql tool), sorted by name. */
+/** What tools/list answers (without the optional graphql tool), sorted by name: the operations' tools and text_read. */
 export function mcpToolDefinitions() {
-  return [...buildTools(schema, MCP_OPERATIONS).values()]
-    .map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
-      name,
-      title,
-      description,
-      inputSchema,
-      outputSchema,
-      annotations,
-    }))
-    .sort((a, b) => a.name.localeCompare(b.name));
+  return [
+    ...[...buildTools(schema, MCP_OPERATIONS).values()].map(
+      ({ name, title, description, inputSchema, outputSchema, annotations }) => ({
+        name,
+        title,
+        description,
+        inputSchema,
+        outputSchema,
+        annotations,
+      }),
+    ),
+    TEXT_READ_TOOL,
+  ].sort((a, b) => a.name.localeCompare(b.name));
 }
 
 export function printMcpTools(): string {

@@ -3,17 +3,21 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { noteErrorCode } from '../core/request-context.js';
+import { fitAnswer } from './answer-budget.js';
 import type { Authentication } from '../authentication.js';
 
-/**
- * The most a tool answers (docs/mcp.md "Answer sizes"): `data` of at most 2 MiB as JSON, which the answer carries twice
- * (structured content and its text copy). A campaign_get of a campaign whose every text is at its longest fits; a page
- * of call logs with every text (`withTexts`) may not: it is refused, saying to ask for fewer.
- */
-export const MAX_TOOL_DATA_BYTES = 2 * 1024 * 1024;
+/** The default budget of an answer on the wire (MCP_ANSWER_MAX_KB; docs/mcp.md "Answer sizes"). */
+export const DEFAULT_ANSWER_BYTES = 64 * 1024;
 
-/** A tool's answer to a GraphQL result: `data` as structured content (and as text), or every error as a tool error. */
-export function toolResult(result: ExecutionResult): CallToolResult {
+/**
+ * A tool's answer to a GraphQL result: `data` as structured content (and as text), fitted to `budgetBytes` on the wire
+ * (src/mcp/answer-budget.ts), or every error as a tool error.
+ */
+export function toolResult(
+  result: ExecutionResult,
+  budgetBytes = DEFAULT_ANSWER_BYTES,
+  { omitNulls = true }: { omitNulls?: boolean } = {},
+): CallToolResult {
   const errors = result.errors ?? [];
   for (const error of errors) noteErrorCode(codeOf(error));
   if (errors.length > 0) {
@@ -25,21 +29,11 @@ export function toolResult(result: ExecutionResult): CallToolResult {
     }));
     return { isError: true, content: [{ type: 'text', text: JSON.stringify({ errors: described }) }] };
   }
-  const text = JSON.stringify(result.data ?? {});
-  const bytes = Buffer.byteLength(text);
-  if (bytes > MAX_TOOL_DATA_BYTES) {
-    const megabytes = (bytes / 1024 / 1024).toFixed(1);
-    return toolResult({
-      errors: [
-        new GraphQLError(
-          `The answer would be ${megabytes} MiB, over the 2 MiB a tool answers: ask for fewer items (first) or ` +
-            'leave out the long texts (withTexts)',
-          { extensions: { code: 'BAD_USER_INPUT' } },
-        ),
-      ],
-    });
+  const fitted = fitAnswer(result.data ?? {}, budgetBytes, { omitNulls });
+  if ('refusal' in fitted) {
+    return toolResult({ errors: [new GraphQLError(fitted.refusal, { extensions: { code: 'BAD_USER_INPUT' } })] });
   }
-  return { structuredContent: JSON.parse(text) as Record<string, unknown>, content: [{ type: 'text', text }] };
+  return { structuredContent: fitted.data, content: [{ type: 'text', text: JSON.stringify(fitted.data) }] };
 }
 
 const codeOf = (error: GraphQLError) =>

@@ -2,6 +2,7 @@
 // the operation's variables (types, required fields, enums, defaults, and the bounds, patterns and formats of the zod
 // schemas the server validates input objects and arguments with: @pothos/plugin-validation keeps them in the
 // schema's extensions), `outputSchema` from the selection set (the shape of `data`).
+import { INTERNAL_ALIAS_PREFIX } from './answer-budget.js';
 import {
   type DocumentNode,
   type FieldNode,
@@ -74,6 +75,8 @@ const OUTPUT_SCALARS: Record<string, JsonSchema> = {
   ...SCALARS,
   Int: { type: 'integer' },
   DateTime: { type: 'string', format: 'date-time' },
+  // Any JSON value but null (an answer leaves null fields out): one branch per type, each with a single `type`.
+  JSON: { anyOf: ['object', 'array', 'string', 'number', 'boolean'].map((type) => ({ type })) },
 };
 
 /**
@@ -162,15 +165,19 @@ function simplestFor(base: JsonSchema, rule: JsonSchema): JsonSchema | undefined
   return fitting.length === 1 && only ? { ...only, description: only.description ?? rule.description } : undefined;
 }
 
+/**
+ * A schema that also takes null, spelled portably (issue 42: `type: [X, "null"]` is refused by the single-type
+ * dialects some model providers map tool schemas onto): `anyOf` of the schema and null, its description and default
+ * outside. An untyped schema takes null already.
+ */
 const nullable = (json: JsonSchema): JsonSchema => {
-  // An enum lists its values: null must be one of them as well as one of the types.
-  if (json.enum) {
-    const type = typeof json.type === 'string' ? { type: [json.type, 'null'] } : {};
-    return { ...json, ...type, enum: [...(json.enum as unknown[]), null] };
-  }
-  if (typeof json.type === 'string') return { ...json, type: [json.type, 'null'] };
-  if (json.type === undefined && Object.keys(json).every((key) => key === 'description')) return json;
-  return { anyOf: [json, { type: 'null' }] };
+  const { description, default: fallback, ...rest } = json;
+  if (Object.keys(rest).length === 0) return json;
+  return {
+    anyOf: [rest, { type: 'null' }],
+    ...(description !== undefined ? { description } : {}),
+    ...(fallback !== undefined ? { default: fallback } : {}),
+  };
 };
 
 /**
@@ -407,21 +414,29 @@ function selectionJson(
     (node.directives ?? []).some((directive) => ['include', 'skip'].includes(directive.name.value));
   const required: string[] = [];
   for (const node of fields) {
-    if (!conditional(node)) required.push(node.alias?.value ?? node.name.value);
     const key = node.alias?.value ?? node.name.value;
+    // The door's own selections (an edge's cursor, to cut a page: src/mcp/answer-budget.ts) are not in the answer.
+    if (key.startsWith(INTERNAL_ALIAS_PREFIX)) continue;
     if (node.name.value === '__typename') {
       properties[key] = { type: 'string' };
+      if (!conditional(node)) required.push(key);
       continue;
     }
     const field = named.getFields()[node.name.value];
     if (!field) throw new Error(`mcp: ${named.name}.${node.name.value} does not exist`);
-    const json = outputTypeJson(schema, field.type, node, fragments);
-    // The root field is what the tool does, which its own description says.
-    const description = isRoot ? undefined : describedFor(`${named.name}.${field.name}`, field.description);
-    if (description) json.description = description;
-    properties[key] = json;
+    // A null field is left out of the answer (src/mcp/answer-budget.ts), so the schema has no null type — but for
+    // a root field, whose null says "not found".
+    const nullableField = !isNonNullType(field.type);
+    if (!conditional(node) && (!nullableField || isRoot)) required.push(key);
+    properties[key] =
+      nullableField && isRoot
+        ? outputTypeJson(schema, field.type, node, fragments)
+        : nonNullOutputJson(schema, isNonNullType(field.type) ? field.type.ofType : field.type, node, fragments);
   }
-  return { type: 'object', properties, required, additionalProperties: false };
+  // What each field means is said by the tool's description, its input schema and the schema resource, and which
+  // fields an answer holds by the answer: an output schema says the shape and the types only (docs/mcp.md "Answer
+  // sizes": tools/list within 64 KB). A root field is required, so that "not found" (null) is said.
+  return { type: 'object', properties, ...(isRoot ? { required } : {}) };
 }
 
 function outputTypeJson(
@@ -434,48 +449,33 @@ function outputTypeJson(
   return nullable(nonNullOutputJson(schema, type, node, fragments));
 }
 
+/** A list's items: a null item stays in the list (its place matters), so it keeps its null type. */
+function itemJson(
+  schema: GraphQLSchema,
+  type: GraphQLOutputType,
+  node: FieldNode,
+  fragments: Map<string, FragmentDefinitionNode>,
+): JsonSchema {
+  return outputTypeJson(schema, type, node, fragments);
+}
+
 function nonNullOutputJson(
   schema: GraphQLSchema,
   type: GraphQLOutputType,
   node: FieldNode,
   fragments: Map<string, FragmentDefinitionNode>,
 ): JsonSchema {
-  if (isListType(type)) return { type: 'array', items: outputTypeJson(schema, type.ofType, node, fragments) };
+  if (isListType(type)) return { type: 'array', items: itemJson(schema, type.ofType, node, fragments) };
   if (isEnumType(type)) return { type: 'string', enum: type.getValues().map((value) => value.name) };
   if (isScalarType(type)) return { ...(OUTPUT_SCALARS[type.name] ?? {}) };
   if (!node.selectionSet) throw new Error(`mcp: ${node.name.value} needs a selection`);
   return selectionJson(schema, type, node.selectionSet, fragments);
 }
 
-/** Every description in a JSON Schema. */
-function descriptionsIn(json: unknown, found = new Set<string>()): Set<string> {
-  if (Array.isArray(json)) for (const item of json) descriptionsIn(item, found);
-  else if (json && typeof json === 'object') {
-    for (const [key, value] of Object.entries(json)) {
-      if (key === 'description' && typeof value === 'string') found.add(value);
-      else descriptionsIn(value, found);
-    }
-  }
-  return found;
-}
-
-/** `json` without the descriptions `known` holds (a copy). */
-function withoutDescriptions(json: unknown, known: ReadonlySet<string>): unknown {
-  if (Array.isArray(json)) return json.map((item) => withoutDescriptions(item, known));
-  if (!json || typeof json !== 'object') return json;
-  return Object.fromEntries(
-    Object.entries(json)
-      .filter(([key, value]) => !(key === 'description' && typeof value === 'string' && known.has(value)))
-      .map(([key, value]) => [key, key === 'enum' || key === 'default' ? value : withoutDescriptions(value, known)]),
-  );
-}
-
-/**
- * A tool's two schemas. What a field means is said once per tool: an answer's field described as an argument of
- * the same tool is (a write answering what it was given) is not described again in the output schema.
- */
+/** A tool's two schemas: what it takes, described, and the shape of what it answers. */
 export function toolSchemas(schema: GraphQLSchema, operation: OperationDefinitionNode, document: DocumentNode) {
-  const inputSchema = variablesSchema(schema, operation, document);
-  const outputSchema = withoutDescriptions(dataSchema(schema, operation, document), descriptionsIn(inputSchema));
-  return { inputSchema, outputSchema: outputSchema as JsonSchema };
+  return {
+    inputSchema: variablesSchema(schema, operation, document),
+    outputSchema: dataSchema(schema, operation, document),
+  };
 }

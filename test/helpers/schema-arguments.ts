@@ -92,6 +92,22 @@ function patternOf(source: string) {
 
 const typesOf = (schema: JsonSchema): string[] => (schema.type === undefined ? [] : ([schema.type].flat() as string[]));
 
+/**
+ * A nullable schema as the door spells it, `anyOf: [X, {type: "null"}]` (portable to single-type dialects), read as X
+ * with null among its types and enum values; any other schema as it is.
+ */
+function plain(schema: JsonSchema): JsonSchema {
+  const branches = schema.anyOf as JsonSchema[] | undefined;
+  if (!branches || schema.type !== undefined) return schema;
+  const others = branches.filter((branch) => branch.type !== 'null');
+  const [branch] = others;
+  if (!branch || others.length !== 1 || branches.length !== 2) return schema;
+  const { anyOf: _anyOf, ...outer } = schema;
+  const typed = branch.type === undefined ? branch : { ...branch, type: [branch.type, 'null'].flat() };
+  const listed = Array.isArray(typed.enum) ? { ...typed, enum: [...(typed.enum as unknown[]), null] } : typed;
+  return { ...listed, ...outer };
+}
+
 const KNOWN_KEYWORDS = new Set([
   'type',
   'description',
@@ -142,6 +158,7 @@ export function validValue(
   name = '',
   notNull = false,
 ): unknown {
+  schema = plain(schema);
   checkKeywords(schema);
   if (!notNull && nullNow(schema, shape, random)) return null;
   if (name in references) return random.pick(references[name] ?? []);
@@ -247,6 +264,7 @@ export function violations(
   path: Array<string | number> = [],
   value: unknown = args,
 ): Violation[] {
+  schema = plain(schema);
   const found: Violation[] = [];
   const broken = (what: string, replacement: unknown, at = path, remove = false) => {
     const copy = clone(args);

@@ -24,13 +24,36 @@ async function mcpDoor() {
 const CAMPAIGN_ROW_BOUND = 7_500;
 /** docs/mcp.md: a call-log list row without its texts (structured content and its text copy), at most. */
 const CALL_LOG_ROW_BOUND = 3_000;
-/** docs/mcp.md: what tools/list answers a full token, at most. */
-const TOOLS_LIST_BOUND = 100_000;
+/** docs/mcp.md: what tools/list answers a full token, at most (64 KiB: it is paid at every session). */
+const TOOLS_LIST_BOUND = 64 * 1024;
 
 const longest = (length: number) => '😀'.repeat(length);
 
+/** docs/mcp.md: what a tool answer weighs at most by default, both copies of its data counted. */
+const ANSWER_BUDGET = 64 * 1024;
+
+/** What an answer weighs: its structured content and its text copy, as the wire carries them. */
+const answerWeight = (answer: Record<string, unknown>) =>
+  Buffer.byteLength(JSON.stringify({ structuredContent: answer.structuredContent, content: answer.content }));
+
+/** A whole long text, read piece by piece with text_read. */
+async function readWhole(client: Client, id: string, field: string): Promise<string> {
+  let text = '';
+  for (let offset = 0, calls = 0; calls < 100; calls++) {
+    const piece = await client.callTool({ name: 'text_read', arguments: { id, field, offset } });
+    expect(piece.isError, JSON.stringify(piece.content).slice(0, 300)).toBeFalsy();
+    expect(answerWeight(piece)).toBeLessThanOrEqual(ANSWER_BUDGET);
+    const { text: part, nextOffset, total } = piece.structuredContent as Record<string, any>;
+    text += part;
+    if (nextOffset >= total) return text;
+    expect(nextOffset).toBeGreaterThan(offset);
+    offset = nextOffset;
+  }
+  throw new Error('text_read never reached the end');
+}
+
 describe('MCP answer sizes', () => {
-  it('ten campaigns with every text at its longest answer campaign_list under 10 × 7.5 KB', async () => {
+  it('ten campaigns with every text at its longest: rows of at most 7.5 KB, a page and a campaign_get within the budget', async () => {
     const { client } = await mcpDoor();
     const voices = await client.callTool({ name: 'voice_list', arguments: {} });
     const voiceId = (voices.structuredContent as { voices: Array<{ voiceId: string }> }).voices[0]?.voiceId;
@@ -62,20 +85,35 @@ describe('MCP answer sizes', () => {
       // A write answers the campaign without its long texts too.
       expect(Buffer.byteLength(JSON.stringify(created))).toBeLessThan(2 * CAMPAIGN_ROW_BOUND);
     }
+    // Ten such rows weigh 73.6 KB: the page stops where the 64 KB budget does, and says the rest follows.
     const listed = await client.callTool({ name: 'campaign_list', arguments: { first: 10 } });
-    const rows = (listed.structuredContent as any).campaigns.edges;
-    expect(rows).toHaveLength(10);
-    expect(rows[0].node).not.toHaveProperty('script');
-    const bytes =
-      Buffer.byteLength(JSON.stringify(listed.structuredContent)) + Buffer.byteLength(JSON.stringify(listed.content));
-    expect(bytes).toBeLessThan(10 * CAMPAIGN_ROW_BOUND);
-    // The texts are one campaign_get away.
-    const campId = rows[0].node.campId as string;
+    expect(answerWeight(listed)).toBeLessThanOrEqual(ANSWER_BUDGET);
+    const page = (listed.structuredContent as any).campaigns;
+    expect(page.edges.length).toBeGreaterThanOrEqual(7);
+    expect(page.edges.length).toBeLessThan(10);
+    expect(page.pageInfo.hasNextPage).toBe(true);
+    expect(page.edges[0].node).not.toHaveProperty('script');
+    expect(page.edges[0]).not.toHaveProperty('_mcpCursor');
+    const rest = await client.callTool({
+      name: 'campaign_list',
+      arguments: { first: 10, after: page.pageInfo.endCursor },
+    });
+    const seen = [...page.edges, ...(rest.structuredContent as any).campaigns.edges].map(
+      (edge: any) => edge.node.campId,
+    );
+    expect(new Set(seen).size).toBe(10);
+    // A whole campaign fits too: its long texts are cut, each with a marker, and text_read reads them in pieces.
+    const campId = page.edges[0].node.campId as string;
     const one = await client.callTool({ name: 'campaign_get', arguments: { campId } });
-    expect((one.structuredContent as any).campaign.script).toBe(longest(50_000));
+    expect(answerWeight(one)).toBeLessThanOrEqual(ANSWER_BUDGET);
+    const script = (one.structuredContent as any).campaign.script as string;
+    expect(script).toMatch(
+      /…\[cut: \d+ of 100000 characters shown; read on with text_read \{"id":"c+\d+","field":"SCRIPT","offset":\d+\}\]$/,
+    );
+    expect(await readWhole(client, campId, 'SCRIPT')).toBe(longest(50_000));
   });
 
-  it('a page of call logs with every text is refused past 2 MiB, saying to ask for fewer; without texts a row is small', async () => {
+  it('a page of call logs with every text fits the budget: texts cut, then rows, and nothing is lost', async () => {
     const { client, app, accountId } = await mcpDoor();
     const voices = await client.callTool({ name: 'voice_list', arguments: {} });
     const voiceId = (voices.structuredContent as { voices: Array<{ voiceId: string }> }).voices[0]?.voiceId;
@@ -111,17 +149,52 @@ describe('MCP answer sizes', () => {
         })),
       )
       .execute();
-    const all = await client.callTool({ name: 'call_log_list', arguments: { first: 40, withTexts: true } });
-    expect(all.isError).toBe(true);
-    expect(JSON.stringify(all.content)).toMatch(/over the 2 MiB a tool answers: ask for fewer items \(first\)/);
-    const few = await client.callTool({ name: 'call_log_list', arguments: { first: 5, withTexts: true } });
-    expect(few.isError, JSON.stringify(few.content).slice(0, 300)).toBeFalsy();
-    expect((few.structuredContent as any).callLogs.edges).toHaveLength(5);
+    const seen = new Set<string>();
+    let after: string | undefined;
+    for (let pages = 0; pages < 40; pages++) {
+      const answer = await client.callTool({
+        name: 'call_log_list',
+        arguments: { first: 40, withTexts: true, ...(after ? { after } : {}) },
+      });
+      expect(answer.isError, JSON.stringify(answer.content).slice(0, 300)).toBeFalsy();
+      expect(answerWeight(answer)).toBeLessThanOrEqual(ANSWER_BUDGET);
+      const { edges, pageInfo } = (answer.structuredContent as any).callLogs;
+      for (const edge of edges) {
+        seen.add(edge.node.callId);
+        expect(edge.node.transcript).toMatch(/…\[cut: \d+ of 80000 characters shown; read on with text_read/);
+      }
+      if (!pageInfo.hasNextPage) break;
+      after = pageInfo.endCursor;
+    }
+    expect(seen.size).toBe(40);
+    expect(await readWhole(client, `CA${'0'.repeat(32)}`, 'TRANSCRIPT')).toBe(longest(40_000));
+    // Without the texts a row is small: the whole page of 40 fits.
     const rows = await client.callTool({ name: 'call_log_list', arguments: { first: 40 } });
     expect((rows.structuredContent as any).callLogs.edges).toHaveLength(40);
-    const bytes =
-      Buffer.byteLength(JSON.stringify(rows.structuredContent)) + Buffer.byteLength(JSON.stringify(rows.content));
-    expect(bytes).toBeLessThan(40 * CALL_LOG_ROW_BOUND);
+    expect(answerWeight(rows)).toBeLessThan(40 * CALL_LOG_ROW_BOUND);
+  });
+
+  it('the budget is a setting; text_read refuses what its schema refuses and answers NOT_FOUND for another account', async () => {
+    const { t: app, url } = await gateway({ MCP_ANSWER_MAX_KB: '16' });
+    const { token } = await app.account();
+    const client = new Client({ name: 'answer-sizes-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    );
+    const created = await client.callTool({
+      name: 'campaign_create',
+      arguments: { input: mcpCampaignInput({ campId: 'small', script: 'x'.repeat(40_000) }) },
+    });
+    expect(created.isError).toBeFalsy();
+    const one = await client.callTool({ name: 'campaign_get', arguments: { campId: 'small' } });
+    expect(answerWeight(one)).toBeLessThanOrEqual(16 * 1024);
+    expect(await readWhole(client, 'small', 'SCRIPT')).toBe('x'.repeat(40_000));
+    const bad = await client.callTool({ name: 'text_read', arguments: { id: 'small', field: 'script', offset: -1 } });
+    expect(bad.isError).toBe(true);
+    expect(JSON.stringify(bad.content)).toMatch(/field.*offset|offset.*field/);
+    const missing = await client.callTool({ name: 'text_read', arguments: { id: 'nope', field: 'TRANSCRIPT' } });
+    expect(JSON.stringify(missing.content)).toContain('NOT_FOUND');
+    await client.close();
   });
 
   it('tools/list stays under its documented bound, every tool described in a few sentences', async () => {
