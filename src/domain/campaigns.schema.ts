@@ -103,7 +103,12 @@ export const CAMPAIGN_FIELDS = {
       graphqlName: 'voiceId',
     },
   ),
-  language: field('text', 'language', languageTagField, 'The language of the calls: a BCP 47 tag such as "en-US".'),
+  language: field(
+    'text',
+    'language',
+    languageTagField,
+    'The language of the calls: a BCP 47 tag such as "en-US", one Intl.getCanonicalLocales accepts.',
+  ),
   script: field('text', 'script', textField(0, 50_000), 'The dialogue the AI follows, at most 50 000 characters.'),
   purpose: field('text', 'purpose', textField(0, 5_000), 'The goal of the campaign, at most 5 000 characters.'),
   knowledgeBase: field(
@@ -179,9 +184,15 @@ export const CAMPAIGN_FIELDS = {
     'The JSON Schema (a JSON object, at most 50 000 characters as JSON) a call’s analysis must satisfy when ' +
       'postCallAnalysis is true.',
   ),
-  timeZone: field('text', 'time_zone', timeZoneField, 'An IANA time zone such as "Europe/Paris".', {
-    default: 'UTC',
-  }),
+  timeZone: field(
+    'text',
+    'time_zone',
+    timeZoneField,
+    'An IANA time zone such as "Europe/Paris", known to the server’s time-zone database.',
+    {
+      default: 'UTC',
+    },
+  ),
   isFreeflow: field('bool', 'is_freeflow', boolField, 'Whether the AI may deviate from the script.', {
     default: true,
   }),

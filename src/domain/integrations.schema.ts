@@ -96,7 +96,7 @@ export const calendar: IntegrationKind = {
   label: 'Calendar',
   fields: {
     apiKey: { secret: true, rule: text(512), description: 'API key of the scheduling tool.' },
-    schedulingUrl: { rule: url, description: 'Public booking page, http(s).' },
+    schedulingUrl: { rule: url, description: 'Public booking page: an http(s) URL the URL parser accepts.' },
     eventTypeId: { optional: true, rule: text(128), description: 'Event type meetings are booked as.' },
   },
   notConnected: 'Calendar integration is not connected',
@@ -109,7 +109,7 @@ export const erp: IntegrationKind = {
   label: 'Erp',
   displayName: 'ERP',
   fields: {
-    erpUrl: { rule: url, description: 'Base URL of the ERP system, http(s).' },
+    erpUrl: { rule: url, description: 'Base URL of the ERP system: an http(s) URL the URL parser accepts.' },
     apiKey: { secret: true, rule: text(512), description: 'ERP API key.' },
     secret: { secret: true, rule: text(512), description: 'ERP API secret.' },
   },

@@ -42,6 +42,9 @@ const toMeeting = (row: Selectable<MeetingsTable>): Meeting => ({
 
 const normalize = (p: Participant) => ({ name: p.name, email: p.email?.toLowerCase() ?? null, phone: p.phone ?? null });
 
+/** Booking a meeting needs the calendar integration (the MCP door names the tool that connects it). */
+export const CALENDAR_NOT_CONNECTED = 'Connect the calendar integration before booking meetings';
+
 /**
  * Books a meeting. The calendar must be connected, and no other scheduled meeting of the account may overlap
  * [startsAt, endsAt). The check and the insert share a transaction that first writes the account row, so two
@@ -50,8 +53,7 @@ const normalize = (p: Participant) => ({ name: p.name, email: p.email?.toLowerCa
 export async function bookMeeting(db: Kysely<Database>, accountId: string, input: BookMeetingInput): Promise<Meeting> {
   return withEvents(db, accountId, async (trx, raise) => {
     await serializeForAccount(trx, accountId);
-    if (!(await isIntegrationConnected(trx, accountId, calendar)))
-      throw conflict('Connect the calendar integration before booking meetings');
+    if (!(await isIntegrationConnected(trx, accountId, calendar))) throw conflict(CALENDAR_NOT_CONNECTED);
     await requireCampaign(trx, accountId, input.campId);
     const overlapping = await trx
       .selectFrom('meetings')

@@ -56,11 +56,19 @@ function mismatch(type: GraphQLInputType | undefined, path: Array<string | numbe
         return { path, type: 'float_type', message: 'Input should be a valid number' };
       case 'Boolean':
         return { path, type: 'bool_type', message: 'Input should be a valid boolean' };
+      case 'DateTime':
+        // The format, with an example: a model's most common mistake is a time without seconds or offset.
+        return { path, type: 'datetime_parsing', message: DATE_TIME_MESSAGE };
     }
   }
   // A scalar of ours: its own message (they name the rule, never the value).
   return { path, type: 'value_error', message: error.message };
 }
+
+/** What a DateTime must look like (an RFC 3339 date-time with seconds and an offset), with examples. */
+export const DATE_TIME_MESSAGE =
+  'Input should be a date and time with seconds and a UTC offset, like 2026-12-03T10:00:00Z or ' +
+  '2026-12-03T11:00:00+01:00 (a day that exists in its month)';
 
 class Enough extends Error {}
 

@@ -5,7 +5,9 @@ import { GraphQLError, getOperationAST, OperationTypeNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from './context.js';
 
-export const READ_ONLY_MESSAGE = 'This access token is read-only: it cannot run mutations';
+export const READ_ONLY_MESSAGE =
+  'This access token is read-only: it cannot run mutations. For write access use a token made without readOnly ' +
+  '(accessTokenCreate), or, for an agent connected by OAuth, authorize again with scope "mcp:read mcp:write"';
 
 export const readOnlyTokens: Plugin<Context> = {
   onExecute({ args, setResultAndStopExecution }) {

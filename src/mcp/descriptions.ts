@@ -75,10 +75,6 @@ export const TOOL_DESCRIPTIONS: Readonly<Record<string, string>> = {
     'Lists your call logs, newest first; an unknown campId is NOT_FOUND. Arguments: `campId`, `status`, and ' +
     '`since`/`until` (bounds on startedAt, inclusive) filter; `first` (at most 100) and `after` page; `withTexts` ' +
     'adds each call’s summary, analysis and transcript (long: ask for a few).',
-  CampaignCallLogList:
-    "Lists a campaign's call logs, newest first; null when you have no such campaign. Arguments: `campId`; " +
-    '`status`, `since`/`until` (bounds on startedAt, inclusive) filter; `first` (at most 100) and `after` page; ' +
-    '`withTexts` adds each call’s summary, analysis and transcript (long: ask for a few).',
   MeetingUpcomingList:
     'Lists your scheduled meetings that have not ended, the soonest first. Argument: `limit` (1–200, 50 when ' +
     'omitted).',

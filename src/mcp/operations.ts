@@ -319,30 +319,6 @@ export const MCP_OPERATIONS: readonly string[] = [
     }
     ${CALL_LOG}
   `,
-  /* GraphQL */ `
-    query CampaignCallLogList(
-      $campId: String!
-      $first: Int
-      $after: String
-      $status: CallStatus
-      $since: DateTime
-      $until: DateTime
-      $withTexts: Boolean = false
-    ) {
-      campaign(campId: $campId) {
-        callLogs(first: $first, after: $after, status: $status, since: $since, until: $until) {
-          edges {
-            _mcpCursor: cursor
-            node {
-              ...McpCallLog
-            }
-          }
-          ${PAGE_INFO}
-        }
-      }
-    }
-    ${CALL_LOG}
-  `,
 
   // Meetings
   /* GraphQL */ `

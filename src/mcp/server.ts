@@ -16,6 +16,7 @@ import type { Yoga } from '../graphql/yoga.js';
 import type { Services } from '../services.js';
 import { jsonShapeProblem, MAX_LIST_LENGTH } from '../validation/json-limits.js';
 import { GRAPHQL_TOOL, graphqlToolResult } from './graphql-tool.js';
+import { withEveryMistake } from './argument-check.js';
 import { singleValuesForLists } from './list-arguments.js';
 import { MCP_OPERATIONS } from './operations.js';
 import { type Caller, toolResult } from './tool-results.js';
@@ -166,8 +167,6 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
           unknown.map((name) => ({ path: [name], type: 'extra_forbidden', message: 'Extra inputs are not permitted' })),
         );
       }
-      const singles = singleValuesForLists(tool.inputSchema, args);
-      if (singles.length > 0) return badArguments('A list is expected where a single value was given', singles);
       // A campaign's status changes through its own tools, never campaign_update: say which.
       const input = (args as { input?: unknown }).input;
       if (tool.name === 'campaign_update' && input && typeof input === 'object' && 'status' in input) {
@@ -182,8 +181,12 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
           ],
         );
       }
+      const singles = singleValuesForLists(tool.inputSchema, args);
+      if (singles.length > 0) return badArguments('A list is expected where a single value was given', singles);
+
+      const result = await run(tool, withToolDefaults(tool.name, args), caller);
       return server.projectCallToolResult(
-        toolResult(await run(tool, withToolDefaults(tool.name, args), caller), budget),
+        toolResult(withEveryMistake(result, tool.inputSchema, args), budget),
         tool.outputSchema,
       );
     });

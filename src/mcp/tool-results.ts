@@ -3,8 +3,14 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { noteErrorCode } from '../core/request-context.js';
+import { CALENDAR_NOT_CONNECTED } from '../domain/meetings.js';
 import { fitAnswer } from './answer-budget.js';
 import type { Authentication } from '../authentication.js';
+
+/** Refusals whose precondition a tool fixes: the message names the tool. */
+const PRECONDITION_HINTS = new Map([
+  [CALENDAR_NOT_CONNECTED, `${CALENDAR_NOT_CONNECTED}: connect it with calendar_connect first`],
+]);
 
 /** The default budget of an answer on the wire (MCP_ANSWER_MAX_KB; docs/mcp.md "Answer sizes"). */
 export const DEFAULT_ANSWER_BYTES = 64 * 1024;
@@ -22,7 +28,7 @@ export function toolResult(
   for (const error of errors) noteErrorCode(codeOf(error));
   if (errors.length > 0) {
     const described = errors.map((error) => ({
-      message: error.message,
+      message: PRECONDITION_HINTS.get(error.message) ?? error.message,
       code: codeOf(error),
       ...(error.path ? { path: error.path } : {}),
       ...(error.extensions?.issues ? { issues: error.extensions.issues } : {}),

@@ -102,6 +102,8 @@ const CROSS_FIELD_RULES: Readonly<Record<string, JsonSchema>> = {
 
 /** Keywords a zod schema adds to the GraphQL type's own (bounds, patterns, formats). */
 const CONSTRAINTS = [
+  // Patterns beside the pattern (an http(s) URL's shape: src/validation/input-patterns.ts).
+  'allOf',
   'minLength',
   'maxLength',
   'pattern',
@@ -144,6 +146,8 @@ function narrowed(base: JsonSchema, rule: JsonSchema | undefined): JsonSchema {
   if (!simple) return { ...base, allOf: [rule] };
   const merged: JsonSchema = { ...base };
   for (const key of CONSTRAINTS) if (simple[key] !== undefined) merged[key] = simple[key];
+  // A minimum length of 0 says nothing (every string has one).
+  if (merged.minLength === 0) delete merged.minLength;
   const description = simple.description ?? rule.description;
   if (description && !merged.description) merged.description = description;
   return merged;
@@ -155,7 +159,11 @@ function narrowed(base: JsonSchema, rule: JsonSchema | undefined): JsonSchema {
  * and boolean words, which GraphQL's own coercion has refused before the rule runs). Undefined: keep it whole.
  */
 function simplestFor(base: JsonSchema, rule: JsonSchema): JsonSchema | undefined {
-  if (rule.oneOf || rule.allOf) return undefined;
+  // An allOf of patterns only adds patterns (a URL's length and its shape): still one simple rule.
+  const patternsOnly = ((rule.allOf ?? []) as JsonSchema[]).every((part) =>
+    Object.keys(part).every((key) => key === 'pattern'),
+  );
+  if (rule.oneOf || !patternsOnly) return undefined;
   if (!rule.anyOf) return rule;
   const type = base.type;
   const fitting = (rule.anyOf as JsonSchema[]).filter(

@@ -1,6 +1,7 @@
 // The answers the REST door may give any operation, for the OpenAPI description (components/responses and
 // components/headers): they come from the HTTP layer (src/http/doors.ts: rate limits, body limit, database outage,
 // unexpected errors) and from the router (src/rest/router.ts: bearer token, 404, 405, 422), not from a route.
+import { READ_ONLY_MESSAGE } from '../graphql/read-only-tokens.js';
 import { COMPONENT_SCHEMAS, type JsonSchema } from './openapi-schemas.js';
 
 export const HEADERS: Record<string, JsonSchema> = {
@@ -45,8 +46,7 @@ export const RESPONSES = {
     'WWW-Authenticate',
   ),
   ReadOnlyToken: detail(
-    'The bearer token is a read-only access token and this operation writes: ' +
-      '{"detail": "This access token is read-only: it cannot run mutations"}',
+    `The bearer token is a read-only access token and this operation writes: ${JSON.stringify({ detail: READ_ONLY_MESSAGE })}`,
   ),
   NotFound: detail(
     'What the request names does not exist (another account’s record is indistinguishable from a missing one); ' +

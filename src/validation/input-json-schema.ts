@@ -12,6 +12,7 @@ import type { z } from 'zod';
 import { fromBooleanWord, fromIntegerString, fromNumberString, NUMBER_STRING } from './fields.js';
 import {
   BOOLEAN_WORD_PATTERN,
+  HTTP_URL_SHAPE_PATTERN,
   httpUrlPattern,
   integerStringPattern,
   spacelessBody,
@@ -126,6 +127,8 @@ function rewriteString(node: ZodNode, json: JsonSchema): void {
   if (node._zod.traits.has('$ZodURL')) {
     if (def.protocol?.source !== '^https?$') throw new Error('input-json-schema: only http(s) URLs are described');
     json.pattern = httpUrlPattern(typeof json.maxLength === 'number' ? json.maxLength : undefined);
+    // Its length and its shape: one pattern without lookarounds cannot say both.
+    json.allOf = [{ pattern: HTTP_URL_SHAPE_PATTERN }];
     delete json.maxLength;
     delete json.minLength;
     note(json, 'Surrounding whitespace is trimmed; it must parse as a URL (WHATWG URL Standard).');

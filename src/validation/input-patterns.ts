@@ -65,13 +65,28 @@ export function trimmedLengthPattern(min: number, max: number | undefined): stri
 
 /**
  * zod's http(s) url check: the trimmed value must start with http:// or https:// (any case) and, once its tabs and
- * newlines are dropped, have at most `max` characters; that the URL parser takes it is for the server to say.
+ * newlines are dropped, have at most `max` characters; what else the URL parser refuses is the shape's to say
+ * (HTTP_URL_SHAPE_PATTERN, beside it in an `allOf`).
  */
 export function httpUrlPattern(max: number | undefined): string {
   const rest = (scheme: number) =>
     max === undefined ? '[\\s\\S]*' : `(?:[\\t\\n\\r]*[^\\t\\n\\r]){0,${max - scheme}}`;
   return `^\\s*(?:[Hh][Tt][Tt][Pp]://${rest(7)}|[Hh][Tt][Tt][Pp][Ss]://${rest(8)})\\s*$`;
 }
+
+/** A port the URL parser takes: 0–65535, leading zeros allowed, or none after the colon. */
+const PORT = '(?::0*(?:\\d{1,4}|[1-5]\\d{4}|6[0-4]\\d{3}|65[0-4]\\d{2}|655[0-2]\\d|6553[0-5])?)?';
+
+/**
+ * The shape of an http(s) URL the URL parser takes, as far as a pattern can say it (its length is httpUrlPattern's
+ * to say): optional user info, a host — an IPv6 literal, or characters that are no space or delimiter (the tabs and
+ * newlines the parser drops may come between them) — a port in range, then the rest. Refuses `http://`,
+ * `https://exa mple.com/` and `https://example.com:99999/`, which the length pattern lets through. Never stricter
+ * than the server but in one odd case: a tab or newline among a port's digits.
+ */
+export const HTTP_URL_SHAPE_PATTERN =
+  '^\\s*[Hh][Tt][Tt][Pp][Ss]?://(?:[^/?#\\\\@]*@)?(?:\\[[^\\]]*\\]|(?:[\\t\\n\\r]*[^\\s/?#\\\\@:\\[\\]])+)' +
+  `${PORT}(?:[/?#\\\\][\\s\\S]*)?\\s*$`;
 
 /** A regex source, anchored ^…$ and without flags, whose matches can hold no whitespace: its body, in a group. */
 export function spacelessBody(regex: RegExp): string {

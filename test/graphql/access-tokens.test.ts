@@ -1,6 +1,7 @@
 // Named access tokens (README "Credentials"): created, listed and revoked through GraphQL and the CLI, shown once and
 // stored hashed, usable as a bearer token on every door, read-only when asked, refused from the very next request
 // once revoked or expired, also by a second instance on the same database.
+import { READ_ONLY_MESSAGE } from '../../src/graphql/read-only-tokens.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import { hashApiKey } from '../../src/security/api-keys.js';
@@ -237,7 +238,7 @@ describe('named access tokens', () => {
     const write = await t.gql(CAMPAIGN_CREATE, {}, token);
     expect(write.body.errors).toEqual([
       expect.objectContaining({
-        message: 'This access token is read-only: it cannot run mutations',
+        message: READ_ONLY_MESSAGE,
         extensions: expect.objectContaining({ code: 'FORBIDDEN' }),
       }),
     ]);
@@ -246,7 +247,7 @@ describe('named access tokens', () => {
     expect(mint.body.errors?.[0]?.extensions.code).toBe('FORBIDDEN');
     const rest = await t.rest('POST', '/create_webhook', { token, body: { url: 'https://example.com/hook' } });
     expect(rest.status).toBe(403);
-    expect(rest.body).toEqual({ detail: 'This access token is read-only: it cannot run mutations' });
+    expect(rest.body).toEqual({ detail: READ_ONLY_MESSAGE });
     expect(await t.app.database.db.selectFrom('campaigns').selectAll().execute()).toEqual([]);
     expect(await t.app.database.db.selectFrom('webhooks').selectAll().execute()).toEqual([]);
   });

@@ -45,18 +45,30 @@ const pad2 = (value: number) => String(value).padStart(2, '0');
 const PATTERNS: Array<{
   test: RegExp;
   good: (source: string, shape: Shape, random: Random) => string;
-  bad: string;
+  /** Values the pattern refuses (and so must the server): the shortest and oddest a careless pattern would admit. */
+  bad: string | string[];
+  /**
+   * Values the pattern admits that the server refuses, because JSON Schema cannot say why (a zone the time-zone
+   * database lacks): the field's description must say so (`described`), and the server refuse them.
+   */
+  serverOnly?: { values: string[]; described: RegExp };
 }> = [
-  { test: /^\^\[A-Za-z0-9_-\]\{1,64\}\$$/, good: (_s, shape, r) => chars(r, lengthFor(shape, r, 1, 64)), bad: 'a b' },
+  {
+    test: /^\^\[A-Za-z0-9_-\]\{1,64\}\$$/,
+    good: (_s, shape, r) => chars(r, lengthFor(shape, r, 1, 64)),
+    bad: ['a b', '', 'a'.repeat(65)],
+  },
   {
     test: /^\^\[A-Za-z\]\{2,3\}\(-/,
     good: (_s, _shape, r) => r.pick(['en', 'en-US', 'fr-FR', 'pt-BR', 'zh-Hant-TW']),
-    bad: 'not a tag',
+    bad: ['not a tag', 'e', 'en_US', 'en-'],
+    serverOnly: { values: ['en-US-u', 'de-1996-1996'], described: /Intl\.getCanonicalLocales/ },
   },
   {
     test: /^\^\[A-Za-z\]\[A-Za-z0-9_\+-\]\*/,
     good: (_s, _shape, r) => r.pick(['UTC', 'Europe/Paris', 'America/New_York', 'Asia/Tokyo']),
-    bad: '+01:00',
+    bad: ['+01:00', 'Europe/', '/UTC'],
+    serverOnly: { values: ['Mars/Olympus', 'A'], described: /time-zone database/ },
   },
   {
     // DateTime: RFC 3339 with seconds and an offset.
@@ -78,7 +90,14 @@ const PATTERNS: Array<{
   {
     test: /^\^\\s\*\(\?:\[Hh\]\[Tt\]\[Tt\]\[Pp\]:/,
     good: (_s, shape, r) => `https://hooks.example.com/${chars(r, lengthFor(shape, r, 1, 1900))}`,
-    bad: 'ftp://example.com/',
+    bad: ['ftp://example.com/', `https://example.com/${'p'.repeat(2030)}`],
+    serverOnly: { values: ['https://exa%20mple.com/'], described: /URL parser/ },
+  },
+  {
+    // The shape of an http(s) URL (beside the length pattern, in an allOf).
+    test: /^\^\\s\*\[Hh\]\[Tt\]\[Tt\]\[Pp\]\[Ss\]\?:/,
+    good: (_s, shape, r) => `https://hooks.example.com/${chars(r, lengthFor(shape, r, 1, 1900))}`,
+    bad: ['http://', 'https://exa mple.com/', 'https://example.com:99999/', 'https://:80/', 'https:// x/'],
   },
   { test: /^\^\\\+\[1-9\]\\d\{1,14\}\$$/, good: (_s, _shape, r) => `+1${chars(r, 10, '0123456789')}`, bad: '12345' },
   { test: /@\(\?:\[A-Za-z0-9\]/, good: (_s, _shape, r) => `${chars(r, 8)}@example.com`, bad: 'not-an-email' },
@@ -126,6 +145,7 @@ const KNOWN_KEYWORDS = new Set([
   'pattern',
   'format',
   'anyOf',
+  'allOf',
 ]);
 
 function checkKeywords(schema: JsonSchema) {
@@ -232,6 +252,11 @@ export interface Violation {
   args: Record<string, unknown>;
   /** The path of the argument that breaks it. */
   path: Array<string | number>;
+  /**
+   * A value the schema admits and the server refuses (a rule JSON Schema cannot write): the field's description must
+   * say the rule (`described` matches `description`).
+   */
+  serverOnly?: { described: RegExp; description: string };
 }
 
 const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
@@ -286,7 +311,26 @@ export function violations(
     if (typeof schema.minLength === 'number' && schema.minLength > 0)
       broken('too short', value.slice(0, schema.minLength - 1));
     if (typeof schema.maxLength === 'number') broken('too long', 'x'.repeat(schema.maxLength + 1));
-    if (typeof schema.pattern === 'string') broken('does not match the pattern', patternOf(schema.pattern).bad);
+    if (typeof schema.pattern === 'string') {
+      const { bad, serverOnly } = patternOf(schema.pattern);
+      for (const value of [bad].flat()) broken(`does not match the pattern (${JSON.stringify(value)})`, value);
+      for (const part of (schema.allOf ?? []) as JsonSchema[]) {
+        if (typeof part.pattern !== 'string') continue;
+        for (const bad of [patternOf(part.pattern).bad].flat()) {
+          broken(`does not match the pattern of its shape (${JSON.stringify(bad)})`, bad);
+        }
+      }
+      for (const value of serverOnly?.values ?? []) {
+        const copy = clone(args);
+        setAt(copy, path, value, false);
+        found.push({
+          what: `${path.join('.')}: admitted by the pattern, refused by the server (${JSON.stringify(value)})`,
+          args: copy,
+          path,
+          serverOnly: { described: serverOnly!.described, description: String(schema.description ?? '') },
+        });
+      }
+    }
     if (schema.format === 'date-time') broken('a day the month lacks', '2026-02-30T10:00:00Z');
   }
   if (typeof value === 'number') {

@@ -1,5 +1,5 @@
 // The cursors of the list tools, through the MCP door (docs/mcp.md "Retries and cursors"): a campaign_list cursor
-// passed to call_log_list, campaign_call_log_list or webhook_delivery_list is a tool error BAD_USER_INPUT naming
+// passed to call_log_list or webhook_delivery_list is a tool error BAD_USER_INPUT naming
 // `after`, as the tools' descriptions say; `first: 0` answers an empty page whose endCursor is accepted back.
 import { describe, expect, it } from 'vitest';
 import { mcpCampaignInput } from '../helpers/gateway.js';
@@ -26,7 +26,6 @@ describe('list tools and their cursors', () => {
     const campaignCursor: string = (await call('campaign_list', { first: 1 })).campaigns.pageInfo.endCursor;
     for (const [name, args] of [
       ['call_log_list', { first: 5, after: campaignCursor }],
-      ['campaign_call_log_list', { campId: 'a', first: 5, after: campaignCursor }],
       ['webhook_delivery_list', { webhookId, first: 5, after: campaignCursor }],
     ] as const) {
       const result = await client.callTool({ name, arguments: args });

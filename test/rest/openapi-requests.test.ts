@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { emailField } from '../../src/domain/accounts.schema.js';
 import {
   BOOLEAN_WORD_PATTERN,
+  HTTP_URL_SHAPE_PATTERN,
   httpUrlPattern,
   integerStringPattern,
   trimmedLengthPattern,
@@ -316,7 +317,9 @@ const TABLE: Record<string, (f: Fixtures) => Case[]> = {
       set('postWebhook of 2049 characters', camp, { goal: 'g', postWebhook: urlOf(2049) }, 422),
       set('postWebhook "http:example.com"', camp, { goal: 'g', postWebhook: 'http:example.com' }, 422),
       set('postWebhook "ftp://example.com"', camp, { goal: 'g', postWebhook: 'ftp://example.com' }, 422),
-      set('postWebhook that does not parse', camp, { goal: 'g', postWebhook: 'http://exa mple.com/' }, 422, /WHATWG/),
+      // A space in the host: the URL's shape pattern refuses it (issue 42); one percent-encoded is the parser's to say.
+      set('postWebhook with a space in its host', camp, { goal: 'g', postWebhook: 'http://exa mple.com/' }, 422),
+      set('postWebhook that does not parse', camp, { goal: 'g', postWebhook: 'http://exa%20mple.com/' }, 422, /WHATWG/),
       set('postWebhook on loopback', camp, { goal: 'g', postWebhook: 'http://127.0.0.1/x' }, 422, /ALLOW_PRIVATE/),
       set('goal empty', camp, { goal: '' }, 422),
       set('goal of 2000 characters', camp, { goal: text(2000) }, 200),
@@ -1112,9 +1115,12 @@ describe('the patterns of the lenient fields', () => {
     ];
     for (let i = 0; i < 5000; i++)
       samples.push(Array.from({ length: 1 + next(8) }, () => pieces[next(pieces.length)]).join(''));
+    samples.push('http://', 'https://exa mple.com/', 'https://example.com:99999/', 'http://a:', 'http://[::1]:80/');
     for (const value of samples) {
       const server = httpUrlField.safeParse(value).success;
       if (server) expect(matches(pattern, value), JSON.stringify(value)).toBe(true);
+      // The shape pattern beside it (an allOf) is never stricter either.
+      if (server) expect(matches(HTTP_URL_SHAPE_PATTERN, value), JSON.stringify(value)).toBe(true);
       // Where the pattern takes a URL the server refuses, the URL parser is what refused it.
       if (!server && matches(pattern, value)) expect(URL.canParse(value.trim()), JSON.stringify(value)).toBe(false);
     }

@@ -106,7 +106,7 @@ const meetingToBook = (name: string) =>
           required: true,
           description: 'When it ends: after startsAt, at most 24 hours later.',
         }),
-        timeZone: t.string({ description: 'IANA zone; UTC when omitted.' }),
+        timeZone: t.string({ description: 'An IANA zone known to the server’s time-zone database; UTC when omitted.' }),
         participants: t.field({ type: [ParticipantInput], required: true, description: 'Who to invite: 1–50 people.' }),
       }),
     })

@@ -16,7 +16,7 @@ const PIPELINE = {
   messageDelay: 'Seconds before a message is sent (1–10).',
   mexRetry: 'Retries of a failed postWebhook delivery (1–5).',
   retryDelay: 'Minutes between those retries (1–5).',
-  postWebhook: 'http(s) URL inbound messages are posted to; null when none.',
+  postWebhook: 'http(s) URL (one the URL parser accepts) inbound messages are posted to; null when none.',
   postWebhookDelay: 'Seconds before posting (0–3600).',
 };
 

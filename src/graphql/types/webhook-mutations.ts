@@ -20,7 +20,11 @@ const WebhookCreateInput = builder
   .inputType('WebhookCreateInput', {
     description: 'A webhook to register.',
     fields: (t) => ({
-      url: t.string({ required: true, description: 'http(s); loopback, private and link-local targets are refused.' }),
+      url: t.string({
+        required: true,
+        description:
+          'An http(s) URL the URL parser accepts, at most 2048 characters; loopback, private and link-local targets are refused.',
+      }),
       eventTypes: t.field({ type: [EventTypeEnum], description: 'The event types to send; empty or omitted: all.' }),
       description: t.string({ description: 'A note for you, at most 500 characters.' }),
     }),
@@ -32,7 +36,10 @@ const WebhookUpdateInput = builder
     description: 'Which webhook, and the fields to change: only the fields given change.',
     fields: (t) => ({
       webhookId: t.string({ required: true, description: WEBHOOK_ID }),
-      url: t.string({ description: 'http(s); loopback, private and link-local targets are refused.' }),
+      url: t.string({
+        description:
+          'An http(s) URL the URL parser accepts, at most 2048 characters; loopback, private and link-local targets are refused.',
+      }),
       eventTypes: t.field({ type: [EventTypeEnum], description: 'The event types to send; empty means all.' }),
       description: t.string({ description: 'A note for you, at most 500 characters.' }),
       enabled: t.boolean({ description: 'true re-enables a webhook that was disabled (e.g. after a 410 Gone).' }),

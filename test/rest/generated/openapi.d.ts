@@ -582,7 +582,7 @@ export interface components {
     CalendarInfo: {
       /** @description API key of the scheduling tool. */
       apiKey: string;
-      /** @description Public booking page, http(s). */
+      /** @description Public booking page: an http(s) URL the URL parser accepts. */
       schedulingUrl: string;
       eventTypeId: string | null;
       /** @constant */
@@ -593,7 +593,7 @@ export interface components {
     CalendarIntegration: {
       /** @description API key of the scheduling tool. */
       apiKey: string;
-      /** @description Public booking page, http(s). */
+      /** @description Public booking page: an http(s) URL the URL parser accepts. */
       schedulingUrl: string;
       eventTypeId: string | null;
       /** @constant */
@@ -664,7 +664,7 @@ export interface components {
       detail: string;
     };
     ErpIntegration: {
-      /** @description Base URL of the ERP system, http(s). */
+      /** @description Base URL of the ERP system: an http(s) URL the URL parser accepts. */
       erpUrl: string;
       /** @description ERP API key. */
       apiKey: string;
@@ -688,7 +688,7 @@ export interface components {
       title: string;
       /** @description The voice of the calls: a voiceId of the catalogue (GraphQL `voices`, REST `get_supported_voices`). */
       voice: string;
-      /** @description The language of the calls: a BCP 47 tag such as "en-US". */
+      /** @description The language of the calls: a BCP 47 tag such as "en-US", one Intl.getCanonicalLocales accepts. */
       language: string;
       /** @description The dialogue the AI follows, at most 50 000 characters. */
       script: string;
@@ -716,7 +716,7 @@ export interface components {
       postCallAnalysisSchema: {
         [key: string]: unknown;
       };
-      /** @description An IANA time zone such as "Europe/Paris". */
+      /** @description An IANA time zone such as "Europe/Paris", known to the server’s time-zone database. */
       timeZone: string;
       /** @description Whether the AI may deviate from the script. */
       isFreeflow: boolean;
@@ -876,7 +876,7 @@ export interface components {
         'application/json': components['schemas']['Detail'];
       };
     };
-    /** @description The bearer token is a read-only access token and this operation writes: {"detail": "This access token is read-only: it cannot run mutations"} */
+    /** @description The bearer token is a read-only access token and this operation writes: {"detail":"This access token is read-only: it cannot run mutations. For write access use a token made without readOnly (accessTokenCreate), or, for an agent connected by OAuth, authorize again with scope \"mcp:read mcp:write\""} */
     ReadOnlyToken: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1116,7 +1116,7 @@ export interface operations {
             title: string;
             /** @description The voice of the calls: a voiceId of the catalogue (GraphQL `voices`, REST `get_supported_voices`). A voiceId of the voice catalogue: GET /get_supported_voices lists them */
             voice: string;
-            /** @description The language of the calls: a BCP 47 tag such as "en-US". A BCP 47 language tag such as "en-US" (one that Intl.getCanonicalLocales accepts) */
+            /** @description The language of the calls: a BCP 47 tag such as "en-US", one Intl.getCanonicalLocales accepts. A BCP 47 language tag such as "en-US" (one that Intl.getCanonicalLocales accepts) */
             language: string;
             /** @description The dialogue the AI follows, at most 50 000 characters. */
             script: string;
@@ -1160,7 +1160,7 @@ export interface operations {
              */
             postCallAnalysis?: boolean | (0 | 1) | string;
             /**
-             * @description An IANA time zone such as "Europe/Paris". An IANA time zone such as "Europe/Paris" or "UTC", known to the server’s time-zone database
+             * @description An IANA time zone such as "Europe/Paris", known to the server’s time-zone database. An IANA time zone such as "Europe/Paris" or "UTC", known to the server’s time-zone database
              * @default UTC
              */
             timeZone?: string;
@@ -1390,7 +1390,7 @@ export interface operations {
           messageDelay?: number | string;
           mexRetry?: number | string;
           retryDelay?: number | string;
-          postWebhook?: string | null;
+          postWebhook?: (string & unknown) | null;
           postWebhookDelay?: number | string;
         };
       };
@@ -1650,8 +1650,8 @@ export interface operations {
         'application/json': {
           /** @description API key of the scheduling tool. Surrounding whitespace is trimmed; 1–512 characters must remain. */
           apiKey: string;
-          /** @description Public booking page, http(s). Surrounding whitespace is trimmed; it must parse as a URL (WHATWG URL Standard). */
-          schedulingUrl: string;
+          /** @description Public booking page: an http(s) URL the URL parser accepts. Surrounding whitespace is trimmed; it must parse as a URL (WHATWG URL Standard). */
+          schedulingUrl: string & unknown;
           eventTypeId?: string | null;
         };
       };
@@ -1720,8 +1720,8 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description Base URL of the ERP system, http(s). Surrounding whitespace is trimmed; it must parse as a URL (WHATWG URL Standard). */
-          erpUrl: string;
+          /** @description Base URL of the ERP system: an http(s) URL the URL parser accepts. Surrounding whitespace is trimmed; it must parse as a URL (WHATWG URL Standard). */
+          erpUrl: string & unknown;
           /** @description ERP API key. Surrounding whitespace is trimmed; 1–512 characters must remain. */
           apiKey: string;
           /** @description ERP API secret. Surrounding whitespace is trimmed; 1–512 characters must remain. */
@@ -2122,7 +2122,7 @@ export interface operations {
           /** @description A decimal number, at most 1000000 once its sign is dropped */
           Price?: string;
           /** @description An http(s) URL. Surrounding whitespace is trimmed; it must parse as a URL (WHATWG URL Standard). */
-          RecordingUrl?: string;
+          RecordingUrl?: string & unknown;
         } & {
           [key: string]: unknown;
         });
@@ -2140,7 +2140,7 @@ export interface operations {
           /** @description A decimal number, at most 1000000 once its sign is dropped */
           Price?: string;
           /** @description An http(s) URL. Surrounding whitespace is trimmed; it must parse as a URL (WHATWG URL Standard). */
-          RecordingUrl?: string;
+          RecordingUrl?: string & unknown;
         } & {
           [key: string]: unknown;
         });
@@ -2385,7 +2385,7 @@ export interface operations {
       content: {
         'application/json': {
           /** @description An http(s) URL; loopback, private, link-local and metadata addresses are refused unless the server sets ALLOW_PRIVATE_WEBHOOK_TARGETS. Surrounding whitespace is trimmed; it must parse as a URL (WHATWG URL Standard). */
-          url: string;
+          url: string & unknown;
           events?:
             | (
                 | 'campaign.updated'

@@ -1,4 +1,4 @@
-// Agents do not start calls by accident (issue 42, docs/mcp.md "Campaign status"): campaign_create makes a PAUSED
+// What an agent gets right the first time (issue 42, docs/mcp.md): campaign_create makes a PAUSED
 // campaign unless asked for an ACTIVE one, and says so; GraphQL's campaignCreate takes the status too (ACTIVE when
 // omitted, as before); campaign_update with a status names the tools that change it.
 import { describe, expect, it } from 'vitest';
@@ -60,5 +60,52 @@ describe('the status a campaign is created in', () => {
     expect(paused.body.data.campaignCreate.campaign).toEqual({ campId: 'b', status: 'PAUSED' });
     const completed = await t.gql(CREATE, { input: input('c', { status: 'COMPLETED' }) }, token);
     expect(completed.body.errors?.[0]?.message).toMatch(/COMPLETED|ACTIVE/);
+  });
+});
+
+describe('one answer names every mistake', () => {
+  it('type, scalar and rule mistakes together, each at its path; a date-time mistake shows the format', async () => {
+    const { client } = await mcpDoor();
+    const answer = await toolAnswer(client, 'campaign_create', {
+      input: mcpCampaignInput({ campId: 'bad id', title: '', maxCallTimeout: 'x' }),
+    });
+    expect(answer).toMatchObject({ error: 'BAD_USER_INPUT' });
+    const { issues } = JSON.parse(
+      (
+        (
+          await client.callTool({
+            name: 'campaign_create',
+            arguments: { input: mcpCampaignInput({ campId: 'bad id', title: '', maxCallTimeout: 'x' }) },
+          })
+        ).content as Array<{ text: string }>
+      )[0]!.text,
+    ).errors[0];
+    expect(issues.map((issue: { path: string[] }) => issue.path.join('.')).sort()).toEqual([
+      'input.campId',
+      'input.maxCallTimeout',
+      'input.title',
+    ]);
+    const dated = await toolAnswer(client, 'call_log_list', { since: '2026-12-03T10:00' });
+    expect(dated).toMatchObject({ error: 'BAD_USER_INPUT' });
+    expect('message' in dated && dated.message).toContain('2026-12-03T10:00:00Z');
+  });
+});
+
+describe('errors that teach', () => {
+  it('meeting_book before calendar_connect names the tool that fixes it', async () => {
+    const { client } = await mcpDoor();
+    await toolAnswer(client, 'campaign_create', { input: mcpCampaignInput({ campId: 'spring' }) });
+    const startsAt = new Date(Date.now() + 86_400_000);
+    const answer = await toolAnswer(client, 'meeting_book', {
+      input: {
+        campId: 'spring',
+        title: 'Demo',
+        startsAt: startsAt.toISOString(),
+        endsAt: new Date(startsAt.getTime() + 1_800_000).toISOString(),
+        participants: [{ name: 'Ada', email: 'ada@example.com' }],
+      },
+    });
+    expect(answer).toMatchObject({ error: 'CONFLICT' });
+    expect('message' in answer && answer.message).toContain('calendar_connect');
   });
 });
