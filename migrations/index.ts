@@ -15,6 +15,7 @@ import * as m0012 from './0012_voice_provider.js';
 import * as m0013 from './0013_access_tokens.js';
 import * as m0014 from './0014_oauth_artifacts.js';
 import * as m0015 from './0015_access_token_resource.js';
+import * as m0016 from './0016_idempotency_keys.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0013_access_tokens': m0013,
   '0014_oauth_artifacts': m0014,
   '0015_access_token_resource': m0015,
+  '0016_idempotency_keys': m0016,
 };

@@ -214,6 +214,16 @@ export interface OAuthArtifactsTable {
   consumed_at: string | null;
 }
 
+/** Idempotency keys of the create operations without a natural key (migration 0016). */
+export interface IdempotencyKeysTable {
+  account_id: string;
+  scope: string;
+  key_digest: string;
+  input_digest: string;
+  result_id: string;
+  expires_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   access_tokens: AccessTokensTable;
@@ -230,4 +240,5 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   persisted_queries: PersistedQueriesTable;
   oauth_artifacts: OAuthArtifactsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

@@ -1,4 +1,5 @@
 // Meetings booked through the calendar integration (docs/decisions.md §8). The account's scheduled meetings never overlap.
+import { CALENDAR_NOT_CONNECTED } from '../core/preconditions.js';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, MeetingsTable } from '../db/types.js';
 import { type KeysetPage, keysetPage } from '../db/keyset.js';
@@ -41,9 +42,6 @@ const toMeeting = (row: Selectable<MeetingsTable>): Meeting => ({
 });
 
 const normalize = (p: Participant) => ({ name: p.name, email: p.email?.toLowerCase() ?? null, phone: p.phone ?? null });
-
-/** Booking a meeting needs the calendar integration (the MCP door names the tool that connects it). */
-export const CALENDAR_NOT_CONNECTED = 'Connect the calendar integration before booking meetings';
 
 /**
  * Books a meeting. The calendar must be connected, and no other scheduled meeting of the account may overlap

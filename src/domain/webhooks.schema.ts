@@ -61,8 +61,14 @@ const oneOfEventFields = (input: { events?: unknown; eventTypes?: unknown }) =>
   input.events == null || input.eventTypes == null;
 const BOTH_EVENT_FIELDS = { message: 'give eventTypes or the deprecated events, not both', path: ['eventTypes'] };
 
+/** An idempotency key (src/domain/idempotency-keys.ts): 1–255 printable ASCII characters, as Stripe's. */
+export const idempotencyKeyField = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 printable ASCII characters (no spaces)')
+  .meta({ description: 'Any 1–255 printable ASCII characters' });
+
 export const createWebhookInputSchema = createWebhookSchema
-  .extend({ eventTypes: eventsField.nullish() })
+  .extend({ eventTypes: eventsField.nullish(), idempotencyKey: idempotencyKeyField.nullish() })
   .refine(oneOfEventFields, BOTH_EVENT_FIELDS)
   .transform(({ eventTypes, ...input }) => ({ ...input, events: eventTypes ?? input.events }));
 

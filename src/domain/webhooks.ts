@@ -1,5 +1,6 @@
 // The webhook registry (docs/decisions.md §9): an account's webhooks, their signing secrets (sealed at rest) and the
 // campaigns each one is attached to. Events of a campaign go to the enabled webhooks attached to it.
+import { earlierResult, rememberResult } from './idempotency-keys.js';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, WebhooksTable } from '../db/types.js';
 import { groupedBy } from '../db/chunks.js';
@@ -65,13 +66,33 @@ export async function createWebhook(
   db: Kysely<Database>,
   box: SecretBox,
   accountId: string,
-  input: CreateWebhookInput,
+  input: CreateWebhookInput & { idempotencyKey?: string | null | undefined },
   options: { allowPrivate: boolean },
 ): Promise<Webhook> {
   checkWebhookTarget(input.url, options.allowPrivate, ['input', 'url']);
+  // A retry with the key answers the webhook the first request made (src/domain/idempotency-keys.ts).
+  const idempotent = input.idempotencyKey
+    ? {
+        accountId,
+        scope: 'webhook.create',
+        key: input.idempotencyKey,
+        input: { url: input.url, events: [...(input.events ?? [])].sort(), description: input.description ?? null },
+      }
+    : undefined;
   return db.transaction().execute(async (trx) => {
-    // Concurrent creations run one after the other, so the cap holds on PostgreSQL too.
+    // Concurrent creations run one after the other, so the cap holds on PostgreSQL too (and one key makes one).
     await serializeForAccount(trx, accountId);
+    const earlier = idempotent ? await earlierResult(trx, idempotent) : undefined;
+    if (earlier) {
+      const made = await trx
+        .selectFrom('webhooks')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('webhook_id', '=', earlier)
+        .executeTakeFirst();
+      if (!made) throw conflict('The webhook this idempotencyKey created has been deleted since');
+      return toWebhook(made);
+    }
     const { count } = await trx
       .selectFrom('webhooks')
       .select((eb) => eb.fn.countAll<number>().as('count'))
@@ -97,6 +118,7 @@ export async function createWebhook(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    if (idempotent) await rememberResult(trx, idempotent, row.webhook_id);
     return toWebhook(row);
   });
 }

@@ -91,7 +91,8 @@ export const TOOL_DESCRIPTIONS: Readonly<Record<string, string>> = {
     '`first` (at most 100) and `after` page.',
   WebhookCreate:
     'Registers a webhook; webhook_attach then sends it the events of a campaign. Arguments in `input`: `url`, ' +
-    '`eventTypes` (none: all) and `description`. Its signing secret is not answered here.',
+    '`eventTypes` (none: all), `description`, and `idempotencyKey`: a retry with the same key answers the first ' +
+    'webhook instead of making another. Its signing secret is not answered here.',
   WebhookUpdate:
     'Changes the given fields of a webhook. Arguments in `input`: `webhookId` and the fields to change; `enabled: ' +
     'true` re-enables a disabled one.',

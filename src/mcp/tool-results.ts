@@ -3,7 +3,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { noteErrorCode } from '../core/request-context.js';
-import { CALENDAR_NOT_CONNECTED } from '../domain/meetings.js';
+import { CALENDAR_NOT_CONNECTED } from '../core/preconditions.js';
 import { fitAnswer } from './answer-budget.js';
 import type { Authentication } from '../authentication.js';
 

@@ -99,6 +99,12 @@ const PATTERNS: Array<{
     good: (_s, shape, r) => `https://hooks.example.com/${chars(r, lengthFor(shape, r, 1, 1900))}`,
     bad: ['http://', 'https://exa mple.com/', 'https://example.com:99999/', 'https://:80/', 'https:// x/'],
   },
+  {
+    // An idempotency key: 1–255 printable ASCII characters.
+    test: /^\^\[\\x21-\\x7e\]\{1,255\}\$$/,
+    good: (_s, shape, r) => chars(r, lengthFor(shape, r, 1, 255)),
+    bad: ['', 'has space', 'k'.repeat(256), 'é'],
+  },
   { test: /^\^\\\+\[1-9\]\\d\{1,14\}\$$/, good: (_s, _shape, r) => `+1${chars(r, 10, '0123456789')}`, bad: '12345' },
   { test: /@\(\?:\[A-Za-z0-9\]/, good: (_s, _shape, r) => `${chars(r, 8)}@example.com`, bad: 'not-an-email' },
 ];

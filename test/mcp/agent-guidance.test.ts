@@ -109,3 +109,38 @@ describe('errors that teach', () => {
     expect('message' in answer && answer.message).toContain('calendar_connect');
   });
 });
+
+describe('an idempotency key on webhook_create', () => {
+  it('a retry with the same key answers the first webhook; the key with other arguments is a CONFLICT', async () => {
+    const { t, client } = await mcpDoor();
+    const args = { input: { url: 'https://hooks.example.com/in', idempotencyKey: 'retry-1' } };
+    const first = await toolAnswer(client, 'webhook_create', args);
+    const again = await toolAnswer(client, 'webhook_create', args);
+    expect(first).toHaveProperty('data');
+    expect(again).toEqual(first);
+    const count = async () => (await t.app.database.db.selectFrom('webhooks').select('webhook_id').execute()).length;
+    expect(await count()).toBe(1);
+    const reused = await toolAnswer(client, 'webhook_create', {
+      input: { url: 'https://hooks.example.com/other', idempotencyKey: 'retry-1' },
+    });
+    expect(reused).toMatchObject({ error: 'CONFLICT' });
+    // Without a key, or with another one, each call makes a webhook.
+    await toolAnswer(client, 'webhook_create', { input: { url: 'https://hooks.example.com/in' } });
+    await toolAnswer(client, 'webhook_create', {
+      input: { url: 'https://hooks.example.com/in', idempotencyKey: 'retry-2' },
+    });
+    expect(await count()).toBe(3);
+    // Racing retries make one.
+    const racing = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        toolAnswer(client, 'webhook_create', { input: { url: 'https://hooks.example.com/r', idempotencyKey: 'race' } }),
+      ),
+    );
+    expect(new Set(racing.map((answer) => JSON.stringify(answer))).size).toBe(1);
+    expect(await count()).toBe(4);
+    const bad = await toolAnswer(client, 'webhook_create', {
+      input: { url: 'https://hooks.example.com/in', idempotencyKey: 'has space' },
+    });
+    expect(bad).toMatchObject({ error: 'BAD_USER_INPUT' });
+  });
+});

@@ -27,6 +27,11 @@ const WebhookCreateInput = builder
       }),
       eventTypes: t.field({ type: [EventTypeEnum], description: 'The event types to send; empty or omitted: all.' }),
       description: t.string({ description: 'A note for you, at most 500 characters.' }),
+      idempotencyKey: t.string({
+        description:
+          'Optional, 1–255 printable ASCII characters: a retry with the same key and input answers the webhook the ' +
+          'first request made (for a day) instead of making another.',
+      }),
     }),
   })
   .validate(createWebhookInputSchema);
