@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('idempotency_keys')
-    .addColumn('account_id', 'text', (c) => c.notNull())
+    .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
     /** Which operation the key is for (webhook.create). */
     .addColumn('scope', 'text', (c) => c.notNull())
     .addColumn('key_digest', 'text', (c) => c.notNull())

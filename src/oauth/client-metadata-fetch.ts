@@ -8,6 +8,7 @@ import { rootCertificates } from 'node:tls';
 import { guardedLookup } from '../events/http-post.js';
 import { Response } from '../core/fetch-api.js';
 import { refusedTarget } from '../security/webhook-targets.js';
+import { settleClientMetadata } from './client-rules.js';
 
 /** The CIMD draft's limit on a document (oidc-provider enforces it again while reading). */
 export const MAX_CLIENT_METADATA_BYTES = 5 * 1024;
@@ -99,7 +100,7 @@ export function clientMetadataFetch(options: ClientMetadataFetchOptions): Client
               const value = response.headers[name];
               if (typeof value === 'string' && name !== 'content-length') headers.set(name, value);
             }
-            resolve(new Response(new Uint8Array(Buffer.concat(chunks)), { status, headers }));
+            resolve(new Response(new Uint8Array(settledDocument(Buffer.concat(chunks))), { status, headers }));
           });
           response.on('error', (error) => fail(cutShort(error)));
           response.on('close', () => fail(cutShort()));
@@ -109,6 +110,22 @@ export function clientMetadataFetch(options: ClientMetadataFetchOptions): Client
       request.end();
     });
   };
+}
+
+/**
+ * A document as this server honours it (settleClientMetadata: grant and response types it does not serve left out,
+ * as for a registration); anything that is not a JSON object is passed on for the provider to refuse.
+ */
+function settledDocument(body: Buffer): Buffer {
+  let document: unknown;
+  try {
+    document = JSON.parse(body.toString('utf8'));
+  } catch {
+    return body;
+  }
+  if (!document || typeof document !== 'object' || Array.isArray(document)) return body;
+  settleClientMetadata(document as Record<string, unknown>);
+  return Buffer.from(JSON.stringify(document));
 }
 
 /** A client ID metadata document that could not be fetched (or was no valid document) is not fetched again for so long. */

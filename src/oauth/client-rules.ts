@@ -89,3 +89,19 @@ export function validateClientMetadata(key: string, value: unknown): void {
   const max = key === 'client_name' ? MAX_CLIENT_NAME_LENGTH : isUriMetadata(key) ? MAX_URI_LENGTH : MAX_SHORT_STRING;
   if (value.length > max) invalid(`${key} must be at most ${max} characters long`);
 }
+
+/** The grant types a client may have: what it asks for beyond them is left out (RFC 7591 §3.2.1). */
+export const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
+
+/**
+ * Client metadata as this server will honour it, for a registration and a client ID metadata document alike: grant
+ * types and response types it does not serve are left out rather than refused (RFC 7591 §3.2.1 lets the server trim;
+ * the registration answer shows what was kept), and authorization_code is always kept. Changes `metadata` in place.
+ */
+export function settleClientMetadata(metadata: Record<string, unknown>): void {
+  if (Array.isArray(metadata.grant_types)) {
+    const asked = new Set(metadata.grant_types);
+    metadata.grant_types = GRANT_TYPES.filter((type) => type === 'authorization_code' || asked.has(type));
+  }
+  if (Array.isArray(metadata.response_types)) metadata.response_types = ['code'];
+}

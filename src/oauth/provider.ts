@@ -21,7 +21,7 @@ import {
   FailedFetches,
   MAX_CLIENT_METADATA_BYTES,
 } from './client-metadata-fetch.js';
-import { CHECKED_CLIENT_METADATA, validateClientMetadata } from './client-rules.js';
+import { CHECKED_CLIENT_METADATA, settleClientMetadata, validateClientMetadata } from './client-rules.js';
 import { problemPage } from './interaction-page.js';
 import { INTERACTION_PATH, mcpResourceUrl, OAUTH_ROUTES, SCOPES } from './endpoints.js';
 
@@ -38,8 +38,6 @@ export const DEFAULT_SCOPE = 'mcp:read';
  * send to ask for a refresh token: one is issued to any client registered for the refresh_token grant anyway).
  */
 const KNOWN_SCOPES = new Set<string>(['openid', 'offline_access', ...SCOPES]);
-/** The grant types a client may have: what it asks for beyond them is left out of its registration (RFC 7591 §3.2.1). */
-export const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 /** How clients authenticate at the token endpoint: public clients (PKCE alone), or with their secret. */
 export const CLIENT_AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const;
 
@@ -192,11 +190,7 @@ export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kys
           const body = ctx.oidc.body as Record<string, unknown> | undefined;
           if (body) {
             if (body.token_endpoint_auth_method === undefined) body.token_endpoint_auth_method = 'none';
-            if (Array.isArray(body.grant_types)) {
-              const asked = new Set(body.grant_types);
-              body.grant_types = GRANT_TYPES.filter((type) => type === 'authorization_code' || asked.has(type));
-            }
-            if (Array.isArray(body.response_types)) body.response_types = ['code'];
+            settleClientMetadata(body);
           }
           return randomBytes(16).toString('base64url');
         },

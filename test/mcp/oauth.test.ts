@@ -1062,6 +1062,33 @@ describe('hosted agents stay connected: refresh tokens, confidential clients, st
     expect(anonymous.body).toMatchObject({ error: 'invalid_client' });
   });
 
+  it('a refresh token is bound to its client and its scope', async () => {
+    const { t, base, mcp } = await serve({});
+    const user = await t.account();
+    const agent = new TestAgent(undefined, CHATGPT);
+    const tokens = await connect(user, base, mcp, agent, 'read');
+    const other = (await (await registerAt(base, CHATGPT)).json()) as { client_id: string };
+    const stolen = await redeem(base, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token!,
+      client_id: other.client_id,
+    });
+    expect(stolen).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    const wider = await redeem(base, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token!,
+      client_id: agent.clientInformation()!.client_id,
+      scope: 'mcp:read mcp:write',
+    });
+    expect(wider).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
+    const same = await redeem(base, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token!,
+      client_id: agent.clientInformation()!.client_id,
+    });
+    expect(same).toMatchObject({ status: 200, body: { scope: 'mcp:read' } });
+  });
+
   it('revoking the named token ends its refresh token', async () => {
     const { t, base, mcp } = await serve({});
     const user = await t.account();
@@ -1115,6 +1142,22 @@ describe('hosted agents stay connected: refresh tokens, confidential clients, st
       .where('id', '=', agent.clientInformation()!.client_id)
       .executeTakeFirstOrThrow();
     expect(Date.parse(row.expires_at!) - Date.now()).toBeGreaterThan(89 * 86_400_000);
+  });
+
+  it('a client ID metadata document asking for refresh tokens (and grants not served) gets a refresh token', async () => {
+    const host = await metadataHost({
+      grant_types: ['authorization_code', 'refresh_token', 'client_credentials'],
+      response_types: ['code', 'token'],
+    });
+    const { t, base, mcp } = await gatewayFor(host);
+    const user = await t.account();
+    const agent = new TestAgent(host.clientId, {
+      grant_types: ['authorization_code', 'refresh_token'],
+    });
+    const tokens = await connect(user, base, mcp, agent);
+    expect(tokens.refresh_token).toBeTruthy();
+    expect(await auth(agent, { serverUrl: mcp })).toBe('AUTHORIZED');
+    expect(agent.tokens()!.access_token).not.toBe(tokens.access_token);
   });
 
   it('answers 401 invalid_client for an unknown or deleted client at the token endpoint', async () => {

@@ -193,3 +193,22 @@ describe('MCP tool descriptions', () => {
     }
   });
 });
+
+describe('the words of tools/list', () => {
+  it('speak of tools and arguments, not of GraphQL (no cache, global id, connection, node, cursor of an edge)', () => {
+    const words =
+      /\b(GraphQL|mutation|resolver|normali[sz]ed cache|global id|connection|edges?|nodes?|cursor|__typename|payload)\b|\b[A-Z][a-z]+[A-Z]\w*\.[a-z]\w*/;
+    const found: string[] = [];
+    const walk = (json: unknown, tool: string) => {
+      if (Array.isArray(json)) json.forEach((item) => walk(item, tool));
+      else if (json && typeof json === 'object') {
+        for (const [key, value] of Object.entries(json)) {
+          if (key === 'description' && typeof value === 'string' && words.test(value)) found.push(`${tool}: ${value}`);
+          else walk(value, tool);
+        }
+      }
+    };
+    for (const tool of TOOLS) walk(tool, tool.name);
+    expect(found).toEqual([]);
+  });
+});

@@ -73,7 +73,7 @@ const WebhookDeliveryRedeliverInput = builder.inputType('WebhookDeliveryRedelive
     deliveryId: t.string({
       required: true,
       validate: z.string().min(1).max(64),
-      description: 'Its deliveryId (WebhookDelivery.deliveryId).',
+      description: 'The delivery: its deliveryId.',
     }),
   }),
 });
