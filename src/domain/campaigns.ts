@@ -170,6 +170,8 @@ export async function upsertCampaign(
   accountId: string,
   campId: string,
   input: CampaignDataInput,
+  /** The status it is created in (active by default); an existing campaign keeps its own. */
+  options: { status?: 'active' | 'paused' | null | undefined } = {},
 ): Promise<Campaign> {
   const columns = toColumns(withDefaults(input)) as Required<ReturnType<typeof toColumns>>;
   const postgres = onPostgres(db);
@@ -194,7 +196,7 @@ export async function upsertCampaign(
             account_id: accountId,
             camp_id: campId,
             ...columns,
-            status: 'active',
+            status: options.status ?? 'active',
             created_at: now,
             updated_at: now,
           })

@@ -58,6 +58,13 @@ describe('the status a campaign is created in', () => {
     expect(omitted.body.data.campaignCreate.campaign).toEqual({ campId: 'a', status: 'ACTIVE' });
     const paused = await t.gql(CREATE, { input: input('b', { status: 'PAUSED' }) }, token);
     expect(paused.body.data.campaignCreate.campaign).toEqual({ campId: 'b', status: 'PAUSED' });
+    // campaignUpsert too, when it creates the campaign; an existing one keeps its status.
+    const UPSERT =
+      'mutation ($input: CampaignUpsertInput!) { campaignUpsert(input: $input) { campaign { campId status } } }';
+    const upserted = await t.gql(UPSERT, { input: input('u', { status: 'PAUSED' }) }, token);
+    expect(upserted.body.data.campaignUpsert.campaign).toEqual({ campId: 'u', status: 'PAUSED' });
+    const again = await t.gql(UPSERT, { input: input('u', { status: 'ACTIVE' }) }, token);
+    expect(again.body.data.campaignUpsert.campaign).toEqual({ campId: 'u', status: 'PAUSED' });
     const completed = await t.gql(CREATE, { input: input('c', { status: 'COMPLETED' }) }, token);
     expect(completed.body.errors?.[0]?.message).toMatch(/COMPLETED|ACTIVE/);
   });

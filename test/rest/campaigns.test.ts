@@ -580,3 +580,21 @@ describe('router', () => {
     expect(res.headers.get('allow')).toContain('GET');
   });
 });
+
+describe('POST /update_campaign: the status a new campaign is created in', () => {
+  it('is active without `status` (as before), paused with status "paused", and an existing campaign keeps its own', async () => {
+    const plain = await update({ campId: 'plain', campaignModelData: campaignModelData() });
+    expect(plain.status, plain.text).toBe(200);
+    expect(plain.body.status).toBe('active');
+    const quiet = await update({ campId: 'quiet', status: 'paused', campaignModelData: campaignModelData() });
+    expect(quiet.status, quiet.text).toBe(200);
+    expect(quiet.body.status).toBe('paused');
+    expect((await getCampaign('quiet')).body.status).toBe('paused');
+    // Replacing the fields of an existing campaign leaves its status alone.
+    const replaced = await update({ campId: 'quiet', status: 'active', campaignModelData: campaignModelData() });
+    expect(replaced.body.status).toBe('paused');
+    const bad = await update({ campId: 'x', status: 'completed', campaignModelData: campaignModelData() });
+    expect(bad.status).toBe(422);
+    entryAt((bad.body as { detail: Detail[] }).detail, ['body', 'status']);
+  });
+});

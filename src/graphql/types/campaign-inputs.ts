@@ -120,10 +120,25 @@ export const CampaignUpdateInput = builder
 export const CampaignUpsertInput = builder
   .inputType('CampaignUpsertInput', {
     description: 'A whole campaign under a campId: created, or every field replaced (omitted ones take the defaults).',
-    fields: (t) => ({ campId: campIdRequired(t), ...campaignFields(t, 'full', 'graphql') }),
+    fields: (t) => ({
+      campId: campIdRequired(t),
+      status: t.field({
+        type: CampaignStartStatusEnum,
+        description:
+          'When it creates the campaign: ACTIVE (when omitted) calls from the start, PAUSED waits for ' +
+          '`campaignResume`. An existing campaign keeps its status (campaignPause and campaignResume change it).',
+      }),
+      ...campaignFields(t, 'full', 'graphql'),
+    }),
   })
   .validate(
     campaignGraphqlDataSchema
-      .extend({ campId: campIdField })
-      .transform((input) => fromGraphqlNames(input) as DomainCampaignData & { campId: string }),
+      .extend({ campId: campIdField, status: z.enum(['active', 'paused']).nullish() })
+      .transform(
+        ({ status, ...input }) =>
+          ({ ...fromGraphqlNames(input), status }) as DomainCampaignData & {
+            campId: string;
+            status?: 'active' | 'paused' | null | undefined;
+          },
+      ),
   );

@@ -143,8 +143,8 @@ builder.mutationFields((t) => {
       args: {
         input: t.arg({ type: CampaignUpsertInput, required: true, description: 'The campId and every field.' }),
       },
-      resolve: (_root, { input: { campId, ...data } }, context) =>
-        upsertCampaign(context.db, viewerOf(context).id, campId, data),
+      resolve: (_root, { input: { campId, status, ...data } }, context) =>
+        upsertCampaign(context.db, viewerOf(context).id, campId, data, { status }),
     }),
     campaignDelete: byCampId(
       'campaignDelete',

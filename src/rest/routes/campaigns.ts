@@ -64,9 +64,23 @@ const listQuery = z.object({
   offset: intField(0, 1_000_000).default(0).describe('Skip this many first (0 when omitted)'),
 });
 
+/**
+ * update_campaign's body: the legacy one, and an optional `status` a new campaign is created in (issue 42: a campaign
+ * can be set up before it calls). An existing campaign keeps its status; without it, a new one is active, as before.
+ */
+const updateCampaignBody = legacyUpdateCampaignSchema.extend({
+  status: z
+    .enum(['active', 'paused'])
+    .optional()
+    .describe(
+      'Optional: the status the campaign is created in (active when omitted; paused places no call). An existing ' +
+        'campaign keeps its status.',
+    ),
+});
+
 export const campaignRoutes = [
   defineDeclaredRoute<
-    z.infer<typeof legacyUpdateCampaignSchema>,
+    z.infer<typeof updateCampaignBody>,
     undefined,
     { campaignUpsert: { campaign: CampaignData } },
     typeof legacyCampaignResponse
@@ -91,7 +105,7 @@ export const campaignRoutes = [
     `,
     // The values omitted optional fields take (the domain applies them) are shown as the fields' defaults; a field
     // whose description replaces its rule's (language, timeZone) keeps what the rule says it checks beyond its pattern.
-    body: documentInput(legacyUpdateCampaignSchema, (json) => {
+    body: documentInput(updateCampaignBody, (json) => {
       const data = (json.properties as Record<string, JsonSchema>).campaignModelData;
       const fields = data?.properties as Record<string, JsonSchema>;
       for (const name of CAMPAIGN_FIELD_NAMES) {
@@ -106,10 +120,12 @@ export const campaignRoutes = [
     variables: ({ body }) => {
       // The metrics are derived from call logs: accepted for compatibility, never stored.
       const { totalCallTime, totalNumCall, totalSpent, averageCallCost, ...data } = body.campaignModelData;
-      return { input: { campId: body.campId, ...toGraphqlNames(data) } };
+      const status = body.status ? { status: body.status === 'paused' ? 'PAUSED' : 'ACTIVE' } : {};
+      return { input: { campId: body.campId, ...status, ...toGraphqlNames(data) } };
     },
     argLocs: {
       'input.campId': ['body', 'campId'],
+      'input.status': ['body', 'status'],
       input: ['body', 'campaignModelData'],
       ...Object.fromEntries(
         RENAMED.map((name) => [`input.${graphqlNameOf(name)}`, ['body', 'campaignModelData', name]]),

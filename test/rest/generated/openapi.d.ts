@@ -1193,6 +1193,11 @@ export interface operations {
             /** @description A numeric string must also be a finite number (the pattern lets "1e999" through). */
             averageCallCost: number | string;
           };
+          /**
+           * @description Optional: the status the campaign is created in (active when omitted; paused places no call). An existing campaign keeps its status.
+           * @enum {string}
+           */
+          status?: 'active' | 'paused';
         };
       };
     };
