@@ -194,6 +194,23 @@ describe('MCP answer sizes', () => {
     expect(JSON.stringify(bad.content)).toMatch(/field.*offset|offset.*field/);
     const missing = await client.callTool({ name: 'text_read', arguments: { id: 'nope', field: 'TRANSCRIPT' } });
     expect(JSON.stringify(missing.content)).toContain('NOT_FOUND');
+    // Another account's campaign is as missing as one that does not exist.
+    const other = await app.account();
+    const stranger = new Client({ name: 'answer-sizes-test', version: '1.0.0' });
+    await stranger.connect(
+      new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${other.token}` } } }),
+    );
+    const foreign = await stranger.callTool({ name: 'text_read', arguments: { id: 'small', field: 'SCRIPT' } });
+    expect(foreign.isError).toBe(true);
+    expect(JSON.stringify(foreign.content)).toContain('NOT_FOUND');
+    expect(JSON.stringify(foreign.content)).not.toContain('xxxx');
+    // Past the end: an empty piece that says the text is read.
+    const past = await client.callTool({
+      name: 'text_read',
+      arguments: { id: 'small', field: 'SCRIPT', offset: 999_999 },
+    });
+    expect(past.structuredContent).toEqual({ text: '', offset: 40_000, nextOffset: 40_000, total: 40_000 });
+    await stranger.close();
     await client.close();
   });
 
