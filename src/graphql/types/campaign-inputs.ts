@@ -132,13 +132,11 @@ export const CampaignUpsertInput = builder
     }),
   })
   .validate(
-    campaignGraphqlDataSchema
-      .extend({ campId: campIdField, status: z.enum(['active', 'paused']).nullish() })
-      .transform(
-        ({ status, ...input }) =>
-          ({ ...fromGraphqlNames(input), status }) as DomainCampaignData & {
-            campId: string;
-            status?: 'active' | 'paused' | null | undefined;
-          },
-      ),
+    campaignGraphqlDataSchema.extend({ campId: campIdField, status: z.enum(['active', 'paused']).nullish() }).transform(
+      ({ status, ...input }) =>
+        ({ ...fromGraphqlNames(input), status }) as DomainCampaignData & {
+          campId: string;
+          status?: 'active' | 'paused' | null | undefined;
+        },
+    ),
   );
