@@ -117,7 +117,8 @@ describe('start-up failures are one line naming the setting and what to do', () 
         {
           cwd: mkdtempSync(join(tmpdir(), 'gateway-startup-')),
           env: { PATH: process.env.PATH ?? '', ...SECRETS, DATABASE_URL: 'postgres://app:s3cret@127.0.0.1:1/app' },
-          timeout: 20_000,
+          // About 1.5 s alone; a CI run on two busy cores once took over 20 s to load the sources.
+          timeout: 50_000,
         },
         (error, _stdout, stderr) => resolve({ code: typeof error?.code === 'number' ? error.code : 0, stderr }),
       );
@@ -128,7 +129,7 @@ describe('start-up failures are one line naming the setting and what to do', () 
         /^Cannot reach the database at DATABASE_URL=postgres:\/\/app:\*\*\*\*@127\.0\.0\.1:1\/app /,
       ),
     ]);
-  });
+  }, 60_000);
 });
 
 describe('the CLI', () => {
