@@ -92,11 +92,31 @@ function applyCut(texts: LongText[], limit: number): void {
   }
 }
 
-/** Cuts the texts to the longest common length that fits (at least CUT_FLOOR); whether the answer fits then. */
+/**
+ * The longest length L such that the texts cut to L hold at most `budget` characters together (each counts at least
+ * a byte a character on the wire): no longer cut can fit, so no trial need serialise more than the budget of text.
+ */
+function longestCommonLength(texts: LongText[], budget: number): number {
+  const lengths = texts.map((text) => text.full.length).sort((a, b) => a - b);
+  let used = 0;
+  for (let index = 0; index < lengths.length; index++) {
+    const length = lengths[index]!;
+    const rest = lengths.length - index;
+    // Every text from here on is at least `length` long: cut to L ≥ length they hold used + rest × L.
+    if (used + rest * length > budget) return Math.floor((budget - used) / rest);
+    used += length;
+  }
+  return lengths.at(-1) ?? 0;
+}
+
+/**
+ * Cuts the texts to the longest common length that fits (at least CUT_FLOOR); whether the answer fits then. No text
+ * is tried longer than the whole budget, so no trial serialises much more than the answer could hold.
+ */
 function fitTexts(data: Json, texts: LongText[], budget: number): boolean {
   if (texts.length === 0) return answerBytes(data) <= budget;
   let low = CUT_FLOOR;
-  let high = Math.max(...texts.map((text) => text.full.length));
+  let high = Math.max(low, longestCommonLength(texts, budget));
   applyCut(texts, low);
   if (answerBytes(data) > budget) return false;
   // The largest limit that fits, to within 2 % (each trial serialises the answer once).
@@ -124,6 +144,15 @@ function connections(value: Json, found: Connection[] = []): Connection[] {
     for (const child of Object.values(value)) connections(child, found);
   }
   return found;
+}
+
+/** A copy of the arrays and objects of `value`; strings and other values are shared. */
+function copyJson(value: Json): Json {
+  if (Array.isArray(value)) return value.map(copyJson);
+  if (!isObject(value)) return value;
+  const copy: JsonObject = {};
+  for (const [key, child] of Object.entries(value)) copy[key] = copyJson(child);
+  return copy;
 }
 
 /** Whether `holder` is `value` or inside it. */
@@ -163,12 +192,19 @@ function fittedAnswer(
   budget: number,
   omitNulls: boolean,
 ): { data: Record<string, unknown> } | { refusal: string } {
-  const fitted = withoutInternal(structuredClone(data ?? {}) as Json, omitNulls) as JsonObject;
-  if (answerBytes(fitted) <= budget) return { data: fitted };
+  // A copy of the objects (the strings are shared, not copied: a page of 100 transcripts is 50 MB of them), whose
+  // long texts can be cut without touching the execution's result.
+  const working = copyJson((data ?? {}) as Json) as JsonObject;
+  let texts = longTexts(working);
+  // Texts that hold more than the whole budget together cannot all be shown whole: then the answer as it is is not
+  // even measured (a page of 100 transcripts is 50 MB), and the texts are cut first.
+  const whole = longestCommonLength(texts, budget) >= Math.max(0, ...texts.map((text) => text.full.length));
+  if (whole) {
+    const fitted = withoutInternal(working, omitNulls) as JsonObject;
+    if (answerBytes(fitted) <= budget) return { data: fitted };
+  }
   // The internal cursors are needed to cut a page: work on the copy that has them (measured with them: a few dozen
   // bytes a row more than the answer will weigh).
-  const working = structuredClone(data ?? {}) as JsonObject;
-  let texts = longTexts(working);
   if (fitTexts(working, texts, budget)) return { data: withoutInternal(working, omitNulls) as JsonObject };
   const [page] = connections(working);
   if (page && page.edges.length > 1) {
