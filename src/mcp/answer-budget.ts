@@ -26,11 +26,15 @@ export type TextSource = keyof typeof LONG_TEXTS;
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
+/** What an answer whose data is `text` (as JSON) weighs on the wire: the structured content, and the text copy. */
+const textBytes = (text: string): number =>
+  Buffer.byteLength(text) + Buffer.byteLength(JSON.stringify(text)) + ENVELOPE_BYTES;
+
 /** What an answer carrying `data` weighs on the wire: the structured content, and its text copy as a JSON string. */
-export function answerBytes(data: unknown): number {
-  const text = JSON.stringify(data);
-  return Buffer.byteLength(text) + Buffer.byteLength(JSON.stringify(text)) + ENVELOPE_BYTES;
-}
+export const answerBytes = (data: unknown): number => textBytes(JSON.stringify(data));
+
+/** A text's name as text_read takes it (SYSTEM_PROMPT), from its field's (systemPrompt): an enum value, as elsewhere. */
+export const textFieldName = (field: string): string => field.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase();
 
 interface LongText {
   holder: JsonObject;
@@ -78,7 +82,7 @@ export function cutText(text: string, length: number): string {
 
 /** The marker that ends a cut text: how much is shown and how to read on. */
 export function cutMarker(shown: number, total: number, id: string, field: string): string {
-  const args = JSON.stringify({ id, field: field.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase(), offset: shown });
+  const args = JSON.stringify({ id, field: textFieldName(field), offset: shown });
   return `\n…[cut: ${shown} of ${total} characters shown; read on with text_read ${args}]`;
 }
 
@@ -178,20 +182,20 @@ function withoutInternal(value: Json, omitNulls: boolean, root = true): Json {
   return kept;
 }
 
+/** A fitted answer: its data, and the data as JSON text (its text copy, serialised once). */
+export interface FittedAnswer {
+  data: Record<string, unknown>;
+  text: string;
+}
+
+const answered = (data: JsonObject, text = JSON.stringify(data)): FittedAnswer => ({ data, text });
+
 /** The data of a tool answer fitted to `budget` bytes on the wire, or why it cannot be. */
 export function fitAnswer(
   data: unknown,
   budget: number,
   { omitNulls = true }: { omitNulls?: boolean } = {},
-): { data: Record<string, unknown> } | { refusal: string } {
-  return fittedAnswer(data, budget, omitNulls);
-}
-
-function fittedAnswer(
-  data: unknown,
-  budget: number,
-  omitNulls: boolean,
-): { data: Record<string, unknown> } | { refusal: string } {
+): FittedAnswer | { refusal: string } {
   // A copy of the objects (the strings are shared, not copied: a page of 100 transcripts is 50 MB of them), whose
   // long texts can be cut without touching the execution's result.
   const working = copyJson((data ?? {}) as Json) as JsonObject;
@@ -201,11 +205,12 @@ function fittedAnswer(
   const whole = longestCommonLength(texts, budget) >= Math.max(0, ...texts.map((text) => text.full.length));
   if (whole) {
     const fitted = withoutInternal(working, omitNulls) as JsonObject;
-    if (answerBytes(fitted) <= budget) return { data: fitted };
+    const text = JSON.stringify(fitted);
+    if (textBytes(text) <= budget) return answered(fitted, text);
   }
   // The internal cursors are needed to cut a page: work on the copy that has them (measured with them: a few dozen
   // bytes a row more than the answer will weigh).
-  if (fitTexts(working, texts, budget)) return { data: withoutInternal(working, omitNulls) as JsonObject };
+  if (fitTexts(working, texts, budget)) return answered(withoutInternal(working, omitNulls) as JsonObject);
   const [page] = connections(working);
   if (page && page.edges.length > 1) {
     applyCut(texts, CUT_FLOOR);
@@ -231,7 +236,7 @@ function fittedAnswer(
         page.pageInfo.endCursor = cursor;
         // The rows kept get what room is left for their texts.
         texts = texts.filter((text) => page.edges.some((edge) => contains(edge, text.holder)));
-        if (fitTexts(working, texts, budget)) return { data: withoutInternal(working, omitNulls) as JsonObject };
+        if (fitTexts(working, texts, budget)) return answered(withoutInternal(working, omitNulls) as JsonObject);
       }
     }
   }

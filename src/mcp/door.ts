@@ -21,6 +21,7 @@ import type { Yoga } from '../graphql/yoga.js';
 import { jsonTextTooDeepAt } from '../validation/json-limits.js';
 import { originAllowed, preflightHeaders, withCors } from './browser-origins.js';
 import { mcpBearerChallenge, mcpScopeChallenge } from './challenge.js';
+import { messageIdOf } from './refusals.js';
 import { authInfoFor, mcpServerFactory, WRITE_TOOL_NAMES } from './server.js';
 import type { Caller } from './tool-results.js';
 
@@ -129,17 +130,12 @@ function paramsProblem(body: unknown): string | undefined {
   return undefined;
 }
 
-const idOf = (body: unknown): string | number | null => {
-  const id = body && typeof body === 'object' ? (body as { id?: unknown }).id : undefined;
-  return typeof id === 'string' || typeof id === 'number' ? id : null;
-};
-
 /** The tool a tools/call request names, and the request's id. */
 function toolCallOf(body: unknown): { name: string; id: string | number | null } | undefined {
   if (!body || typeof body !== 'object') return undefined;
-  const { method, params, id } = body as { method?: unknown; params?: { name?: unknown }; id?: unknown };
+  const { method, params } = body as { method?: unknown; params?: { name?: unknown } };
   if (method !== 'tools/call' || typeof params?.name !== 'string') return undefined;
-  return { name: params.name, id: typeof id === 'string' || typeof id === 'number' ? id : null };
+  return { name: params.name, id: messageIdOf(body) };
 }
 
 export function createMcpDoor(yoga: Yoga, services: Services): McpDoor {
@@ -186,7 +182,7 @@ export function createMcpDoor(yoga: Yoga, services: Services): McpDoor {
       );
     }
     const problem = paramsProblem(parsedBody);
-    if (problem) return jsonRpcError(400, ProtocolErrorCode.InvalidParams, problem, {}, idOf(parsedBody));
+    if (problem) return jsonRpcError(400, ProtocolErrorCode.InvalidParams, problem, {}, messageIdOf(parsedBody));
     // Step-up (MCP authorization, "Scope challenge handling"): a read-only token calling a tool that changes something
     // is answered 403 insufficient_scope, so that the client can ask its user for mcp:write and call again.
     const call = toolCallOf(parsedBody);

@@ -12,14 +12,18 @@ const SERVER_ERROR = -32000;
 /** A refused request's body is read for its id only when it declares itself this small (or was read already). */
 export const ID_READ_MAX_BYTES = 64 * 1024;
 
-/** The JSON-RPC id of a request body, when it has one (null otherwise: a notification, a batch, no JSON). */
+/** The id of a parsed JSON-RPC message, when it has one (null otherwise: a notification, a batch, no object). */
+export function messageIdOf(message: unknown): string | number | null {
+  const id =
+    message && typeof message === 'object' && !Array.isArray(message) ? (message as { id?: unknown }).id : null;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/** The JSON-RPC id of a request body, when it has one (null otherwise, or when it is no JSON). */
 export function jsonRpcIdOf(body: string | ArrayBuffer | null): string | number | null {
   if (body === null) return null;
   try {
-    const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
-    const message = JSON.parse(text) as { id?: unknown } | null;
-    const id = message && typeof message === 'object' && !Array.isArray(message) ? message.id : undefined;
-    return typeof id === 'string' || typeof id === 'number' ? id : null;
+    return messageIdOf(JSON.parse(typeof body === 'string' ? body : new TextDecoder().decode(body)));
   } catch {
     return null;
   }

@@ -2,15 +2,13 @@
 // 2026-07-28 revision (stateless, `_meta` on each request) or of the 2025 family (the stateless fallback answering the
 // `initialize` handshake and the calls after it), from this one factory, so the two revisions serve the same tools.
 import {
-  type CallToolResult,
   type CacheHint,
   type McpServerFactory,
   ProtocolError,
   ProtocolErrorCode,
   Server,
 } from '@modelcontextprotocol/server';
-import { type DocumentNode, type ExecutionResult, GraphQLError, OperationTypeNode } from 'graphql';
-import type { InputIssue } from '../core/errors.js';
+import { type DocumentNode, type ExecutionResult, OperationTypeNode } from 'graphql';
 import { printSortedSchema, schema } from '../graphql/schema.js';
 import type { Yoga } from '../graphql/yoga.js';
 import type { Services } from '../services.js';
@@ -19,7 +17,7 @@ import { GRAPHQL_TOOL, graphqlToolResult } from './graphql-tool.js';
 import { withEveryMistake } from './argument-check.js';
 import { singleValuesForLists } from './list-arguments.js';
 import { MCP_OPERATIONS } from './operations.js';
-import { type Caller, toolResult } from './tool-results.js';
+import { badArguments, type Caller, toolResult } from './tool-results.js';
 import { buildTools, type McpTool, withToolDefaults } from './tools.js';
 import { TEXT_READ_TOOL, textReadResult } from './text-tool.js';
 
@@ -54,12 +52,6 @@ const callerOf = (extra: Record<string, unknown> | undefined): Caller => {
   return caller;
 };
 
-/** A tool error for arguments refused before anything runs. */
-const badArguments = (message: string, issues?: InputIssue[]): CallToolResult =>
-  toolResult({
-    errors: [new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', ...(issues ? { issues } : {}) } })],
-  });
-
 /** The list methods answer one page: a cursor was never handed out, so any cursor is an invalid parameter. */
 const refuseCursor = (params: { cursor?: string | undefined } | undefined) => {
   if (params?.cursor !== undefined) {
@@ -77,15 +69,16 @@ const listedOf = (tool: ListedTool): ListedTool => ({
   annotations: tool.annotations,
 });
 
+/** The tools of the declared operations, built once (parsing, validating and describing them is start-up work). */
+const TOOLS = buildTools(schema, MCP_OPERATIONS);
+
 /** The tools that change something (mutations): a read-only token calling one gets the step-up challenge. */
 export const WRITE_TOOL_NAMES: ReadonlySet<string> = new Set(
-  [...buildTools(schema, MCP_OPERATIONS).values()]
-    .filter((tool) => tool.kind !== OperationTypeNode.QUERY)
-    .map((tool) => tool.name),
+  [...TOOLS.values()].filter((tool) => tool.kind !== OperationTypeNode.QUERY).map((tool) => tool.name),
 );
 
 export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFactory {
-  const tools = buildTools(schema, MCP_OPERATIONS);
+  const tools = TOOLS;
   const withGraphqlTool = services.config.MCP_GRAPHQL_TOOL;
   // Listed as schema/mcp-tools.json has them (src/mcp/tool-list.ts), then the optional graphql tool. A read-only token
   // is offered the queries only: every mutation would be refused with FORBIDDEN (docs/mcp.md "Read-only tokens").

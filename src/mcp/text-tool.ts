@@ -4,17 +4,15 @@
 // piece answered is the longest that fits the answer budget, from `offset`, at most `length` characters.
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { type DocumentNode, type ExecutionResult, GraphQLError, parse } from 'graphql';
-import { answerBytes, cutText, LONG_TEXTS, type TextSource } from './answer-budget.js';
-import { toolResult } from './tool-results.js';
+import { answerBytes, cutText, LONG_TEXTS, textFieldName, type TextSource } from './answer-budget.js';
+import { argumentIssues } from './argument-check.js';
+import { badArguments, toolResult } from './tool-results.js';
 
 /** The most characters one call asks for (the answer budget may allow fewer). */
 const MAX_PIECE = 100_000;
 /** No text is longer than this (a transcript: 500 000 characters). */
 const MAX_OFFSET = 1_000_000;
 const DEFAULT_PIECE = 20_000;
-
-/** A text's name as the tool takes it (SYSTEM_PROMPT), from its field's (systemPrompt): enum values, as elsewhere. */
-export const textFieldName = (field: string): string => field.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase();
 
 /** Each text the tool reads: its record kind and its GraphQL field, by the name the tool takes. */
 const TEXTS = new Map<string, { source: TextSource; field: string }>(
@@ -90,62 +88,47 @@ function documentFor(source: TextSource, field: string): DocumentNode {
   return document;
 }
 
-const refused = (message: string, issues: Array<{ path: string[]; message: string }> = []): CallToolResult =>
-  toolResult({
-    errors: [
-      new GraphQLError(message, {
-        extensions: {
-          code: 'BAD_USER_INPUT',
-          ...(issues.length ? { issues: issues.map((issue) => ({ ...issue, type: 'value_error' })) } : {}),
-        },
-      }),
-    ],
-  });
-
 const notFound = (message: string): CallToolResult =>
   toolResult({ errors: [new GraphQLError(message, { extensions: { code: 'NOT_FOUND' } })] });
-
-const isInteger = (value: unknown, min: number, max: number): value is number =>
-  typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
 
 export async function textReadResult(
   args: Record<string, unknown>,
   run: RunOperation,
   budgetBytes: number,
 ): Promise<CallToolResult> {
-  const { id, field, offset = 0, length = DEFAULT_PIECE } = args;
-  const text = typeof field === 'string' ? TEXTS.get(field) : undefined;
-  const issues: Array<{ path: string[]; message: string }> = [];
-  if (typeof id !== 'string' || id.length === 0 || id.length > 64) {
-    issues.push({ path: ['id'], message: 'A string of 1 to 64 characters' });
-  }
-  if (!text) issues.push({ path: ['field'], message: `One of ${[...TEXTS.keys()].join(', ')}` });
-  if (!isInteger(offset, 0, MAX_OFFSET)) {
-    issues.push({ path: ['offset'], message: `An integer from 0 to ${MAX_OFFSET}` });
-  }
-  if (!isInteger(length, 1, MAX_PIECE)) {
-    issues.push({ path: ['length'], message: `An integer from 1 to ${MAX_PIECE}` });
-  }
-  const unknown = Object.keys(args).filter((name) => !['id', 'field', 'offset', 'length'].includes(name));
-  for (const name of unknown) issues.push({ path: [name], message: 'Extra inputs are not permitted' });
+  // Checked against its input schema, every mistake named (as the other tools' arguments are: argument-check.ts).
+  const issues = argumentIssues(TEXT_READ_TOOL.inputSchema, args);
+  const {
+    id,
+    field,
+    offset = 0,
+    length = DEFAULT_PIECE,
+  } = args as {
+    id: string;
+    field: string;
+    offset?: number;
+    length?: number;
+  };
+  const text = TEXTS.get(field);
   if (issues.length > 0 || !text) {
-    return refused(`The arguments are refused: ${issues.map((issue) => issue.path[0]).join(', ')}`, issues);
+    const summary = issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    return badArguments(`The arguments are refused: ${summary}`, issues);
   }
   const kind = text.source;
   const variables = {
-    id: kind === 'campaign' ? id : Buffer.from(`CallLog:${String(id)}`).toString('base64'),
+    id: kind === 'campaign' ? id : Buffer.from(`CallLog:${id}`).toString('base64'),
   };
   const result = await run(documentFor(kind, text.field), variables);
   if (result.errors?.length) return toolResult(result);
   const record = (result.data as { record?: { text?: string | null } | null } | null)?.record;
   if (!record || !('text' in record)) {
-    return notFound(`${kind === 'campaign' ? 'Campaign' : 'Call'} ${String(id)} not found`);
+    return notFound(`${kind === 'campaign' ? 'Campaign' : 'Call'} ${id} not found`);
   }
   const full = record.text ?? '';
-  const start = Math.min(offset as number, full.length);
+  const start = Math.min(offset, full.length);
   // The longest piece that fits the budget, from `start`, at most `length` characters.
   let low = 0;
-  let high = Math.min(length as number, full.length - start);
+  let high = Math.min(length, full.length - start);
   const answerOf = (size: number) => {
     const piece = cutText(full.slice(start), size);
     return { text: piece, offset: start, nextOffset: start + piece.length, total: full.length };

@@ -2,6 +2,7 @@
 // who is calling. Shared by the door's named tools (src/mcp/door.ts) and its `graphql` tool (src/mcp/graphql-tool.ts).
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { type ExecutionResult, GraphQLError } from 'graphql';
+import type { InputIssue } from '../core/errors.js';
 import { noteErrorCode } from '../core/request-context.js';
 import { CALENDAR_NOT_CONNECTED } from '../core/preconditions.js';
 import { fitAnswer } from './answer-budget.js';
@@ -39,8 +40,14 @@ export function toolResult(
   if ('refusal' in fitted) {
     return toolResult({ errors: [new GraphQLError(fitted.refusal, { extensions: { code: 'BAD_USER_INPUT' } })] });
   }
-  return { structuredContent: fitted.data, content: [{ type: 'text', text: JSON.stringify(fitted.data) }] };
+  return { structuredContent: fitted.data, content: [{ type: 'text', text: fitted.text }] };
 }
+
+/** A tool error for arguments refused before anything runs, each mistake an issue at its path. */
+export const badArguments = (message: string, issues?: InputIssue[]): CallToolResult =>
+  toolResult({
+    errors: [new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', ...(issues ? { issues } : {}) } })],
+  });
 
 const codeOf = (error: GraphQLError) =>
   typeof error.extensions?.code === 'string' ? error.extensions.code : 'INTERNAL_SERVER_ERROR';

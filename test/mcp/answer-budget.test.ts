@@ -52,7 +52,9 @@ describe('fitting an answer to its budget', () => {
 
   it('answers what fits as it is (null fields below the root left out)', () => {
     const data = { campaign: { campId: 'c', title: 't', textPipeline: null }, other: null };
-    expect(fitAnswer(data, BUDGET)).toEqual({ data: { campaign: { campId: 'c', title: 't' }, other: null } });
-    expect(fitAnswer(data, BUDGET, { omitNulls: false })).toEqual({ data });
+    const fitted = { campaign: { campId: 'c', title: 't' }, other: null };
+    // The data, and its text copy serialised once.
+    expect(fitAnswer(data, BUDGET)).toEqual({ data: fitted, text: JSON.stringify(fitted) });
+    expect(fitAnswer(data, BUDGET, { omitNulls: false })).toEqual({ data, text: JSON.stringify(data) });
   });
 });
