@@ -14,6 +14,7 @@ import { issuesFromZod } from '../validation/issues.js';
 import { jsonShapeProblem } from '../validation/json-limits.js';
 import { AUTH_FAILURE_MESSAGES } from '../authentication.js';
 import { type Context } from './context.js';
+import { PLAIN_FIELDS } from './plain-fields.js';
 import { SYNC_GLOBAL_IDS } from './sync-global-ids.js';
 
 export const MAX_NODE_IDS = 100;
@@ -56,8 +57,18 @@ export const builder = new SchemaBuilder<{
   DefaultEdgesNullability: false;
   DefaultNodeNullability: false;
 }>({
-  // Last, so that it is the innermost wrapper of a node's `id` (src/graphql/sync-global-ids.ts).
-  plugins: [SubGraphPlugin, ScopeAuthPlugin, RelayPlugin, DataloaderPlugin, ValidationPlugin, SYNC_GLOBAL_IDS],
+  // PLAIN_FIELDS first, so that it is the outermost wrapper: it shapes what a field returns after every other plugin
+  // (src/graphql/plain-fields.ts); SYNC_GLOBAL_IDS last, so that it is the innermost wrapper of a node's `id`
+  // (src/graphql/sync-global-ids.ts).
+  plugins: [
+    PLAIN_FIELDS,
+    SubGraphPlugin,
+    ScopeAuthPlugin,
+    RelayPlugin,
+    DataloaderPlugin,
+    ValidationPlugin,
+    SYNC_GLOBAL_IDS,
+  ],
   defaultFieldNullability: false,
   // Everything is in both graphs unless a field says `subGraphs: INTERNAL_ONLY` (docs/graphql.md#two-graphs).
   subGraphs: { defaultForTypes: ['public', 'internal'], fieldsInheritFromTypes: true },

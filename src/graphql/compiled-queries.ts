@@ -6,7 +6,7 @@
 // long as its parsed document, which yoga's parse cache and the prepared lane bound in bytes) and then by the
 // operation's name.
 import { makeExecute } from '@envelop/core';
-import type { DocumentNode, ExecutionArgs, ExecutionResult } from 'graphql';
+import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLSchema } from 'graphql';
 import { compileQuery, type CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
 
@@ -18,16 +18,24 @@ interface Entry {
 /** The name a compiled query is kept under: no name and an empty one are the same (graphql-js picks the sole one). */
 const nameKey = (operationName: string | null | undefined) => operationName || '';
 
-export function compiledQueries(options: { enableIf: (args: ExecutionArgs) => boolean }): Plugin {
+export function compiledQueries(options: {
+  enableIf: (args: ExecutionArgs) => boolean;
+  /**
+   * Shadow mode: the schema with every resolver in place (src/graphql/plain-fields.ts) that a request is to run on
+   * instead, or undefined. Its compiled queries are kept apart.
+   */
+  referenceFor?: (args: ExecutionArgs) => GraphQLSchema | undefined;
+}): Plugin {
   const byDocument = new WeakMap<DocumentNode, Map<string, Entry>>();
 
   const entryFor = (args: ExecutionArgs): Entry => {
     let byName = byDocument.get(args.document);
     if (!byName) byDocument.set(args.document, (byName = new Map()));
-    const key = nameKey(args.operationName);
+    const reference = options.referenceFor?.(args);
+    const key = `${reference ? 'reference\n' : ''}${nameKey(args.operationName)}`;
     let entry = byName.get(key);
     if (!entry) {
-      const compiled = compileQuery(args.schema, args.document, args.operationName ?? undefined);
+      const compiled = compileQuery(reference ?? args.schema, args.document, args.operationName ?? undefined);
       entry = isCompiledQuery(compiled)
         ? (compiled as CompiledQuery & Entry)
         : // The document does not compile for this operation (no such operation, say): graphql-jit's answer is the

@@ -263,8 +263,9 @@ export function withLiveKeys(schema: GraphQLSchema): GraphQLSchema {
         if (!collector) return resolve(source, args, context, info);
         const account = accountKey(collector.accountId);
         let owner = account;
-        if (parentIsNode && idResolve && typeof source === 'object' && source !== null) {
-          const id = idResolve(source, {}, context, info);
+        if (parentIsNode && typeof source === 'object' && source !== null) {
+          // A plain `id` (src/graphql/plain-fields.ts) is the shaped object's own property.
+          const id = idResolve ? idResolve(source, {}, context, info) : (source as { id?: unknown }).id;
           if (typeof id === 'string') {
             owner = id;
             if (!collector.seen.has(source)) {

@@ -1,7 +1,7 @@
 // Imports every type module and builds the two graphs. Type modules never import this file.
 import { GraphQLLiveDirective } from '@n1ru4l/graphql-live-query';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
-import { type GraphQLSchema, lexicographicSortSchema, printSchema, specifiedDirectives } from 'graphql';
+import { GraphQLSchema, lexicographicSortSchema, printSchema, specifiedDirectives } from 'graphql';
 import { builder } from './builder.js';
 import './types/account.js';
 import './types/access-token.js';
@@ -34,6 +34,23 @@ export const schema = builder.toSchema({
  * executes its prepared documents against this graph, on the same resolvers (docs/graphql.md#two-graphs).
  */
 export const internalSchema = builder.toSchema({ subGraph: 'internal' });
+
+let referenceGraph: GraphQLSchema | undefined;
+const references = new WeakMap<GraphQLSchema, GraphQLSchema>();
+/**
+ * `served` (the public graph as yoga serves it, its plugins' directives included) with every resolver in place and no
+ * shaped objects (src/graphql/plain-fields.ts): what shadow mode answers each lane answer again on
+ * (src/http/lane-shadow.ts). Built on first use.
+ */
+export function referenceSchema(served: GraphQLSchema): GraphQLSchema {
+  let reference = references.get(served);
+  if (!reference) {
+    referenceGraph ??= builder.toSchema({ subGraph: 'public', plainFields: false });
+    reference = new GraphQLSchema({ ...referenceGraph.toConfig(), directives: served.getDirectives() });
+    references.set(served, reference);
+  }
+  return reference;
+}
 
 /**
  * The public schema as `/graphql` serves it with the default settings: yoga's defer-stream plugin adds `@defer` and

@@ -18,6 +18,7 @@ import { noteErrorCode } from '../core/request-context.js';
 import { authenticateRequest, type RequestAuth } from '../authentication.js';
 import { type Services } from '../services.js';
 import { compiledQueries } from './compiled-queries.js';
+import { isShadowCopy } from './shadow-copies.js';
 import { anonymousDocumentLimit, documentWorkLimits } from './document-work.js';
 import { type Context } from './context.js';
 import { GRAPHIQL_DEFAULT_QUERY, withTokenFromLogin } from './graphiql.js';
@@ -28,7 +29,7 @@ import { persistedOperationPlugins } from './persisted-operations.js';
 import { requestShapeLimits } from './request-limits.js';
 import { inputErrors } from './input-errors.js';
 import { readOnlyTokens } from './read-only-tokens.js';
-import { schema } from './schema.js';
+import { referenceSchema, schema } from './schema.js';
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, Context>;
 
@@ -328,7 +329,14 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
       // input-object variables differently (it does not apply input field defaults, and turns absent fields into
       // nulls, graphql-jit#142 and #230), and a patch must tell the two apart. A query with @defer or @stream runs on
       // graphql-js's executor too (graphql-jit knows neither).
-      compiledQueries({ enableIf: (args) => isWholeQuery(args.document, args.operationName) }),
+      compiledQueries({
+        enableIf: (args) => isWholeQuery(args.document, args.operationName),
+        // Shadow mode: yoga's copy of a lane answer runs on every resolver (src/http/lane-shadow.ts).
+        referenceFor: (args) =>
+          isShadowCopy((args.contextValue as { request?: Request } | undefined)?.request)
+            ? referenceSchema(args.schema)
+            : undefined,
+      }),
       ...(services.config.INCREMENTAL_DELIVERY ? [useDeferStream(), limitIncrementalDirectives] : []),
       // After useDeferStream (whose merging rule it takes out again for documents without @stream).
       documentWorkLimits,

@@ -8,6 +8,7 @@ import { type Services } from '../services.js';
 import { handBody, serveGraphQL, type Yoga } from '../graphql/yoga.js';
 import type { PreparedLane } from '../graphql/prepared-lane.js';
 import { compareWithYoga } from './lane-shadow.js';
+import { markShadowCopy } from '../graphql/shadow-copies.js';
 import { realRequest } from './light-request.js';
 import type { DocsHandler } from '../rest/docs.js';
 import { detailResponse } from '../rest/fastapi-errors.js';
@@ -130,6 +131,7 @@ export function createDoors({
   /** A request the lane answered, answered again by yoga (GRAPHQL_PREPARED_LANE=shadow): its own credential check. */
   const throughYoga = async (request: Request, clientAddress: string, body: unknown): Promise<Response> => {
     const copy = new Request(request.url, { method: request.method, headers: request.headers });
+    markShadowCopy(copy);
     if (body !== undefined) handBody(copy, body);
     const auth = requestAuth(services, request.headers.get('authorization'), null);
     return withETag(copy, await withErrorBody(await serveGraphQL(yoga, copy, { clientAddress, auth })));

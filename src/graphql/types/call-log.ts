@@ -58,6 +58,8 @@ function callDirection(direction: string | null): CallDirection | null {
 }
 
 export const CallLogRef = builder.loadableNode('CallLog', {
+  // Its columns are read without a resolver call each (src/graphql/plain-fields.ts).
+  plainFields: true,
   description: 'One call of a campaign, as the telephony provider reported it, with what the AI engine attached.',
   // Call ids are the provider's, unique per account only (docs/graphql.md, "Global ids").
   ...scopedNode((log: CallLog) => log.callId, getCallLogsByIds),
@@ -74,6 +76,7 @@ export const CallLogRef = builder.loadableNode('CallLog', {
       resolve: (call) => call.campaignId,
     }),
     callDirection: t.field({
+      plain: true,
       type: CallDirectionEnum,
       nullable: true,
       description: 'Which way the call went; null when the provider did not say.',
@@ -98,16 +101,19 @@ export const CallLogRef = builder.loadableNode('CallLog', {
       description: 'The called number as the provider reported it (To); null when it did not say.',
     }),
     status: t.field({
+      plain: true,
       type: CallStatusEnum,
       description: 'The latest status the provider reported.',
       resolve: (call) => call.status,
     }),
     startedAt: t.field({
+      plain: true,
       type: 'DateTime',
       description: 'When the first status callback of the call arrived; lists are sorted and filtered by it.',
       resolve: (call) => call.startedAt,
     }),
     endedAt: t.field({
+      plain: true,
       type: 'DateTime',
       nullable: true,
       description: 'When the call reached a terminal status; null while it has not.',
@@ -134,17 +140,20 @@ export const CallLogRef = builder.loadableNode('CallLog', {
       description: 'The summary the AI engine attached (callLogRecordOutcome); null until then.',
     }),
     analysis: t.field({
+      plain: true,
       type: 'JSON',
       nullable: true,
       description: 'The post-call analysis the AI engine attached (callLogRecordOutcome); null until then.',
       resolve: (call) => call.analysis,
     }),
     createdAt: t.field({
+      plain: true,
       type: 'DateTime',
       description: 'When the call log was created (its first status callback).',
       resolve: (call) => call.createdAt,
     }),
     updatedAt: t.field({
+      plain: true,
       type: 'DateTime',
       description: 'When the call log last changed.',
       resolve: (call) => call.updatedAt,

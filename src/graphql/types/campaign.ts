@@ -75,7 +75,7 @@ function modelFields(t: CampaignFields) {
   return Object.fromEntries(
     CAMPAIGN_FIELD_NAMES.map((name) => {
       const { kind, description } = CAMPAIGN_FIELDS[name];
-      const options = { description };
+      const options = { description, plain: true };
       switch (kind) {
         case 'text':
           return [graphqlNameOf(name), t.string({ ...options, resolve: (campaign) => campaign[name] as string })];
@@ -99,6 +99,8 @@ function modelFields(t: CampaignFields) {
 
 export const CampaignRef = builder.loadableNode('Campaign', {
   description: 'A calling campaign of your account.',
+  // Its columns are read without a resolver call each (src/graphql/plain-fields.ts).
+  plainFields: true,
   // Unique across accounts (docs/graphql.md, "Global ids"); every campaign a caller sees is its own.
   ...scopedNode((campaign: Campaign) => campaign.campId, getCampaignsByIds),
   fields: (t) => ({
@@ -113,22 +115,26 @@ export const CampaignRef = builder.loadableNode('Campaign', {
     }),
     status: t.field({
       type: CampaignStatusEnum,
+      plain: true,
       description: 'Where the campaign stands: ACTIVE ⇄ PAUSED → COMPLETED.',
       resolve: (campaign) => campaign.status,
     }),
     createdAt: t.field({
       type: 'DateTime',
+      plain: true,
       description: 'When the campaign was created.',
       resolve: (campaign) => campaign.createdAt,
     }),
     creationDate: t.field({
       type: 'DateTime',
+      plain: true,
       description: 'When the campaign was created (as createdAt).',
       deprecationReason: 'Use createdAt.',
       resolve: (campaign) => campaign.createdAt,
     }),
     updatedAt: t.field({
       type: 'DateTime',
+      plain: true,
       description: 'When the campaign last changed.',
       resolve: (campaign) => campaign.updatedAt,
     }),

@@ -35,6 +35,8 @@ const MeetingStatusEnum = builder.enumType('MeetingStatus', {
 });
 
 export const MeetingRef = builder.loadableNode('Meeting', {
+  // Its columns are read without a resolver call each (src/graphql/plain-fields.ts).
+  plainFields: true,
   description: 'A meeting booked on the calendar integration for a campaign.',
   id: { resolve: (meeting: Meeting) => meeting.meetingId },
   load: (meetingIds: string[], context) => getMeetingsByIds(context.db, viewerOf(context).id, meetingIds),
@@ -52,29 +54,39 @@ export const MeetingRef = builder.loadableNode('Meeting', {
       resolve: (meeting) => meeting.campaignId,
     }),
     title: t.exposeString('title', { description: 'What the meeting is about, 1–200 characters.' }),
-    startsAt: t.field({ type: 'DateTime', description: 'When it starts.', resolve: (meeting) => meeting.startsAt }),
+    startsAt: t.field({
+      type: 'DateTime',
+      plain: true,
+      description: 'When it starts.',
+      resolve: (meeting) => meeting.startsAt,
+    }),
     endsAt: t.field({
+      plain: true,
       type: 'DateTime',
       description: 'When it ends: after startsAt, at most 24 hours later.',
       resolve: (meeting) => meeting.endsAt,
     }),
     timeZone: t.exposeString('timeZone', { description: 'The zone the meeting is shown in; times are UTC.' }),
     participants: t.field({
+      plain: true,
       type: [ParticipantRef],
       description: 'Who is invited (1–50), in the order given.',
       resolve: (meeting) => meeting.participants,
     }),
     status: t.field({
+      plain: true,
       type: MeetingStatusEnum,
       description: 'Whether it still stands.',
       resolve: (meeting) => meeting.status,
     }),
     createdAt: t.field({
+      plain: true,
       type: 'DateTime',
       description: 'When the meeting was booked.',
       resolve: (meeting) => meeting.createdAt,
     }),
     updatedAt: t.field({
+      plain: true,
       type: 'DateTime',
       description: 'When the meeting last changed.',
       resolve: (meeting) => meeting.updatedAt,

@@ -33,6 +33,8 @@ const DeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
 });
 
 export const WebhookDeliveryRef = builder.loadableNode('WebhookDelivery', {
+  // Its columns are read without a resolver call each (src/graphql/plain-fields.ts).
+  plainFields: true,
   description:
     'One event on its way to one target. Every attempt carries the same `webhook-id` header: the deliveryId.',
   id: { resolve: (delivery: Delivery) => delivery.deliveryId },
@@ -51,6 +53,7 @@ export const WebhookDeliveryRef = builder.loadableNode('WebhookDelivery', {
       description: 'The event it carries (`evt_…`): `id` in the body, as CampaignEvent.id.',
     }),
     eventType: t.field({
+      plain: true,
       type: EventTypeEnum,
       description: 'The type of the event it carries.',
       resolve: (delivery) => delivery.event as EventType,
@@ -60,6 +63,7 @@ export const WebhookDeliveryRef = builder.loadableNode('WebhookDelivery', {
       deprecationReason: 'Use eventType.',
     }),
     status: t.field({
+      plain: true,
       type: DeliveryStatusEnum,
       description: 'Where the delivery stands.',
       resolve: (delivery) => delivery.status,
@@ -75,17 +79,20 @@ export const WebhookDeliveryRef = builder.loadableNode('WebhookDelivery', {
         'Why the last attempt failed, or why it was cancelled unsent; null after a success or before any attempt.',
     }),
     nextAttemptAt: t.field({
+      plain: true,
       type: 'DateTime',
       nullable: true,
       description: 'When the next attempt is due (pending deliveries only).',
       resolve: (delivery) => delivery.nextAttemptAt,
     }),
     createdAt: t.field({
+      plain: true,
       type: 'DateTime',
       description: 'When the delivery was queued (when the event was raised).',
       resolve: (delivery) => delivery.createdAt,
     }),
     updatedAt: t.field({
+      plain: true,
       type: 'DateTime',
       description: 'When the delivery last changed.',
       resolve: (delivery) => delivery.updatedAt,
@@ -104,6 +111,8 @@ export const WebhookDeliveryConnection = builder.connectionObject(
 );
 
 export const WebhookRef = builder.loadableNode('Webhook', {
+  // Its columns are read without a resolver call each (src/graphql/plain-fields.ts).
+  plainFields: true,
   description:
     'An HTTPS endpoint that receives the events of the campaigns it is attached to, signed the Standard Webhooks way.',
   id: { resolve: (webhook: Webhook) => webhook.webhookId },
@@ -113,6 +122,7 @@ export const WebhookRef = builder.loadableNode('Webhook', {
     webhookId: t.exposeString('webhookId', { description: 'The webhook id (`wh_…`).' }),
     url: t.exposeString('url', { description: 'The http(s) URL the events are posted to.' }),
     eventTypes: t.field({
+      plain: true,
       type: [EventTypeEnum],
       description: 'The event types sent to it; empty means all.',
       resolve: (webhook) => webhook.events,
@@ -143,11 +153,13 @@ export const WebhookRef = builder.loadableNode('Webhook', {
       },
     }),
     createdAt: t.field({
+      plain: true,
       type: 'DateTime',
       description: 'When the webhook was registered.',
       resolve: (webhook) => webhook.createdAt,
     }),
     updatedAt: t.field({
+      plain: true,
       type: 'DateTime',
       description: 'When the webhook last changed.',
       resolve: (webhook) => webhook.updatedAt,
