@@ -21,7 +21,15 @@ import { createApp } from '../src/app.js';
 import { ABLATABLE_STEPS } from '../src/core/ablation.js';
 import { loadConfig } from '../src/core/config.js';
 import { type CountedTarget, countTargets } from './callgrind.js';
-import { administer, campaignData, hasTaskset, signUpAndLogin, START_NODE_FLAGS } from './support.js';
+import {
+  administer,
+  campaignData,
+  GC_PROFILE_PRELOAD,
+  gcProfileOf,
+  hasTaskset,
+  signUpAndLogin,
+  START_NODE_FLAGS,
+} from './support.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
@@ -62,6 +70,8 @@ const POSTGRAPHILE_QUERY = `query BenchCampaigns($account: String!) {
     nodes { ${POSTGRAPHILE_FIELDS} }
   }
 }`;
+/** PostGraphile 5's (Amber preset): the same, its node id named `id`. */
+const POSTGRAPHILE5_QUERY = POSTGRAPHILE_QUERY.replace('nodeId ', 'id ');
 const GRAPHQL_BODY = JSON.stringify({ query: GRAPHQL_QUERY });
 /** The same operation as an automatic persisted query: its hash alone, by GET (README "Persisted operations"). */
 const APQ_EXTENSIONS = {
@@ -98,6 +108,8 @@ function nodeCommand(script: string, extraEnv: Record<string, string>): string[]
     ...(isOurs ? START_NODE_FLAGS : []),
     ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
     ...(extraEnv.TARGET_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
+    // Timed runs: SIGUSR2 starts and stops V8's GC profiler (allocation and GC per request; bench/support.ts).
+    ...(process.env.BENCH_COUNT === '1' ? [] : ['--import', GC_PROFILE_PRELOAD]),
     ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []),
     join(ROOT, script),
   ];
@@ -107,7 +119,7 @@ function nodeCommand(script: string, extraEnv: Record<string, string>): string[]
 async function startServer(
   script: string,
   extraEnv: Record<string, string>,
-): Promise<{ child: ChildProcess; base: string }> {
+): Promise<{ child: ChildProcess; base: string; log: string }> {
   const log = join(dir, `${script.replace(/\W/g, '_')}-${Date.now()}.log`);
   const node = nodeCommand(script, extraEnv);
   const [command, ...args] = hasTaskset ? ['taskset', '-c', '0', ...node] : node;
@@ -118,7 +130,7 @@ async function startServer(
   });
   for (let i = 0; i < 400; i++) {
     const found = /listening on (http:\/\/\S+)/.exec(readFileSync(log, 'utf8'));
-    if (found?.[1]) return { child, base: found[1] };
+    if (found?.[1]) return { child, base: found[1], log };
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`${script} did not start`);
@@ -165,13 +177,27 @@ interface Result {
   peakMb: number;
   bytes: number;
   failures: number;
+  /** KB the server's JS heap allocated per request, and µs of GC per request (V8's GC profiler). */
+  allocatedKb: number;
+  gcMicros: number;
 }
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
 
 /** One autocannon run of WARMUP + DURATION seconds on the same connections; only the part after WARMUP counts. */
-async function measure(name: string, pid: number, options: autocannon.Options): Promise<Result> {
+/** The GC profile line the server printed after its second SIGUSR2 (GC_PROFILE_PRELOAD), awaited up to 5 s. */
+async function gcProfile(pid: number, log: string): Promise<ReturnType<typeof gcProfileOf>> {
+  process.kill(pid, 'SIGUSR2');
+  for (let i = 0; i < 100; i++) {
+    const found = gcProfileOf(readFileSync(log, 'utf8'));
+    if (found) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return null;
+}
+
+async function measure(name: string, pid: number, log: string, options: autocannon.Options): Promise<Result> {
   const latencies: number[] = [];
   let bytes = 0;
   let failures = 0;
@@ -187,6 +213,7 @@ async function measure(name: string, pid: number, options: autocannon.Options): 
     measuring = true;
     cpuAtStart = processStats(pid).cpuMicros;
     postgresAtStart = postgresCpu();
+    process.kill(pid, 'SIGUSR2');
   }, WARMUP * 1000);
   instance.on('response', (_client: unknown, status: number, responseBytes: number, responseTime: number) => {
     if (!measuring) return;
@@ -198,6 +225,7 @@ async function measure(name: string, pid: number, options: autocannon.Options): 
   clearTimeout(started);
   const stats = processStats(pid);
   const postgres = postgresCpuSince(postgresAtStart);
+  const gc = await gcProfile(pid, log);
   failures += result.errors + result.timeouts;
   latencies.sort((a, b) => a - b);
   return {
@@ -210,6 +238,9 @@ async function measure(name: string, pid: number, options: autocannon.Options): 
     peakMb: stats.peakMb,
     bytes: latencies.length > 0 ? bytes / latencies.length : 0,
     failures,
+    // The responses counted after the warm-up; the profile covers them and the few in flight at either end.
+    allocatedKb: gc && latencies.length > 0 ? gc.allocated / 1024 / latencies.length : 0,
+    gcMicros: gc && latencies.length > 0 ? gc.micros / latencies.length : 0,
   };
 }
 
@@ -245,7 +276,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 function medianOf(rounds: Result[][]): Result[] {
   return (rounds[0] ?? []).map((first, index) => {
     const all = rounds.map((round) => round[index] ?? first);
-    const mid = (key: 'rps' | 'p50' | 'p99' | 'cpuMicros' | 'postgresMicros' | 'bytes') =>
+    const mid = (key: 'rps' | 'p50' | 'p99' | 'cpuMicros' | 'postgresMicros' | 'bytes' | 'allocatedKb' | 'gcMicros') =>
       median(all.map((result) => result[key]));
     return {
       name: first.name,
@@ -255,6 +286,8 @@ function medianOf(rounds: Result[][]): Result[] {
       cpuMicros: mid('cpuMicros'),
       postgresMicros: mid('postgresMicros'),
       bytes: mid('bytes'),
+      allocatedKb: mid('allocatedKb'),
+      gcMicros: mid('gcMicros'),
       peakMb: Math.max(...all.map((result) => result.peakMb)),
       failures: all.reduce((sum, result) => sum + result.failures, 0),
     };
@@ -297,13 +330,13 @@ async function target(
   prime?: { path: string; init: RequestInit },
 ): Promise<Result | null> {
   if (ONLY && !name.startsWith('raw node:http') && !ONLY.test(name)) return null;
-  const { child, base } = await startServer(script, extraEnv);
+  const { child, base, log } = await startServer(script, extraEnv);
   try {
     if (prime) {
       const primed = await fetch(`${base}${prime.path}`, prime.init);
       if (!primed.ok) throw new Error(`${name}: priming answered ${primed.status}`);
     }
-    return await measure(name, child.pid ?? 0, { ...options, url: `${base}${String(options.url)}` });
+    return await measure(name, child.pid ?? 0, log, { ...options, url: `${base}${String(options.url)}` });
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
@@ -357,6 +390,21 @@ async function main(): Promise<void> {
             {
               ...floorPost,
               body: JSON.stringify({ query: POSTGRAPHILE_QUERY, variables: { account: accountId } }),
+            },
+          ],
+        ] as TargetSpec[])
+      : []),
+    // PostGraphile 5 (Grafast), likewise, when BENCH_POSTGRAPHILE5 names a folder where it is installed
+    // (bench/postgraphile5-server.ts; issue 43).
+    ...(POSTGRES && process.env.BENCH_POSTGRAPHILE5
+      ? ([
+          [
+            `PostGraphile 5: allCampaigns(first: ${CAMPAIGNS}), every column`,
+            'dist/bench/postgraphile5-server.js',
+            { ...rawEnv, BENCH_POSTGRAPHILE5: process.env.BENCH_POSTGRAPHILE5 },
+            {
+              ...floorPost,
+              body: JSON.stringify({ query: POSTGRAPHILE5_QUERY, variables: { account: accountId } }),
             },
           ],
         ] as TargetSpec[])
@@ -464,13 +512,14 @@ async function main(): Promise<void> {
     );
     const pgColumn = POSTGRES ? ' PostgreSQL CPU µs/request |' : '';
     console.log(
-      `| target | requests/s | vs raw | p50 ms | p99 ms | CPU µs/request | CPU vs raw |${pgColumn} peak RSS MB | bytes/response | non-2xx |`,
+      `| target | requests/s | vs raw | p50 ms | p99 ms | CPU µs/request | CPU vs raw |${pgColumn} KB allocated/request | GC µs/request (of CPU) | peak RSS MB | bytes/response | non-2xx |`,
     );
-    console.log(`|---|---|---|---|---|---|---|${POSTGRES ? '---|' : ''}---|---|---|`);
+    console.log(`|---|---|---|---|---|---|---|${POSTGRES ? '---|' : ''}---|---|---|---|---|`);
     for (const r of results) {
       console.log(
         `| ${r.name} | ${r.rps.toFixed(0)} | ${((100 * r.rps) / base).toFixed(0)} % | ${r.p50.toFixed(1)} | ` +
           `${r.p99.toFixed(1)} | ${r.cpuMicros.toFixed(0)} | ${((100 * baseCpu) / (r.cpuMicros || 1)).toFixed(0)} % | ${POSTGRES ? `${r.postgresMicros.toFixed(0)} | ` : ''}` +
+          `${r.allocatedKb.toFixed(0)} | ${r.gcMicros.toFixed(0)} (${((100 * r.gcMicros) / (r.cpuMicros || 1)).toFixed(0)} %) | ` +
           `${r.peakMb.toFixed(0)} | ${r.bytes.toFixed(0)} | ${r.failures} |`,
       );
     }

@@ -17,6 +17,45 @@ export const START_NODE_FLAGS: string[] = (() => {
   return flags.split(/\s+/).filter(Boolean);
 })();
 
+/**
+ * Preloaded into every wall-clock target (bench/campaigns.ts, issue 43): the first SIGUSR2 starts V8's GC profiler
+ * (`v8.GCProfiler`), the second stops it and prints one line to the server's output — the bytes allocated in between
+ * (the heap used before each collection less what the one before left, plus what the last one left less the heap
+ * used now), the collections by kind and the time V8 says they took (µs, the main thread's share).
+ */
+export const GC_PROFILE_PRELOAD = `data:text/javascript,${encodeURIComponent(
+  [
+    "import v8 from 'node:v8';",
+    'let profiler = null; let usedAtStart = 0;',
+    "process.on('SIGUSR2', () => {",
+    '  if (!profiler) { usedAtStart = v8.getHeapStatistics().used_heap_size; profiler = new v8.GCProfiler(); profiler.start(); return; }',
+    '  const { statistics } = profiler.stop(); profiler = null;',
+    '  let allocated = 0; let left = usedAtStart; let micros = 0; let majors = 0;',
+    '  for (const gc of statistics) {',
+    '    allocated += Math.max(0, gc.beforeGC.heapStatistics.usedHeapSize - left);',
+    '    left = gc.afterGC.heapStatistics.usedHeapSize; micros += gc.cost;',
+    '    if (!/Scavenge|Minor/.test(gc.gcType)) majors += 1;',
+    '  }',
+    '  allocated += Math.max(0, v8.getHeapStatistics().used_heap_size - left);',
+    '  process.stdout.write(`gc-profile allocated=${allocated} collections=${statistics.length} majors=${majors} micros=${micros}\\n`);',
+    '});',
+  ].join('\n'),
+)}`;
+
+/** The line GC_PROFILE_PRELOAD printed, read. */
+export function gcProfileOf(
+  output: string,
+): { allocated: number; collections: number; majors: number; micros: number } | null {
+  const found = /gc-profile allocated=(\d+) collections=(\d+) majors=(\d+) micros=(\d+(?:\.\d+)?)/.exec(output);
+  if (!found) return null;
+  return {
+    allocated: Number(found[1]),
+    collections: Number(found[2]),
+    majors: Number(found[3]),
+    micros: Number(found[4]),
+  };
+}
+
 export async function signUpAndLogin(app: App): Promise<{ token: string; accountId: string }> {
   const email = `bench-${Date.now()}@example.com`;
   const password = 'bench password 123';
