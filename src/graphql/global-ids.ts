@@ -44,9 +44,17 @@ export async function loadScoped<T>(
 export function scopedNode<T>(
   keyOf: (item: T) => string,
   fetch: (db: Kysely<Database>, accountId: string, ownKeys: string[]) => Promise<T[]>,
+  /**
+   * The id is a plain field (src/graphql/plain-fields.ts): computed whenever an object is shaped, so only for a type
+   * never made without a signed-in viewer (a call log is: a call-status callback has none).
+   */
+  options: { plainId?: boolean } = {},
 ) {
   return {
-    id: { resolve: (item: T, _args: unknown, context: Context) => scopedKey(viewerOf(context).id, keyOf(item)) },
+    id: {
+      resolve: (item: T, _args: unknown, context: Context) => scopedKey(viewerOf(context).id, keyOf(item)),
+      ...(options.plainId ? { plain: true } : {}),
+    },
     load: (keys: string[], context: Context) => {
       const viewerId = viewerOf(context).id;
       return loadScoped(viewerId, keys, (own) => fetch(context.db, viewerId, own), keyOf);

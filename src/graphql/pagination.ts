@@ -147,3 +147,9 @@ function decodeCursor(cursor: string | undefined, kind: CursorKind, argName: str
     },
   ]);
 }
+
+/**
+ * The edge type options of a connection of a plain-fields type (src/graphql/plain-fields.ts): each edge is shaped
+ * with its node, so that neither the edge's `node` nor the node's columns cost a resolver call.
+ */
+export const PLAIN_EDGE = { plainFields: true, nodeField: { plain: true } } as const;

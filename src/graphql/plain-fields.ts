@@ -155,7 +155,15 @@ export class PlainFieldsPlugin<Types extends SchemaTypes> extends BasePlugin<Typ
         if (Object.keys(fieldConfig.args).length > 0) {
           throw new Error(`${fieldConfig.parentType}.${fieldConfig.name}: a plain field takes no arguments`);
         }
-        parent.plain.set(fieldConfig.name, resolver === defaultFieldResolver ? null : resolver);
+        // A plain field whose value is itself of a shaped type (an edge's `node`) is shaped in the same pass.
+        const nested = this.producerOf(fieldConfig.type);
+        const plain: Resolver | null =
+          resolver === defaultFieldResolver && !nested
+            ? null
+            : nested
+              ? (source, args, context, info) => nested(resolver(source, args, context, info), context)
+              : resolver;
+        parent.plain.set(fieldConfig.name, plain);
         // No resolver in the built schema: graphql-jit (and graphql-js) read the shaped object's property.
         return defaultFieldResolver;
       }

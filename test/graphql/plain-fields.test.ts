@@ -18,10 +18,9 @@ const resolved = (graph: GraphQLSchema, name: string) =>
     .sort();
 
 describe('the served schema', () => {
-  it('keeps resolvers only where a field needs one: loaders, connections, nested nodes, secrets', () => {
+  it('keeps resolvers only where a field needs one: loaders, connections, nested nodes, secrets, a call log’s id', () => {
     expect(resolved(schema, 'Campaign')).toEqual([
       'callLogs',
-      'id',
       'meetings',
       'meetingsConnection',
       'metrics',
@@ -31,9 +30,13 @@ describe('the served schema', () => {
       'webhooks',
     ]);
     expect(resolved(schema, 'CallLog')).toEqual(['campaign', 'id']);
-    expect(resolved(schema, 'Meeting')).toEqual(['campaign', 'id']);
-    expect(resolved(schema, 'Webhook')).toEqual(['campaigns', 'deliveries', 'id', 'secret']);
-    expect(resolved(schema, 'WebhookDelivery')).toEqual(['id']);
+    expect(resolved(schema, 'Meeting')).toEqual(['campaign']);
+    expect(resolved(schema, 'Webhook')).toEqual(['campaigns', 'deliveries', 'secret']);
+    expect(resolved(schema, 'WebhookDelivery')).toEqual([]);
+    // The edges of their connections are shaped with their nodes.
+    for (const edge of ['CampaignEdge', 'CallLogEdge', 'MeetingEdge', 'WebhookDeliveryEdge']) {
+      expect(resolved(schema, edge), edge).toEqual([]);
+    }
   });
 
   it('has a reference with every resolver in place and the same types', () => {

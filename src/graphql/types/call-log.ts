@@ -12,7 +12,7 @@ import { campIdField } from '../../domain/campaigns.schema.js';
 import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
 import { scopedNode } from '../global-ids.js';
 import type { Context } from '../context.js';
-import { keysetConnection } from '../pagination.js';
+import { keysetConnection, PLAIN_EDGE } from '../pagination.js';
 import { CampaignRef } from './campaign.js';
 
 /** GraphQL names (IN_PROGRESS) for the provider's statuses (in-progress). */
@@ -168,7 +168,7 @@ export const CallLogConnection = builder.connectionObject(
     name: 'CallLogConnection',
     description: 'A page of CallLog nodes, and where it stands.',
   },
-  { name: 'CallLogEdge', description: 'One CallLog of a page, with its cursor.' },
+  { name: 'CallLogEdge', description: 'One CallLog of a page, with its cursor.', ...PLAIN_EDGE },
 );
 
 interface FilterArgs {

@@ -14,7 +14,7 @@ import {
 import { campIdField } from '../../domain/campaigns.schema.js';
 import { scopedNode } from '../global-ids.js';
 import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
-import { keysetConnection, MAX_PAGE_SIZE } from '../pagination.js';
+import { keysetConnection, MAX_PAGE_SIZE, PLAIN_EDGE } from '../pagination.js';
 import { asksOnly } from '../selection.js';
 import { VoiceRef } from './voice.js';
 
@@ -102,7 +102,7 @@ export const CampaignRef = builder.loadableNode('Campaign', {
   // Its columns are read without a resolver call each (src/graphql/plain-fields.ts).
   plainFields: true,
   // Unique across accounts (docs/graphql.md, "Global ids"); every campaign a caller sees is its own.
-  ...scopedNode((campaign: Campaign) => campaign.campId, getCampaignsByIds),
+  ...scopedNode((campaign: Campaign) => campaign.campId, getCampaignsByIds, { plainId: true }),
   fields: (t) => ({
     campId: t.exposeString('campId', {
       description: 'The campaign key, unique within your account: 1–64 of [A-Za-z0-9_-].',
@@ -154,7 +154,7 @@ export const CampaignConnection = builder.connectionObject(
     name: 'CampaignConnection',
     description: 'A page of Campaign nodes, and where it stands.',
   },
-  { name: 'CampaignEdge', description: 'One Campaign of a page, with its cursor.' },
+  { name: 'CampaignEdge', description: 'One Campaign of a page, with its cursor.', ...PLAIN_EDGE },
 );
 
 builder.queryFields((t) => ({

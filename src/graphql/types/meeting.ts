@@ -1,7 +1,7 @@
 // Meetings: bookMeeting, cancelMeeting, Query.meeting, Query.upcomingMeetings, Campaign.meetingsConnection (and the
 // bounded Campaign.meetings it replaces).
 import { z } from 'zod';
-import { keysetConnection, limitArg } from '../pagination.js';
+import { keysetConnection, limitArg, PLAIN_EDGE } from '../pagination.js';
 import { bookMeetingSchema } from '../../domain/meetings.schema.js';
 import {
   getMeetingsByIds,
@@ -38,7 +38,7 @@ export const MeetingRef = builder.loadableNode('Meeting', {
   // Its columns are read without a resolver call each (src/graphql/plain-fields.ts).
   plainFields: true,
   description: 'A meeting booked on the calendar integration for a campaign.',
-  id: { resolve: (meeting: Meeting) => meeting.meetingId },
+  id: { plain: true, resolve: (meeting: Meeting) => meeting.meetingId },
   load: (meetingIds: string[], context) => getMeetingsByIds(context.db, viewerOf(context).id, meetingIds),
   sort: (meeting) => meeting.meetingId,
   fields: (t) => ({
@@ -132,7 +132,7 @@ const MAX_MEETINGS_OF_CAMPAIGN = 200;
 /** The one connection type of Meeting lists. */
 const MeetingConnection = builder.connectionObject(
   { type: MeetingRef, name: 'MeetingConnection', description: 'A page of Meeting nodes, and where it stands.' },
-  { name: 'MeetingEdge', description: 'One Meeting of a page, with its cursor.' },
+  { name: 'MeetingEdge', description: 'One Meeting of a page, with its cursor.', ...PLAIN_EDGE },
 );
 
 builder.objectField(CampaignRef, 'meetingsConnection', (t) =>

@@ -14,7 +14,7 @@ import { EventTypeEnum } from './event-type.js';
 import { maskSecret } from '../../security/secrets.js';
 import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
 import type { Context } from '../context.js';
-import { keysetConnection, limitArg } from '../pagination.js';
+import { keysetConnection, limitArg, PLAIN_EDGE } from '../pagination.js';
 import { CampaignRef } from './campaign.js';
 
 export const EVENT_LIST = EVENT_TYPES.join(', ');
@@ -37,7 +37,7 @@ export const WebhookDeliveryRef = builder.loadableNode('WebhookDelivery', {
   plainFields: true,
   description:
     'One event on its way to one target. Every attempt carries the same `webhook-id` header: the deliveryId.',
-  id: { resolve: (delivery: Delivery) => delivery.deliveryId },
+  id: { plain: true, resolve: (delivery: Delivery) => delivery.deliveryId },
   load: (deliveryIds: string[], context) => getDeliveriesByIds(context.db, viewerOf(context).id, deliveryIds),
   sort: (delivery) => delivery.deliveryId,
   fields: (t) => ({
@@ -107,7 +107,7 @@ export const WebhookDeliveryConnection = builder.connectionObject(
     name: 'WebhookDeliveryConnection',
     description: 'A page of WebhookDelivery nodes, and where it stands.',
   },
-  { name: 'WebhookDeliveryEdge', description: 'One WebhookDelivery of a page, with its cursor.' },
+  { name: 'WebhookDeliveryEdge', description: 'One WebhookDelivery of a page, with its cursor.', ...PLAIN_EDGE },
 );
 
 export const WebhookRef = builder.loadableNode('Webhook', {
@@ -115,7 +115,7 @@ export const WebhookRef = builder.loadableNode('Webhook', {
   plainFields: true,
   description:
     'An HTTPS endpoint that receives the events of the campaigns it is attached to, signed the Standard Webhooks way.',
-  id: { resolve: (webhook: Webhook) => webhook.webhookId },
+  id: { plain: true, resolve: (webhook: Webhook) => webhook.webhookId },
   load: (webhookIds: string[], context) => getWebhooksByIds(context.db, viewerOf(context).id, webhookIds),
   sort: (webhook) => webhook.webhookId,
   fields: (t) => ({
