@@ -62,7 +62,8 @@ interface ShapedType {
 }
 
 export class PlainFieldsPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
-  private readonly shaped = new Map<string, ShapedType>();
+  /** By type name: its shaped type, or null for a type that is not shaped (asked again for every branded node). */
+  private readonly shaped = new Map<string, ShapedType | null>();
 
   private get enabled(): boolean {
     return (this.options as { plainFields?: boolean }).plainFields !== false;
@@ -72,14 +73,13 @@ export class PlainFieldsPlugin<Types extends SchemaTypes> extends BasePlugin<Typ
   private shapedType(typeName: string): ShapedType | undefined {
     if (!this.enabled) return undefined;
     let entry = this.shaped.get(typeName);
-    if (!entry) {
+    if (entry === undefined) {
       const config = this.buildCache.getTypeConfig(typeName);
-      if (config.kind !== 'Object' || !(config.pothosOptions as { plainFields?: boolean }).plainFields)
-        return undefined;
-      entry = { plain: new Map() };
+      const declared = config.kind === 'Object' && (config.pothosOptions as { plainFields?: boolean }).plainFields;
+      entry = declared ? { plain: new Map() } : null;
       this.shaped.set(typeName, entry);
     }
-    return entry;
+    return entry ?? undefined;
   }
 
   /**
@@ -138,8 +138,9 @@ export class PlainFieldsPlugin<Types extends SchemaTypes> extends BasePlugin<Typ
     if ((config.kind === 'Interface' || config.kind === 'Union') && this.enabled) {
       return one((object, context) => {
         const brand = (object as Record<symbol, unknown>)[typeBrandKey];
-        const type = typeof brand === 'string' ? this.shapedType(brand) : undefined;
-        return type && typeof brand === 'string' ? this.shaperOf(brand, type)(object, context) : object;
+        if (typeof brand !== 'string') return object;
+        const type = this.shapedType(brand);
+        return type ? this.shaperOf(brand, type)(object, context) : object;
       });
     }
     return null;
@@ -156,14 +157,20 @@ export class PlainFieldsPlugin<Types extends SchemaTypes> extends BasePlugin<Typ
           throw new Error(`${fieldConfig.parentType}.${fieldConfig.name}: a plain field takes no arguments`);
         }
         // A plain field whose value is itself of a shaped type (an edge's `node`) is shaped in the same pass.
+        // (graphql-js's default resolver reads the field's name from the resolve info, which a shaper has not: the
+        // property is read by name instead.)
         const nested = this.producerOf(fieldConfig.type);
-        const plain: Resolver | null =
-          resolver === defaultFieldResolver && !nested
-            ? null
-            : nested
-              ? (source, args, context, info) => nested(resolver(source, args, context, info), context)
-              : resolver;
-        parent.plain.set(fieldConfig.name, plain);
+        const { name } = fieldConfig;
+        const read: Resolver =
+          resolver === defaultFieldResolver ? (source) => (source as Record<string, unknown>)[name] : resolver;
+        parent.plain.set(
+          name,
+          nested
+            ? (source, args, context, info) => nested(read(source, args, context, info), context)
+            : resolver === defaultFieldResolver
+              ? null
+              : resolver,
+        );
         // No resolver in the built schema: graphql-jit (and graphql-js) read the shaped object's property.
         return defaultFieldResolver;
       }

@@ -6,7 +6,7 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { PothosValidationError } from '@pothos/core';
-import { type DocumentNode, GraphQLError } from 'graphql';
+import { type DocumentNode, type ExecutionArgs, GraphQLError } from 'graphql';
 import { createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { ablated } from '../core/ablation.js';
 import { isClientAbort } from '../core/client-abort.js';
@@ -331,11 +331,16 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
       // graphql-js's executor too (graphql-jit knows neither).
       compiledQueries({
         enableIf: (args) => isWholeQuery(args.document, args.operationName),
-        // Shadow mode: yoga's copy of a lane answer runs on every resolver (src/http/lane-shadow.ts).
-        referenceFor: (args) =>
-          isShadowCopy((args.contextValue as { request?: Request } | undefined)?.request)
-            ? referenceSchema(args.schema)
-            : undefined,
+        // Shadow mode: yoga's copy of a lane answer runs on every resolver (src/http/lane-shadow.ts). Otherwise no
+        // request asks.
+        ...(services.config.GRAPHQL_PREPARED_LANE === 'shadow'
+          ? {
+              referenceFor: (args: ExecutionArgs) =>
+                isShadowCopy((args.contextValue as { request?: Request } | undefined)?.request)
+                  ? referenceSchema(args.schema)
+                  : undefined,
+            }
+          : {}),
       }),
       ...(services.config.INCREMENTAL_DELIVERY ? [useDeferStream(), limitIncrementalDirectives] : []),
       // After useDeferStream (whose merging rule it takes out again for documents without @stream).

@@ -86,6 +86,11 @@ describe('the plugin', () => {
           : {}),
       }),
     });
+    // A shaped type holding another under the property of its field's name (no resolver): shaped in the same pass.
+    const BoxRef = builder.objectRef<{ thing: Thing }>('Box').implement({
+      plainFields: true,
+      fields: (t) => ({ thing: t.expose('thing', { type: ThingRef }) }),
+    });
     const things: Thing[] = [
       { key: 'k1', label: 'One', count: 1, kind: 'a' },
       { key: 'k2', label: 'Two', count: 2, kind: 'b' },
@@ -94,6 +99,7 @@ describe('the plugin', () => {
       fields: (t) => ({
         things: t.field({ type: [ThingRef], resolve: () => Promise.resolve(things) }),
         thing: t.field({ type: ThingRef, nullable: true, resolve: () => things[0] }),
+        box: t.field({ type: BoxRef, resolve: () => ({ thing: things[1] as Thing }) }),
         named: t.field({
           type: Named,
           resolve: () => ({ ...(things[1] as Thing), [Symbol.for('Pothos.typeBrandKey')]: 'Thing' }) as Thing,
@@ -121,7 +127,7 @@ describe('the plugin', () => {
           .map((f) => f.name),
     ).toEqual(['double']);
     const query = `{ things { key name kind owned double(times: 3) } thing { kind owned }
-      named { label ... on Thing { owned kind double } } }`;
+      named { label ... on Thing { owned kind double } } box { thing { key owned } } }`;
     const answer = await run(plain, query);
     expect(answer).toEqual(await run(reference, query));
     expect(answer).toEqual({
@@ -132,6 +138,7 @@ describe('the plugin', () => {
         ],
         thing: { kind: 'A', owned: 'v1:k1' },
         named: { label: 'Two', owned: 'v1:k2', kind: 'B', double: 4 },
+        box: { thing: { key: 'k2', owned: 'v1:k2' } },
       },
     });
     // The type's other resolvers get the object the shaped one was made from.
