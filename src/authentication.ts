@@ -72,7 +72,10 @@ export function requestAuth(
   let taken: { authentication: Authentication; check: CredentialCheck } | null = null;
   let confirmed: Promise<Authentication | null> | undefined;
   const authentication = () => (answer ??= authenticate(services, token, claims, resource));
-  return {
+  // `taken` is a data property set in place, not a getter: an object literal's getter is a new closure that V8
+  // records in an old-generation map, which would keep this request's objects alive past young collections
+  // (docs/decisions.md §18).
+  const auth: { -readonly [K in keyof RequestAuth]: RequestAuth[K] } = {
     claims,
     authentication,
     provisional: () => {
@@ -82,13 +85,13 @@ export function requestAuth(
       // Without request state to carry the check (an in-process call), nothing is taken on trust.
       if (!guess || !noteCredentialCheck(guess.check)) return authentication();
       taken = guess;
+      auth.taken = true;
       return Promise.resolve(guess.authentication);
     },
     confirm: () => (confirmed ??= taken ? confirmTaken(taken, authentication) : Promise.resolve(null)),
-    get taken() {
-      return taken !== null;
-    },
+    taken: false,
   };
+  return auth;
 }
 
 /** Whether a provisional answer stands: checked by a statement of the request already, or by reading now. */

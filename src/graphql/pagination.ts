@@ -80,18 +80,29 @@ export function keysetConnection<T>(
     const fallback = args.after ?? args.before ?? null;
     return {
       edges,
-      pageInfo: {
-        get startCursor(): string | null {
-          return edges[0]?.cursor ?? fallback;
-        },
-        get endCursor(): string | null {
-          return edges.at(-1)?.cursor ?? fallback;
-        },
-        hasPreviousPage: hasPreviousPage(nodes.length),
-        hasNextPage: hasNextPage(nodes.length),
-      },
+      pageInfo: new PageInfo(edges, fallback, hasPreviousPage(nodes.length), hasNextPage(nodes.length)),
     };
   });
+}
+
+/**
+ * A page's PageInfo, its cursors read from its edges when asked. A class, not an object literal with getters: each
+ * literal's getters are new closures that V8 records in an old-generation map, which keeps the closures (and the whole
+ * page they see) alive through every young-generation collection until a full one (docs/decisions.md §18).
+ */
+class PageInfo<T> {
+  constructor(
+    private readonly edges: Edge<T>[],
+    private readonly fallback: string | null,
+    readonly hasPreviousPage: boolean,
+    readonly hasNextPage: boolean,
+  ) {}
+  get startCursor(): string | null {
+    return this.edges[0]?.cursor ?? this.fallback;
+  }
+  get endCursor(): string | null {
+    return this.edges.at(-1)?.cursor ?? this.fallback;
+  }
 }
 
 /** An edge whose cursor is made when read (most queries of a list ask for nodes only). */

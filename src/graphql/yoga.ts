@@ -30,6 +30,7 @@ import { requestShapeLimits } from './request-limits.js';
 import { inputErrors } from './input-errors.js';
 import { readOnlyTokens } from './read-only-tokens.js';
 import { referenceSchema, schema } from './schema.js';
+import { requestCachesReleased } from './request-caches.js';
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, Context>;
 
@@ -309,6 +310,8 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
       }),
     },
     plugins: [
+      // First, so that its end-of-execution hook runs after every other plugin's has read the result.
+      requestCachesReleased,
       // Before any plugin that may answer in execution's place (the response cache, read-only tokens).
       confirmProvisionalCredentials((context) => yoga.getEnveloped(context).execute),
       // A body the prepared lane has read already (it left the request to yoga).
