@@ -132,7 +132,14 @@ class PreparingClient extends pg.Client {
     const [text, values] = args;
     if (args.length === 2 && typeof text === 'string' && Array.isArray(values)) {
       const name = values.length <= MAX_NAMED_PARAMETERS && PREPARABLE.test(text) ? statementName(text) : undefined;
-      if (name) return base.call(this, { name, text, values });
+      // Kysely's form (text, values) answers a promise; pg makes that one by assigning a new closure to the query's
+      // `callback` after constructing it, which V8 records in an old-generation map: each result's rows then
+      // survived every young collection (docs/decisions.md §18). The callback given at construction does not.
+      return new Promise((resolve, reject) => {
+        base.call(this, name ? { name, text, values } : { text, values }, (error: Error | null, result: unknown) =>
+          error ? reject(error) : resolve(result),
+        );
+      }) as never;
     }
     return base.apply(this, args);
   }
