@@ -310,7 +310,8 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
       }),
     },
     plugins: [
-      // First, so that its end-of-execution hook runs after every other plugin's has read the result.
+      // First: a later plugin that answers in execution's place (the response cache, read-only tokens) stops the
+      // onExecute hooks after its own, and the caches of that context must be let go all the same.
       requestCachesReleased,
       // Before any plugin that may answer in execution's place (the response cache, read-only tokens).
       confirmProvisionalCredentials((context) => yoga.getEnveloped(context).execute),
