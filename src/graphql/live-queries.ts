@@ -33,7 +33,7 @@ import {
   Kind,
   OperationTypeNode,
 } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { AUTH_FAILURE_MESSAGES, type Authentication, authenticateRequest } from '../authentication.js';
 import { FOREVER, type StreamEnd } from '../events/live-streams.js';
 import type { Services } from '../services.js';
@@ -136,9 +136,6 @@ const ended = (reason: StreamEnd | 'credential'): ExecutionResult => ({
     }),
   ],
 });
-
-const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> =>
-  typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 
 /** Whether the request can take a stream (yoga streams over SSE and multipart; WebSocket contexts have no request). */
 function streams(request: Request | undefined): boolean {
@@ -526,7 +523,7 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
         open += 1;
         running.set(executeArgs.contextValue as object, live);
         const answer = (result: unknown) => {
-          if (!isAsyncIterable(result)) {
+          if (!isAsyncIterable<ExecutionResult>(result)) {
             release(viewer.id);
             return result;
           }

@@ -6,7 +6,7 @@
 // still is: only a full mark-compact clears entries whose keys died. So those values survived two scavenges and were
 // promoted with each request (~1.2 KB per campaigns(first: 50) request, measured). Deleting the scope-auth entry and
 // clearing the loaders when the execution ends leaves them to die young.
-import type { Plugin } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { clearAllDataLoaders } from '@pothos/plugin-dataloader';
 import { RequestCache } from '@pothos/plugin-scope-auth';
 
@@ -30,6 +30,3 @@ export const requestCachesReleased: Plugin = {
     };
   },
 };
-
-const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
-  typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
