@@ -1,6 +1,8 @@
-// Operator commands (`npm run cli -- <command>`): migrate, schema:print, seed:demo, user:create. `--help` for the
-// list and for each command (exit 0); an unknown command or a missing or unknown option is a usage error (exit 2);
-// a failure the operator can fix is one line (src/startup-errors.ts, exit 1).
+// Operator commands (`npm run cli -- <command>`): migrate, schema:print, seed:demo, user:create, the token commands,
+// callback:send. `--help` for the list and for each command (exit 0); an unknown command or a missing or unknown
+// option is a usage error (exit 2); a failure the operator can fix is one line (src/startup-errors.ts, exit 1).
+// Secrets (a password, an API key) come from environment variables, never from options: npm prints a script's
+// command line, options and all, before it runs it.
 import './node-version.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -8,7 +10,12 @@ import { parseArgs } from 'node:util';
 import { type Config, loadConfig } from './core/config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
-import { findAccountIdByEmail, signUp } from './domain/accounts.js';
+import { findAccountByApiKey, findAccountIdByEmail, signUp } from './domain/accounts.js';
+import { callbackParamsSchema } from './domain/call-logs.schema.js';
+import { readIntegrationSecrets } from './domain/integrations.js';
+import { telephony } from './domain/integrations.schema.js';
+import { createSecretBox } from './security/secrets.js';
+import { telephonySignature } from './security/telephony-signature.js';
 import {
   accessTokenCreateSchema,
   createAccessToken,
@@ -135,15 +142,20 @@ const commands: Record<string, Command> = {
         await loadVoiceCatalogue(db);
         console.log('seeding the demo account…');
         const demo = await seedDemo(db, config);
+        const gateway = gatewayAddress(config);
         console.log(
           [
-            `Demo account ready (${demo.campaigns} campaigns, ${demo.callLogs} call logs, ${demo.meetings} meetings, a webhook).`,
-            `  e-mail    ${demo.email}`,
-            `  password  ${demo.password}`,
-            `  API key   ${demo.apiKey}   (shown once; running seed:demo again starts the demo account over)`,
+            `Demo account ready (${demo.campaigns} campaigns, ${demo.callLogs} call logs, ${demo.meetings} meetings, a paused webhook).`,
+            `  e-mail           ${demo.email}`,
+            `  password         ${demo.password}`,
+            `  API key          ${demo.apiKey}   (shown once; running seed:demo again starts the demo account over)`,
+            `  telephony token  ${demo.telephonyAuthToken}   (signs call-status callbacks: X-Telephony-Signature)`,
             '',
-            'Start the server (npm start), open http://127.0.0.1:4000/graphql, run "Login", then "Campaigns".',
-            'REST: curl -s -X POST http://127.0.0.1:4000/api/v3/login -d username=demo@example.com -d password=demo-password',
+            'Start the server (npm start), then in the shell where you try the examples:',
+            `  export GATEWAY=${gateway}`,
+            `  open ${gateway}/graphql in a browser, run "Login", then "Campaigns"`,
+            '  curl -s $GATEWAY/api/v3/login -d username=demo@example.com -d password=demo-password',
+            `  API_KEY=${demo.apiKey} npm run cli -- callback:send --camp spring-outreach --call-sid CAdemo1 --status completed`,
           ].join('\n'),
         );
       });
@@ -151,14 +163,21 @@ const commands: Record<string, Command> = {
   },
   'user:create': {
     summary: 'create an account (even when ALLOW_SIGNUP=false) and print its API key once',
-    usage: 'user:create --email E --password P',
+    usage: 'user:create --email E   (the password in ACCOUNT_PASSWORD, so that npm does not print it)',
     options: {
       email: { type: 'string', description: 'the e-mail to log in with' },
-      password: { type: 'string', description: '8 to 128 characters' },
+      password: {
+        type: 'string',
+        description: '8 to 128 characters; better in the environment variable ACCOUNT_PASSWORD (npm prints options)',
+      },
     },
     run: async (options) => {
-      needs('user:create', options, ['email', 'password']);
-      const input = signUpSchema.safeParse(options);
+      const password = options.password ?? process.env.ACCOUNT_PASSWORD;
+      if (password === undefined) {
+        throw new UsageError('user:create needs the password in ACCOUNT_PASSWORD (or --password)', 'user:create');
+      }
+      needs('user:create', options, ['email']);
+      const input = signUpSchema.safeParse({ ...options, password });
       if (!input.success) throw usageFromIssues('user:create', input.error.issues);
       await withDatabase(async (db, config) => {
         const { account, apiKey } = await signUp(db, input.data, {
@@ -170,6 +189,14 @@ const commands: Record<string, Command> = {
     },
   },
 };
+
+/** Where the gateway answers: GATEWAY when set, else this configuration's own listen address (PORT, HOST). */
+function gatewayAddress(config: Config): string {
+  const given = process.env.GATEWAY?.trim();
+  if (given) return given.replace(/\/+$/, '');
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}`;
+}
 
 /** The account with this e-mail, for the token commands: a one-line failure when there is none. */
 async function accountIdByEmail(db: ReturnType<typeof openDatabase>['db'], email: string): Promise<string> {
@@ -245,6 +272,84 @@ Object.assign(commands, {
         const accountId = await accountIdByEmail(db, options.email ?? '');
         const revoked = await revokeAccessToken(db, accountId, options.id ?? '');
         console.log(`revoked ${revoked.tokenId} "${revoked.name}"`);
+      });
+    },
+  },
+  'callback:send': {
+    summary:
+      "send a call-status callback as the telephony provider would, signed with the account's stored telephony token",
+    usage:
+      'callback:send --camp C --call-sid CA… --status S [--duration SECONDS] [--price P] [--to +1…] [--from +1…]   ' +
+      '(the API key in API_KEY; the gateway at GATEWAY, default http://HOST:PORT)',
+    options: {
+      camp: { type: 'string', description: 'the campaign (campId)' },
+      'call-sid': { type: 'string', description: "the provider's call id (CallSid): one call log per id" },
+      status: {
+        type: 'string',
+        description: 'queued, ringing, in-progress, completed, busy, failed, no-answer, canceled',
+      },
+      duration: { type: 'string', description: 'CallDuration, whole seconds' },
+      price: { type: 'string', description: 'Price, a decimal number' },
+      to: { type: 'string', description: 'To, the number called' },
+      from: { type: 'string', description: 'From, the calling number' },
+    },
+    run: async (options) => {
+      needs('callback:send', options, ['camp', 'call-sid', 'status']);
+      const apiKey = process.env.API_KEY?.trim();
+      if (!apiKey) {
+        throw new UsageError("callback:send needs the account's API key (ck_…) in API_KEY", 'callback:send');
+      }
+      const entries: Array<[string, string | undefined]> = [
+        ['CallSid', options['call-sid']],
+        ['CallStatus', options.status],
+        ['CallDuration', options.duration],
+        ['Price', options.price],
+        ['To', options.to],
+        ['From', options.from],
+        ['Direction', 'outbound-api'],
+      ];
+      const params = Object.fromEntries(entries.filter((entry): entry is [string, string] => entry[1] !== undefined));
+      const checked = callbackParamsSchema.safeParse(params);
+      if (!checked.success) {
+        const names: Record<string, string> = { CallSid: 'call-sid', CallStatus: 'status', CallDuration: 'duration' };
+        throw usageFromIssues('callback:send', checked.error.issues, {
+          ...names,
+          Price: 'price',
+          To: 'to',
+          From: 'from',
+        });
+      }
+      await withDatabase(async (db, config) => {
+        const account = await findAccountByApiKey(db, apiKey);
+        if (!account) throw new CliFailure('no account has this API key (API_KEY); seed:demo and sign-up print it');
+        const secrets = await readIntegrationSecrets(db, createSecretBox(config.SECRETS_KEY), account.id, telephony);
+        const authToken = secrets?.telephonyAuthToken;
+        if (typeof authToken !== 'string') {
+          throw new CliFailure(`${account.email} has no telephony integration: connect one (update_telephony) first`);
+        }
+        const gateway = gatewayAddress(config);
+        const path = `/api/v3/telephony_webhook/${encodeURIComponent(apiKey)}/${encodeURIComponent(options.camp ?? '')}`;
+        // The signature covers the URL the gateway believes it was called at: PUBLIC_BASE_URL's when that is set.
+        const signedUrl = `${(config.PUBLIC_BASE_URL ?? gateway).replace(/\/+$/, '')}${path}`;
+        let response: Response;
+        try {
+          response = await fetch(`${gateway}${path}`, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/x-www-form-urlencoded',
+              'x-telephony-signature': telephonySignature(authToken, signedUrl, params),
+            },
+            body: new URLSearchParams(params),
+            signal: AbortSignal.timeout(10_000),
+          });
+        } catch (error) {
+          const reason =
+            error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : '';
+          throw new CliFailure(`the gateway at ${gateway} did not answer (${reason}); is it running? (GATEWAY)`);
+        }
+        const text = await response.text();
+        console.log(`${response.status} ${text}`);
+        if (!response.ok) throw new CliFailure(`the gateway refused the callback (HTTP ${response.status})`);
       });
     },
   },

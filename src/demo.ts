@@ -1,5 +1,6 @@
 // `npm run seed:demo`: a demo account to explore with — campaigns in every state, call logs with costs, a text
-// pipeline, telephony and calendar integrations, upcoming meetings and a webhook. Running it again starts the demo
+// pipeline, telephony and calendar integrations, upcoming meetings and a webhook, created paused (its URL is an
+// example's: enabled, every retry of every delivery would fail and be logged). Running it again starts the demo
 // account over (its old data is deleted), so its API key is new each time.
 import type { Kysely } from 'kysely';
 import type { Config } from './core/config.js';
@@ -12,11 +13,13 @@ import { connectIntegration } from './domain/integrations.js';
 import { calendar, telephony } from './domain/integrations.schema.js';
 import { bookMeeting } from './domain/meetings.js';
 import { setTextPipeline } from './domain/pipelines.js';
-import { attachWebhook, createWebhook } from './domain/webhooks.js';
+import { attachWebhook, createWebhook, updateWebhook } from './domain/webhooks.js';
 import { createSecretBox } from './security/secrets.js';
 
 export const DEMO_EMAIL = 'demo@example.com';
 export const DEMO_PASSWORD = 'demo-password';
+/** The demo's telephony auth token: what signs its call-status callbacks (seed:demo prints it, callback:send uses it). */
+export const DEMO_TELEPHONY_TOKEN = 'demo-telephony-auth-token';
 
 const CAMPAIGNS = [
   {
@@ -59,6 +62,7 @@ export interface DemoAccount {
   email: string;
   password: string;
   apiKey: string;
+  telephonyAuthToken: string;
   campaigns: number;
   callLogs: number;
   meetings: number;
@@ -136,7 +140,7 @@ export async function seedDemo(db: Kysely<Database>, config: Config): Promise<De
   );
   await connectIntegration(db, box, accountId, telephony, {
     telephonyAccountSid: 'AC00000000000000000000000000demo',
-    telephonyAuthToken: 'demo-telephony-auth-token',
+    telephonyAuthToken: DEMO_TELEPHONY_TOKEN,
     telephonyPhoneNumber: '+14155550100',
     voiceProvider: 'TELEPHONY',
   });
@@ -167,7 +171,8 @@ export async function seedDemo(db: Kysely<Database>, config: Config): Promise<De
     });
   }
 
-  // States last (a completed campaign can no longer change); the webhook last, so seeding sends it nothing.
+  // States last (a completed campaign can no longer change); the webhook last, so seeding sends it nothing, and
+  // paused: hooks.example.com answers nobody, so an enabled one would log a failed delivery on every retry.
   for (const c of CAMPAIGNS) {
     if (c.status === 'paused') await transitionCampaign(db, accountId, c.campId, 'pause');
     if (c.status === 'completed') await transitionCampaign(db, accountId, c.campId, 'complete');
@@ -176,15 +181,21 @@ export async function seedDemo(db: Kysely<Database>, config: Config): Promise<De
     db,
     box,
     accountId,
-    { url: 'https://hooks.example.com/demo', events: ['call.ended', 'meeting.booked'], description: 'Demo receiver' },
+    {
+      url: 'https://hooks.example.com/demo',
+      events: ['call.ended', 'meeting.booked'],
+      description: 'Demo receiver: point it at yours, then enable it (webhookUpdate)',
+    },
     { allowPrivate: false },
   );
+  await updateWebhook(db, accountId, webhook.webhookId, { enabled: false }, { allowPrivate: false });
   await attachWebhook(db, accountId, webhook.webhookId, 'spring-outreach');
 
   return {
     email: DEMO_EMAIL,
     password: DEMO_PASSWORD,
     apiKey,
+    telephonyAuthToken: DEMO_TELEPHONY_TOKEN,
     campaigns: CAMPAIGNS.length,
     callLogs,
     meetings: meetings.length,

@@ -6,6 +6,7 @@ import { loadConfig } from './core/config.js';
 import { createHttpServer, listen } from './http/server.js';
 import { exitOnStartupFailure, type StartupSettings } from './startup-errors.js';
 import { startTracing } from './core/tracing.js';
+import { writeAfterLogs } from './core/logger.js';
 
 /** SIGTERM to exit: in-flight requests are answered, live streams closed, the worker stopped (README "Shutdown"). */
 const SHUTDOWN_TIMEOUT_MS = 5000;
@@ -43,11 +44,20 @@ async function main(): Promise<void> {
 
   const { port } = await listen(server, config.PORT, config.HOST);
   const base = `http://${config.HOST}:${port}`;
-  console.log(`Campaign gateway listening on ${base}`);
-  console.log(`  GraphiQL  ${base}/graphql`);
-  console.log(`  REST      ${base}/api/v3`);
-  console.log(`  REST docs ${base}/api/v3/docs  (OpenAPI: ${base}/api/v3/openapi.json)`);
-  console.log(`  health    ${base}/healthz  ${base}/readyz`);
+  // After the log lines written so far (migrations applied, settings that degrade a feature), on the same stream.
+  writeAfterLogs(
+    app.logger,
+    [
+      `Campaign gateway listening on ${base}`,
+      // The line the README's examples start from: with PORT=4100 they all follow it.
+      `  export GATEWAY=${base}`,
+      `  GraphiQL  ${base}/graphql`,
+      `  REST      ${base}/api/v3`,
+      `  REST docs ${base}/api/v3/docs  (OpenAPI: ${base}/api/v3/openapi.json)`,
+      `  health    ${base}/healthz  ${base}/readyz`,
+      '',
+    ].join('\n'),
+  );
 }
 
 // A rejection nobody handled is a bug to log, not a reason to drop every request in flight.

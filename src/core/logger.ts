@@ -1,7 +1,7 @@
 // JSON logs (pino), each line with the request id of the request it was written for. Nothing secret is ever passed
 // to the logger: no tokens, passwords, keys, request bodies or query strings.
 import { isSpanContextValid, trace } from '@opentelemetry/api';
-import { type DestinationStream, type Logger, pino } from 'pino';
+import { type DestinationStream, type Logger, pino, symbols } from 'pino';
 import type { Config } from './config.js';
 import { currentRequestId } from './request-context.js';
 
@@ -37,4 +37,14 @@ export function createLogger(level: Config['LOG_LEVEL'], destination?: Destinati
     },
     destination,
   );
+}
+
+/**
+ * Writes text for a person (the start-up banner) on the log's own stream, after every log line written before it:
+ * pino writes asynchronously, so a console.log would overtake the lines still queued (the migrations applied).
+ */
+export function writeAfterLogs(logger: Logger, text: string): void {
+  const stream = (logger as unknown as Record<symbol, DestinationStream | undefined>)[symbols.streamSym];
+  if (stream) stream.write(text);
+  else process.stdout.write(text);
 }

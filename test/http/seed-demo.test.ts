@@ -26,6 +26,9 @@ async function seedDemo(databaseUrl: string) {
         JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
         SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
         PASSWORD_HASH_COST: '10',
+        // The port the reader's server listens on: the printed address follows it.
+        PORT: '4177',
+        GATEWAY: '',
       },
     },
   );
@@ -40,6 +43,10 @@ it('creates a demo account that the GraphiQL default query logs in to and lists'
   expect(first).toContain('demo-password');
   const apiKey = /API key\s+(ck_\S+)/.exec(first)?.[1];
   expect(apiKey).toBeDefined();
+  // What a reader needs to sign a callback by hand, and the address their examples start from.
+  expect(first).toMatch(/telephony token\s+demo-telephony-auth-token/);
+  expect(first).toContain('export GATEWAY=http://127.0.0.1:4177');
+  expect(first).toContain(`API_KEY=${apiKey} npm run cli -- callback:send --camp spring-outreach`);
   // Running it again starts over: still one demo account, with a new key.
   const second = await seedDemo(t.databaseUrl);
   expect(/API key\s+(ck_\S+)/.exec(second)?.[1]).not.toBe(apiKey);
@@ -61,7 +68,7 @@ it('creates a demo account that the GraphiQL default query logs in to and lists'
   const more = await t.gql(
     `{ callLogs(first: 100) { edges { node { callId status } } }
        upcomingMeetings { title }
-       webhooks { url campaigns { campId } }
+       webhooks { url enabled campaigns { campId } }
        campaign(campId: "spring-outreach") { metrics { totalNumCall totalSpent } textPipeline { goal } } }`,
     {},
     token,
@@ -71,7 +78,8 @@ it('creates a demo account that the GraphiQL default query logs in to and lists'
   expect(new Set(more.body.data.callLogs.edges.map((e: any) => e.node.status)).size).toBeGreaterThan(2);
   expect(more.body.data.upcomingMeetings).toHaveLength(3);
   expect(more.body.data.webhooks).toEqual([
-    { url: 'https://hooks.example.com/demo', campaigns: [{ campId: 'spring-outreach' }] },
+    // Paused: its example URL answers nobody, and an enabled one would log a failed delivery on every retry.
+    { url: 'https://hooks.example.com/demo', enabled: false, campaigns: [{ campId: 'spring-outreach' }] },
   ]);
   expect(more.body.data.campaign.metrics.totalSpent).toBeGreaterThan(0);
 

@@ -18,7 +18,7 @@ describe('a fresh start', () => {
 
   beforeAll(async () => {
     // PORT=0 picks a free port; the server prints the address it got.
-    ({ child: server, base, printed } = await startServerProcess({ DATABASE_URL: '' }, cwd));
+    ({ child: server, base, printed } = await startServerProcess({ DATABASE_URL: '', LOG_LEVEL: 'info' }, cwd));
   }, 30_000);
 
   afterAll(() => {
@@ -29,6 +29,15 @@ describe('a fresh start', () => {
     for (const path of ['/graphql', '/api/v3', '/api/v3/docs', '/api/v3/openapi.json', '/healthz', '/readyz']) {
       expect(printed).toContain(`${base}${path}`);
     }
+  });
+
+  test('says where the gateway is as the line the examples start from, after the migrations it applied', () => {
+    expect(printed).toContain(`\n  export GATEWAY=${base}\n`);
+    const banner = printed.indexOf('Campaign gateway listening on');
+    const migrations = [...printed.matchAll(/"msg":"migration applied"/g)].map((match) => match.index);
+    expect(migrations.length).toBeGreaterThan(10);
+    // pino writes through a buffer: a banner printed by console.log came out before most of them.
+    for (const at of migrations) expect(at).toBeLessThan(banner);
   });
 
   test('creates the SQLite database and a private secrets file under ./data/', () => {

@@ -152,14 +152,19 @@ describe('the CLI', () => {
     for (const name of ['migrate', 'schema:print', 'seed:demo', 'user:create']) expect(out.join('\n')).toContain(name);
     out = [];
     expect(await runCli(['user:create', '--help'])).toBe(0);
-    expect(out.join('\n')).toMatch(/^usage: npm run cli -- user:create --email E --password P/);
+    expect(out.join('\n')).toMatch(
+      /^usage: npm run cli -- user:create --email E {3}\(the password in ACCOUNT_PASSWORD/,
+    );
     expect(out.join('\n')).toContain('--email');
   });
 
   it.each([
     [['nope'], /^unknown command "nope"/],
     [[], /^no command given/],
-    [['user:create', '--email', 'a@example.com'], /^user:create needs --password\n\nusage: npm run cli -- user:create/],
+    [
+      ['user:create', '--email', 'a@example.com'],
+      /^user:create needs the password in ACCOUNT_PASSWORD \(or --password\)\n\nusage: npm run cli -- user:create/,
+    ],
     [['user:create', '--email', 'a@example.com', '--password', 'short'], /^--password: /],
     [['migrate', '--force'], /^migrate: Unknown option '--force'/],
   ])('%j: what was wrong, then the usage, exit 2', async (argv, message) => {

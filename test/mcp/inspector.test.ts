@@ -12,6 +12,8 @@ import { kill, ROOT, type ServerProcess, startServerProcess } from '../helpers/s
 // `npm run mcp:inspect`, as the README says.
 const NPM = ['run', '--silent', 'mcp:inspect', '--'];
 const OPTIONS = { timeout: 30_000, cwd: ROOT };
+/** With the token in MCP_TOKEN, as the README says: npm, which prints the command line, prints no token. */
+const withToken = (token: string) => ({ ...OPTIONS, env: { ...process.env, MCP_TOKEN: token } });
 const run = promisify(execFile);
 
 describe('the MCP Inspector CLI', () => {
@@ -51,8 +53,8 @@ describe('the MCP Inspector CLI', () => {
   const inspect = async (...args: string[]) => {
     const { stdout } = await run(
       'npm',
-      [...NPM, `${server.base}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${token}`, ...args],
-      OPTIONS,
+      [...NPM, `${server.base}/mcp`, '--transport', 'http', ...args],
+      withToken(token),
     );
     return JSON.parse(stdout) as Record<string, any>;
   };
@@ -72,23 +74,24 @@ describe('the MCP Inspector CLI', () => {
   it('finds no tool schema problem at all, error or warning (--strict)', async () => {
     const { stderr } = await run(
       'npm',
-      [
-        ...NPM,
-        `${server.base}/mcp`,
-        '--transport',
-        'http',
-        '--header',
-        `Authorization: Bearer ${token}`,
-        '--method',
-        'tools/list',
-        '--strict',
-      ],
-      OPTIONS,
+      [...NPM, `${server.base}/mcp`, '--transport', 'http', '--method', 'tools/list', '--strict'],
+      withToken(token),
     );
     // It exits 6 on an error-severity problem (execFile would then reject); warnings are only printed: none either
     // (no `type: [X, "null"]`, no untyped schema).
     expect(stderr).not.toMatch(/^Error:/m);
     expect(stderr).not.toMatch(/^Warning:/m);
+  }, 60_000);
+
+  it('npm prints its command line, without the token', async () => {
+    const { stdout, stderr } = await run(
+      'npm',
+      ['run', 'mcp:inspect', '--', `${server.base}/mcp`, '--transport', 'http', '--method', 'tools/list'],
+      withToken(token),
+    );
+    expect(stdout).toContain('> node scripts/mcp-inspect.mjs');
+    expect(stdout).toContain('"campaign_list"');
+    expect(stdout + stderr).not.toContain(token);
   }, 60_000);
 
   it('without a token, the inspector is refused', async () => {
