@@ -1,3 +1,4 @@
+/* global process, console, URL */
 // `npm start`'s first step (`prestart`): an unsupported Node stops here with one line, before the build, in well under
 // a second. Plain JavaScript that any Node runs; the supported range is package.json's `engines.node` (a test checks
 // that src/node-version.ts, which the entry points import, says the same).

@@ -1,3 +1,4 @@
+/* global process, console */
 // `npm run mcp:inspect -- <url> …`: the MCP Inspector's CLI mode (@modelcontextprotocol/inspector --cli), with the
 // bearer token taken from MCP_TOKEN when it is set. npm prints a script's command line before running it, so a
 // token passed as `--header "Authorization: Bearer …"` would be printed on the terminal; this way it is not.

@@ -39,7 +39,10 @@ it('npm start checks the Node before it builds: one line and exit 1 on Node 20, 
       );
     });
   expect(await run([])).toMatchObject({ code: 0, stderr: '' });
-  const old = await run(['--import', 'data:text/javascript,Object.defineProperty(process,"version",{value:"v20.20.2"})']);
+  const old = await run([
+    '--import',
+    'data:text/javascript,Object.defineProperty(process,"version",{value:"v20.20.2"})',
+  ]);
   expect(old.code).toBe(1);
   expect(old.stderr).toBe(`${srcProblem('v20.20.2')}\n`);
   expect(old.ms).toBeLessThan(1000);
