@@ -73,7 +73,7 @@ const POSTGRAPHILE_QUERY = `query BenchCampaigns($account: String!) {
 /** PostGraphile 5's (Amber preset): the same, its node id named `id`. */
 const POSTGRAPHILE5_QUERY = POSTGRAPHILE_QUERY.replace('nodeId ', 'id ');
 const GRAPHQL_BODY = JSON.stringify({ query: GRAPHQL_QUERY });
-/** The same operation as an automatic persisted query: its hash alone, by GET (README "Persisted operations"). */
+/** The same operation as an automatic persisted query: its hash alone, by GET (docs/graphql-api.md "Persisted operations"). */
 const APQ_EXTENSIONS = {
   persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(GRAPHQL_QUERY).digest('hex') },
 };

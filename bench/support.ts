@@ -6,7 +6,7 @@ import type { App } from '../src/app.js';
 
 /**
  * The Node options `npm start` runs the server with (package.json "start": `node <flags> dist/src/main.js`), so that
- * every benchmark runs our server exactly as it is run (the heap growing factor among them: README "Performance").
+ * every benchmark runs our server exactly as it is run (the heap growing factor among them: docs/performance.md).
  */
 export const START_NODE_FLAGS: string[] = (() => {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {

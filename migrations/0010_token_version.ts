@@ -1,5 +1,5 @@
 // Access tokens carry the account's token version; rotating the API key or changing the password bumps it, so every
-// token issued before stops working at once (README "Authentication").
+// token issued before stops working at once (docs/security.md).
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {

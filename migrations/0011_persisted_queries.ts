@@ -1,4 +1,4 @@
-// Automatic persisted queries (README "Persisted operations"): hash → document, shared by every instance through the
+// Automatic persisted queries (docs/graphql-api.md "Persisted operations"): hash → document, shared by every instance through the
 // database. Bounded: the store keeps at most APQ_MAX_QUERIES documents, evicting the oldest.
 import type { Kysely } from 'kysely';
 

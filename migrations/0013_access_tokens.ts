@@ -1,4 +1,4 @@
-// Named access tokens (README "Credentials"): long-lived bearer tokens an account creates for its agents and scripts,
+// Named access tokens (docs/security.md): long-lived bearer tokens an account creates for its agents and scripts,
 // stored as the SHA-256 digest of the token; revoking one deletes its row.
 import type { Kysely } from 'kysely';
 

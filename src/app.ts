@@ -72,7 +72,7 @@ export interface AppOptions {
   accountChanges?: 'tracked' | 'unknown';
   /** Where log lines go (stdout when unset); tests read them. */
   logStream?: DestinationStream;
-  /** Spans for SQL queries and GraphQL phases (README "Traces"); by default when the OTEL_* variables ask for traces. */
+  /** Spans for SQL queries and GraphQL phases (docs/observability.md "Traces"); by default when the OTEL_* variables ask for traces. */
   tracing?: boolean;
   /** The webhook delivery worker: on unless `false`; tests may set its clock and polling interval. */
   worker?: false | Pick<DeliveryWorkerOptions, 'clock' | 'pollMs'>;

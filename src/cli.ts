@@ -210,7 +210,7 @@ class CliFailure extends Error {}
 
 Object.assign(commands, {
   'token:create': {
-    summary: 'create a named access token for an account (agents, scripts; README "Credentials") and print it once',
+    summary: 'create a named access token for an account (agents, scripts; docs/security.md) and print it once',
     usage: 'token:create --email E --name N [--read-only] [--expires-in-days D]',
     options: {
       email: { type: 'string', description: 'the account' },
@@ -365,7 +365,7 @@ function overview(): string {
     'commands:',
     ...Object.entries(commands).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`),
     '',
-    'Configuration comes from the environment (DATABASE_URL, ...; see the README, "Configuration").',
+    'Configuration comes from the environment (DATABASE_URL, ...; see docs/configuration.md).',
   ].join('\n');
 }
 

@@ -8,7 +8,7 @@ import { exitOnStartupFailure, type StartupSettings } from './startup-errors.js'
 import { startTracing } from './core/tracing.js';
 import { writeAfterLogs } from './core/logger.js';
 
-/** SIGTERM to exit: in-flight requests are answered, live streams closed, the worker stopped (README "Shutdown"). */
+/** SIGTERM to exit: in-flight requests are answered, live streams closed, the worker stopped (docs/limits.md "Shutdown"). */
 const SHUTDOWN_TIMEOUT_MS = 5000;
 
 /** What start-up was given, for its failure messages (src/startup-errors.ts). */

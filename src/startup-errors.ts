@@ -1,4 +1,4 @@
-// Start-up failures an operator can fix (README "Configuration"), each told in one line that names the setting, its
+// Start-up failures an operator can fix (docs/configuration.md), each told in one line that names the setting, its
 // value (passwords masked) and what to do, instead of a stack trace. Anything else is a bug and keeps its stack.
 import { ConfigError, maskUrl } from './core/config.js';
 import { MissingDirectoryError } from './db/database.js';

@@ -1,10 +1,11 @@
-// The README is executable documentation: its GraphQL examples and its curl examples run, in order, against a fresh
-// server, as a reader would paste them. Only the address changes (the server listens on a free port); each curl
-// answer must be a success (curl --fail-with-body), and a streaming curl (-N) is cut after 2 s. The GraphQL examples
-// run the way the README says to run them from a shell: sign-up and login by curl, the others by its `gql` function.
+// The README and docs/ are executable documentation: their GraphQL examples and their curl examples run, in order,
+// against a fresh server, as a reader would paste them, with GATEWAY set as `npm start` prints it (the server
+// listens on a free port); each curl answer must be a success (curl --fail-with-body), and a streaming curl (-N) is
+// cut after 2 s. The GraphQL examples run the way the README says to run them from a shell: sign-up and login by
+// curl, the others by its `gql` function. The pages run in the order of PAGES, each going on in the same shell.
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, print } from 'graphql';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
@@ -12,8 +13,39 @@ import { createHttpServer, listen } from '../src/http/server.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { createLegacyCampaign } from './helpers/campaigns.js';
 
-const README = readFileSync(join(import.meta.dirname, '../README.md'), 'utf8');
-const blocks = [...README.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1] ?? '', code: m[2] ?? '' }));
+const ROOT = join(import.meta.dirname, '..');
+/** The pages with commands, in the order a reader meets them: each goes on in the shell of those before it. */
+const PAGES = [
+  'README.md',
+  'docs/rest-api.md',
+  'docs/graphql-api.md',
+  'docs/live-queries.md',
+  'docs/webhooks.md',
+  'docs/agents.md',
+  'docs/observability.md',
+];
+const blocksOf = (page: string) =>
+  [...readFileSync(join(ROOT, page), 'utf8').matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({
+    page,
+    lang: m[1] ?? '',
+    code: m[2] ?? '',
+  }));
+const readmeBlocks = blocksOf('README.md');
+const blocks = PAGES.flatMap(blocksOf);
+/** A block a reader runs against the gateway: a shell block that calls curl. */
+const runsCurl = (block: { lang: string; code: string }) => block.lang === 'sh' && /\bcurl\b/.test(block.code);
+
+it('every page of the documentation with curl examples is run, in a known order', () => {
+  const pages = ['README.md', ...readdirSync(join(ROOT, 'docs')).map((name) => `docs/${name}`)].filter((page) =>
+    page.endsWith('.md'),
+  );
+  for (const page of pages) {
+    if (blocksOf(page).some(runsCurl)) expect(PAGES, `${page} has curl examples`).toContain(page);
+  }
+  for (const page of PAGES) expect(blocksOf(page).some(runsCurl), `${page} has no curl example`).toBe(true);
+  // Every example says where the gateway is by $GATEWAY, so that a reader's PORT needs no editing.
+  for (const block of blocks.filter(runsCurl)) expect(block.code, block.page).not.toMatch(/127\.0\.0\.1:4000/);
+});
 
 /** The README's curl prelude: a failed HTTP answer fails the script; a stream (-N) is cut after 2 s, not a failure. */
 const PRELUDE = [
@@ -64,12 +96,12 @@ beforeAll(async () => {
 afterAll(() => served.close());
 
 it('the GraphQL examples run in order, each without errors, as the README runs them from a shell', async () => {
-  const operations = blocks
+  const operations = readmeBlocks
     .filter((block) => block.lang === 'graphql')
     .flatMap((block) => parse(block.code).definitions.map((definition) => print(definition)));
   expect(operations.length).toBeGreaterThanOrEqual(4);
   // The shell block of the GraphQL section: sign-up and login by curl, then `gql`, which adds the token.
-  const shell = blocks.find((block) => block.lang === 'sh' && /^gql\(\) \{/m.test(block.code));
+  const shell = readmeBlocks.find((block) => block.lang === 'sh' && /^gql\(\) \{/m.test(block.code));
   expect(shell, 'a sh block that defines gql()').toBeDefined();
   const inShell = [...shell!.code.matchAll(/'(?:query=)?((?:query|mutation)\b[^']*|\{[^']*)'/g)].map((m) =>
     print(parse(m[1]!)),
@@ -84,12 +116,11 @@ it('the GraphQL examples run in order, each without errors, as the README runs t
 
   const fresh = await serve();
   try {
-    const script = [
-      shell!.code.replaceAll('http://127.0.0.1:4000', fresh.base),
-      ...rest.map((_, index) => `echo; gql "$DOC_${index}"`),
-      'echo',
-    ].join('\n');
-    const env = Object.fromEntries(rest.map((operation, index) => [`DOC_${index}`, operation]));
+    const script = [shell!.code, ...rest.map((_, index) => `echo; gql "$DOC_${index}"`), 'echo'].join('\n');
+    const env = {
+      GATEWAY: fresh.base,
+      ...Object.fromEntries(rest.map((operation, index) => [`DOC_${index}`, operation])),
+    };
     const { code, stdout, stderr } = await bash(script, env);
     expect(code, `${stderr}\n${stdout}`).toBe(0);
     const answers = stdout
@@ -111,11 +142,13 @@ it('the GraphQL examples run in order, each without errors, as the README runs t
 
 it('the curl examples run in order in one shell, every answer a success', async () => {
   const script = blocks
-    .filter((block) => block.lang === 'sh' && /\bcurl\b/.test(block.code))
-    .map((block) => block.code.replaceAll('http://127.0.0.1:4000', base))
+    .filter(runsCurl)
+    .map((block) => block.code)
     .join('\n');
   expect(script).toContain('add_webhook_campaingn');
-  const { code, stdout, stderr } = await bash(`${script}\necho "TOKEN=\${TOKEN:0:10} WEBHOOK_ID=$WEBHOOK_ID"`);
+  const { code, stdout, stderr } = await bash(`${script}\necho "TOKEN=\${TOKEN:0:10} WEBHOOK_ID=$WEBHOOK_ID"`, {
+    GATEWAY: base,
+  });
   expect(code, `${stderr}\n${stdout.slice(-2000)}`).toBe(0);
   // The GraphQL section's shell block: signed up and logged in by curl, then a query by `gql`.
   expect(stdout).toMatch(/\{"data":\{"accountSignUp":\{"apiKey":"ck_/);
@@ -123,6 +156,9 @@ it('the curl examples run in order in one shell, every answer a success', async 
   expect(stdout).toContain('"attached":true');
   expect(stdout).toMatch(/TOKEN=ey\S+ WEBHOOK_ID=wh_\S+/);
   expect(stdout).toContain('"campaignId":"spring-outreach"');
+  // The call-status callback signed by hand with openssl (docs/rest-api.md) was taken, and its call log is listed.
+  expect(stdout).toContain('{"received":true}');
+  expect(stdout).toMatch(/"CA100"/);
   // The agent's session over MCP: the tool list, a created campaign, a tool error naming the bad argument.
   expect(stdout).toContain('"name":"campaign_list"');
   expect(stdout).toMatch(/"structuredContent":\{"campaignCreate":\{"campaign":\{[^}]*"campId":"agent-outreach"/);
@@ -143,7 +179,7 @@ it('the JavaScript snippets run on this Node (a subscription over WebSocket rece
     expect(snippet.code).not.toMatch(/from 'ws'|require\('ws'\)/);
     // Beside package.json, so that its imports resolve as in a reader's project; `accessToken` is the reader's token.
     const file = join(import.meta.dirname, `.readme-snippet-${randomBytes(4).toString('hex')}.mjs`);
-    const code = snippet.code.replaceAll('127.0.0.1:4000', base.slice('http://'.length));
+    const code = snippet.code.replaceAll('127.0.0.1:4000', base.slice('http://'.length)); // the reader's address
     writeFileSync(file, `const accessToken = process.env.ACCESS_TOKEN;\n${code}`);
     const child = spawn(process.execPath, [file], { env: { ...process.env, ACCESS_TOKEN: token } });
     let stdout = '';

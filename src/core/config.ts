@@ -57,13 +57,13 @@ const envSchema = z
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1200),
     /** Requests without a valid bearer token (sign-up, login, provider webhooks, …) per client address per minute. */
     ANONYMOUS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
-    /** The listener's timeouts (README "Limits"): a request's headers, the whole request, an idle keep-alive connection. */
+    /** The listener's timeouts (docs/limits.md): a request's headers, the whole request, an idle keep-alive connection. */
     HTTP_HEADERS_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(10),
     HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
     HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(5),
     /**
      * Signed provider callbacks (call status; social messages with an app secret) per account per minute, counted
-     * once their signature is verified, never against the sender's address (README "Limits").
+     * once their signature is verified, never against the sender's address (docs/limits.md).
      */
     CALLBACK_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(6000),
     /**
@@ -84,17 +84,17 @@ const envSchema = z
     LOGIN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
     /** log2 of scrypt's N for new password hashes (14 = 16384, ~50 ms here); tests lower it to stay fast. */
     PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(20).default(14),
-    /** `apq`: automatic persisted queries; `only`: trusted documents, from the manifest; `off` (README "Persisted operations"). */
+    /** `apq`: automatic persisted queries; `only`: trusted documents, from the manifest; `off` (docs/graphql-api.md "Persisted operations"). */
     PERSISTED_OPERATIONS: z.enum(['apq', 'only', 'off']).default('apq'),
     /** The trusted documents of `PERSISTED_OPERATIONS=only`: a JSON object of SHA-256 hash → document. */
     PERSISTED_OPERATIONS_MANIFEST: z.string().min(1).default('schema/persisted-operations.json'),
-    /** Prometheus metrics at /metrics (README "Metrics"); with METRICS_TOKEN, only for `Authorization: Bearer <it>`. */
+    /** Prometheus metrics at /metrics (docs/observability.md "Metrics"); with METRICS_TOKEN, only for `Authorization: Bearer <it>`. */
     METRICS: booleanFlag.default(true),
     METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-    /** The optional response cache (README "HTTP caching"): query results per account, invalidated by every write. */
+    /** The optional response cache (docs/graphql-api.md "HTTP caching"): query results per account, invalidated by every write. */
     RESPONSE_CACHE: booleanFlag.default(false),
     RESPONSE_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).max(100_000).default(1000),
-    /** MiB the response cache's results may hold, by estimate (README "Memory"). */
+    /** MiB the response cache's results may hold, by estimate (docs/limits.md "Memory"). */
     RESPONSE_CACHE_MAX_MB: z.coerce.number().int().min(1).max(4096).default(64),
     RESPONSE_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
     /**
@@ -107,10 +107,10 @@ const envSchema = z
     GRAPHQL_PREPARED_DOCUMENTS: z.coerce.number().int().min(1).max(10_000).default(1000),
     /**
      * MiB that parsed documents (with their validation results and compiled queries) may hold, by estimate
-     * (src/core/byte-bounded-caches.ts): yoga's parse cache, and the prepared lane as much again (README "Memory").
+     * (src/core/byte-bounded-caches.ts): yoga's parse cache, and the prepared lane as much again (docs/limits.md "Memory").
      */
     GRAPHQL_DOCUMENT_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(48),
-    /** `@live` queries (README "Live queries"): a query's result kept current over SSE or WebSocket. */
+    /** `@live` queries (docs/live-queries.md): a query's result kept current over SSE or WebSocket. */
     LIVE_QUERIES: booleanFlag.default(true),
     /** Live queries one account may hold open at once on one instance; one more is refused (RATE_LIMITED). */
     LIVE_QUERIES_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(100),
@@ -124,7 +124,7 @@ const envSchema = z
      * it (after a burst of a second) they wait, coalesced, so that one tenant's live queries cannot starve the others.
      */
     LIVE_QUERY_SHARE_PERCENT: z.coerce.number().int().min(1).max(100).default(25),
-    /** @defer and @stream on queries (README "Incremental delivery"). */
+    /** @defer and @stream on queries (docs/graphql-api.md "Incremental delivery"). */
     INCREMENTAL_DELIVERY: booleanFlag.default(true),
     /**
      * The most a tool answer weighs on the wire, both copies of its data counted (docs/mcp.md "Answer sizes"): long
@@ -240,7 +240,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, warn: (m: strin
                 : issue.message;
       return value === undefined ? `${name} ${message}` : `${name}=${shownValue(name, value)} ${message}`;
     });
-    throw new ConfigError(`Invalid configuration (see the README, "Configuration"): ${problems.join('; ')}`);
+    throw new ConfigError(`Invalid configuration (see docs/configuration.md): ${problems.join('; ')}`);
   }
   const { JWT_SECRET, SECRETS_KEY, SECRETS_FILE, ...rest } = parsed.data;
   const secrets =

@@ -15,7 +15,7 @@ export function createLogger(level: Config['LOG_LEVEL'], destination?: Destinati
       timestamp: pino.stdTimeFunctions.isoTime,
       mixin: () => {
         const requestId = currentRequestId();
-        // Within a traced request or delivery, the trace it belongs to (README "Traces").
+        // Within a traced request or delivery, the trace it belongs to (docs/observability.md "Traces").
         const span = trace.getActiveSpan()?.spanContext();
         const traced = span && isSpanContextValid(span) ? { trace_id: span.traceId, span_id: span.spanId } : {};
         return requestId ? { requestId, ...traced } : traced;

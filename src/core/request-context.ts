@@ -90,7 +90,7 @@ export function currentErrorCodes(): string[] | undefined {
   return storage.getStore()?.errorCodes;
 }
 
-/** Notes the route template the request matched (README "Metrics"). */
+/** Notes the route template the request matched (docs/observability.md "Metrics"). */
 export function noteRoute(template: string): void {
   const state = storage.getStore();
   if (state) state.route = template;

@@ -1,4 +1,4 @@
-// OpenTelemetry traces (README "Traces"), configured only by the standard OTEL_* variables and off when no OTLP
+// OpenTelemetry traces (docs/observability.md "Traces"), configured only by the standard OTEL_* variables and off when no OTLP
 // endpoint is set. The SDK and the OTLP/HTTP exporter are OpenTelemetry's; the spans are ours, made where the work
 // happens (no monkey-patching of modules, which ESM makes fragile):
 // - one SERVER span per HTTP request, continuing an incoming W3C `traceparent` (src/http/doors.ts);

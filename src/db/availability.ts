@@ -1,5 +1,5 @@
 // Whether the database answers, as the requests find it: while it does not, both doors answer 503 with Retry-After
-// (README "When the database is down"), and the log says so once when it goes and once when it is back, instead of
+// (docs/limits.md "When the database is down"), and the log says so once when it goes and once when it is back, instead of
 // an error with a stack per request.
 import type { Logger } from '../core/logger.js';
 import { isDatabaseUnavailable } from './errors.js';

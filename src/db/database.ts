@@ -13,7 +13,7 @@ import { traceQuery } from '../core/tracing.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
-/** The default database's folder (README "Configuration"), created when missing; any other folder must exist. */
+/** The default database's folder (docs/configuration.md), created when missing; any other folder must exist. */
 export const DEFAULT_DATA_DIRECTORY = './data';
 
 /** A missing folder in a `sqlite:` path is a typo, not a request for a new empty database. */
@@ -45,7 +45,7 @@ export interface OpenOptions {
   onAnswer?: (sql: string, startedAt: number) => void;
   /** PostgreSQL's connect and pool-wait timeout, SQLite's busy timeout (default 3 s). */
   timeoutMs?: number;
-  /** A span per SQL query within traced work (README "Traces"); only when tracing is on (Kysely's log hook costs). */
+  /** A span per SQL query within traced work (docs/observability.md "Traces"); only when tracing is on (Kysely's log hook costs). */
   traceQueries?: boolean;
   /** Told (and awaited) each time a write has become visible: the response cache's invalidation. */
   onCommittedWrite?: (writes: WrittenRows[]) => Promise<void> | void;

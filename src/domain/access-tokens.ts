@@ -1,4 +1,4 @@
-// Named access tokens (README "Credentials"): long-lived bearer tokens an account creates for its agents and scripts
+// Named access tokens (docs/security.md): long-lived bearer tokens an account creates for its agents and scripts
 // (the MCP door, CI jobs), usable on every door like a login's token. Shown once, stored as a SHA-256 digest,
 // optionally read-only and optionally expiring; revoking one deletes it, and the very next request with it is refused
 // on every instance (the credential cache only trusts what the database's change version vouches for:

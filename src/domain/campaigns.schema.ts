@@ -3,7 +3,7 @@
 // description and GraphQL name. Everything else derives from it: the zod schemas of both doors, the row and column
 // mappings (campaigns.ts), the campaigns table's column types (db/types.ts), the GraphQL Campaign type and inputs, the
 // REST door's campaign fragment and response schema, and so the OpenAPI description. Adding a field is one entry here
-// plus a migration that adds its column (README, "Adding a campaign field").
+// plus a migration that adds its column (docs/architecture.md "Adding a campaign field").
 import { z } from 'zod';
 import {
   anyNumberField,

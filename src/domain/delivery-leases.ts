@@ -197,7 +197,7 @@ export async function disableWebhook(
     .execute();
 }
 
-/** Deliveries waiting to be sent or retried, across accounts: the outbox backlog (README "Metrics"). */
+/** Deliveries waiting to be sent or retried, across accounts: the outbox backlog (docs/observability.md "Metrics"). */
 export async function countPendingDeliveries(db: Kysely<Database>): Promise<number> {
   const { count } = await db
     .selectFrom('webhook_deliveries')

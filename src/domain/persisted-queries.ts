@@ -1,4 +1,4 @@
-// The store of automatic persisted queries (README "Persisted operations"): hash → document, in the database so that
+// The store of automatic persisted queries (docs/graphql-api.md "Persisted operations"): hash → document, in the database so that
 // every instance answers a hash another one registered. Bounded in count (the oldest go first) and in size.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';

@@ -3,7 +3,7 @@
 //   entry[].messaging[]                 (sender.id, timestamp, message.mid, message.text)
 import { z } from 'zod';
 
-/** Messages in one delivery: Meta batches at most 1000 (README "Limits"). */
+/** Messages in one delivery: Meta batches at most 1000 (docs/limits.md). */
 export const MAX_MESSAGES_PER_DELIVERY = 1000;
 
 const timestamp = z.union([z.number(), z.string().regex(/^\d+$/)]).transform(Number);

@@ -154,7 +154,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   }
 
   function track(delivery: ClaimedDelivery): void {
-    // A span per attempt (README "Traces"); its SQL spans nest in it.
+    // A span per attempt (docs/observability.md "Traces"); its SQL spans nest in it.
     const span = tracer.startSpan('webhook.deliver', {
       kind: SpanKind.CLIENT,
       attributes: { 'webhook.delivery_id': delivery.deliveryId, 'webhook.id': delivery.webhookId ?? '' },

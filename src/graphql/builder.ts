@@ -127,7 +127,7 @@ export const builder = new SchemaBuilder<{
       description: 'An object with a global id, unique across accounts: refetch it with `node(id:)` (docs/graphql.md).',
     },
     pageInfoTypeOptions: { description: 'Where a page of a connection stands; pass its cursors as `after`/`before`.' },
-    // At most MAX_NODE_IDS ids per `nodes` call (README "Limits"): each id is a lookup.
+    // At most MAX_NODE_IDS ids per `nodes` call (docs/limits.md): each id is a lookup.
     nodeQueryOptions: {
       description: 'The object with this global id if it is yours (or a voice of the catalogue); null otherwise.',
       args: { id: { description: 'A global id, as an `id` field gave it.' } },
@@ -174,7 +174,7 @@ builder.addScalarType(
     },
   }),
 );
-/** graphql-scalars' JSON scalars, refusing values nested deeper than MAX_JSON_DEPTH (README "Limits"). */
+/** graphql-scalars' JSON scalars, refusing values nested deeper than MAX_JSON_DEPTH (docs/limits.md). */
 function depthLimited(scalar: GraphQLScalarType): GraphQLScalarType {
   const config = scalar.toConfig();
   const checked = <T>(value: T): T => {

@@ -1,4 +1,4 @@
-// The budget of provider callbacks (README "Limits"; issue 41). A provider sends every tenant's callbacks from a few
+// The budget of provider callbacks (docs/limits.md; issue 41). A provider sends every tenant's callbacks from a few
 // egress addresses, so a signed callback must not count against its sender's address: a busy campaign would starve
 // every other tenant's callbacks and every login from that address. The HTTP door lets a request that carries a
 // signature header through uncounted while its address has budget left (src/http/rate-limit.ts); here, once the

@@ -6,7 +6,7 @@ import type { Services } from '../services.js';
 export interface Context extends Services {
   viewer: Account | null;
   authFailure: AuthFailure | null;
-  /** Where the request comes from (README "Limits": TRUST_PROXY), for throttles keyed by client address. */
+  /** Where the request comes from (docs/limits.md: TRUST_PROXY), for throttles keyed by client address. */
   clientAddress: string;
   /** When the caller's access token expires (ms since the epoch); live streams end then. */
   tokenExpiresAt?: number;

@@ -1,4 +1,4 @@
-// The work a document may make the server do before anything runs (issue 41; README "Limits"): parsing is bounded by
+// The work a document may make the server do before anything runs (issue 41; docs/limits.md): parsing is bounded by
 // graphql-armor's token limit, and validation here.
 //
 // The costly validation rule is "overlapping fields can be merged": every pair of fields that share a response name
@@ -188,7 +188,7 @@ export const documentWorkLimits: Plugin = {
 };
 
 /**
- * Tokens a document sent without a valid token may hold (README "Limits"): what an anonymous caller needs — signing
+ * Tokens a document sent without a valid token may hold (docs/limits.md): what an anonymous caller needs — signing
  * up, logging in, introspection (~180 tokens) — is small, and one address at its full rate limit sending worst cases
  * of 5 000 tokens took a core's third from everyone else (bench/isolation.ts, "expensive documents"). Signed-in
  * callers keep the 5 000 of graphql-armor's limit.

@@ -1,4 +1,4 @@
-// @defer and @stream (README "Incremental delivery"), by yoga's defer-stream plugin: a query may defer fragments and
+// @defer and @stream (docs/graphql-api.md "Incremental delivery"), by yoga's defer-stream plugin: a query may defer fragments and
 // stream list items; the answer comes in parts, over multipart/mixed or SSE (text/event-stream). graphql-jit knows
 // neither directive, so a document that uses one runs on graphql-js's executor (the one yoga's plugin drives).
 import {
@@ -47,7 +47,7 @@ export function usesIncrementalDelivery(document: DocumentNode): boolean {
   return uses;
 }
 
-/** At most this many @defer and @stream in one document (README "Limits"): each is a part of the answer. */
+/** At most this many @defer and @stream in one document (docs/limits.md): each is a part of the answer. */
 export const MAX_INCREMENTAL_DIRECTIVES = 20;
 
 /** Refuses a document with more than MAX_INCREMENTAL_DIRECTIVES @defer/@stream, before anything runs. */

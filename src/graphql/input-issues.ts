@@ -120,7 +120,7 @@ export const MAX_MESSAGE_LENGTH = 500;
 export const shortened = (message: string, max = MAX_MESSAGE_LENGTH) =>
   message.length <= max ? message : `${message.slice(0, max - 1)}…`;
 
-/** One error for every issue of a request's inputs, as a resolver's zod check answers (README, "Errors"). */
+/** One error for every issue of a request's inputs, as a resolver's zod check answers (docs/rest-api.md). */
 export function inputError(issues: InputIssue[]): GraphQLError {
   const named = issues.slice(0, MAX_INPUT_ISSUES);
   const listed = named.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; ');

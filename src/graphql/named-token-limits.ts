@@ -1,4 +1,4 @@
-// What a named access token may not do (README "Credentials"): manage credentials. An agent's token creating a
+// What a named access token may not do (docs/security.md): manage credentials. An agent's token creating a
 // token that never expires, revoking the others, rotating the API key or changing the password would turn its own
 // expiry and revocation into suggestions; those take a login (e-mail and password).
 import { forbidden } from '../core/errors.js';

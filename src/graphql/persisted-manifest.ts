@@ -1,4 +1,4 @@
-// The manifest of trusted documents for PERSISTED_OPERATIONS=only (README "Persisted operations"): SHA-256 hash →
+// The manifest of trusted documents for PERSISTED_OPERATIONS=only (docs/graphql-api.md "Persisted operations"): SHA-256 hash →
 // document, for the documents of this repository that clients send to /graphql: GraphiQL's default document as
 // GraphiQL sends it, each operation of the README, printed, and the documents of schema/retired-operations.json (those
 // that left the repository since the last release, kept for one release). `npm run schema` rewrites it; a test fails

@@ -1,4 +1,4 @@
-// Persisted operations (README "Persisted operations"), by the yoga plugins, with our glue:
+// Persisted operations (docs/graphql-api.md "Persisted operations"), by the yoga plugins, with our glue:
 // - `apq` (default): Apollo's automatic persisted queries (@graphql-yoga/plugin-apq). The store is the database, so
 //   every instance answers a hash another one registered, with a bounded in-process cache in front.
 // - `only`: trusted documents (@graphql-yoga/plugin-persisted-operations). Only the documents of the manifest run,

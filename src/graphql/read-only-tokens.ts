@@ -1,4 +1,4 @@
-// A read-only access token (README "Credentials") runs queries and subscriptions only: a mutation is refused with
+// A read-only access token (docs/security.md) runs queries and subscriptions only: a mutation is refused with
 // FORBIDDEN before anything executes, on every door (GraphQL, WebSocket, REST and MCP all execute through yoga's
 // enveloped pipeline).
 import { GraphQLError, getOperationAST, OperationTypeNode } from 'graphql';

@@ -1,5 +1,5 @@
 // An envelop plugin that refuses GraphQL requests whose variables or extensions are nested deeper than
-// MAX_JSON_DEPTH or hold a list longer than MAX_LIST_LENGTH (README "Limits"), before graphql-js's recursive
+// MAX_JSON_DEPTH or hold a list longer than MAX_LIST_LENGTH (docs/limits.md), before graphql-js's recursive
 // coercion sees them: a clear 400, never a stack overflow or seconds of work.
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';

@@ -1,4 +1,4 @@
-// The optional response cache (README "HTTP caching", RESPONSE_CACHE=true): query results of a signed-in account,
+// The optional response cache (docs/graphql-api.md "HTTP caching", RESPONSE_CACHE=true): query results of a signed-in account,
 // kept in process (at most RESPONSE_CACHE_MAX_ENTRIES and RESPONSE_CACHE_MAX_MB by estimate, each ≤ 256 KiB of JSON,
 // at most RESPONSE_CACHE_TTL_SECONDS old).
 //

@@ -1,5 +1,5 @@
 // The address of the client a request comes from, for the per-address throttles and the login lockout
-// (README "Limits"). Without a proxy it is the socket's peer. Behind TRUST_PROXY reverse proxies that each append
+// (docs/limits.md). Without a proxy it is the socket's peer. Behind TRUST_PROXY reverse proxies that each append
 // the address they received from to X-Forwarded-For, it is the entry that many places from the right: entries
 // further left were written by the client itself and prove nothing.
 import ipaddr from 'ipaddr.js';

@@ -49,7 +49,7 @@ import {
 
 export interface Doors {
   services: Services;
-  /** Whether requests get spans (README "Traces"). */
+  /** Whether requests get spans (docs/observability.md "Traces"). */
   tracing: boolean;
   health(pathname: string): Promise<Response>;
   docs: DocsHandler;
@@ -273,7 +273,7 @@ export function createDoors({
         const routeLabel = routeOf(door, url.pathname);
         const path = loggablePath(url);
         // A client that went away before its answer was ready never sees it: 499, as proxies log it (the work itself
-        // is not cancelled; README "Logs").
+        // is not cancelled; docs/limits.md "Logs").
         const status = request.signal.aborted ? CLIENT_CLOSED_REQUEST : response.status;
         metrics.observeRequest(door, routeLabel, request.method, status, (performance.now() - started) / 1000);
         if (errors) metrics.countErrors(door, errors);
@@ -302,7 +302,7 @@ export function createDoors({
   };
 }
 
-/** The error code of a REST answer's status (README "Metrics": gateway_errors_total), null for a success. */
+/** The error code of a REST answer's status (docs/observability.md "Metrics": gateway_errors_total), null for a success. */
 const REST_STATUS_CODES: Record<number, string> = {
   400: 'BAD_REQUEST',
   401: 'UNAUTHENTICATED',
@@ -319,7 +319,7 @@ const REST_STATUS_CODES: Record<number, string> = {
 };
 
 function restErrorCodes(status: number): string[] | null {
-  // A client that went away made no mistake the server could answer (README "Logs": status 499, no code).
+  // A client that went away made no mistake the server could answer (docs/limits.md "Logs": status 499, no code).
   if (status < 400 || status === CLIENT_CLOSED_REQUEST) return null;
   return [REST_STATUS_CODES[status] ?? (status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST')];
 }

@@ -1,4 +1,4 @@
-// HTTP caching of GraphQL GET queries (README "HTTP caching"): each JSON answer to a GET carries an ETag (a hash of
+// HTTP caching of GraphQL GET queries (docs/graphql-api.md "HTTP caching"): each JSON answer to a GET carries an ETag (a hash of
 // the body), and a request whose If-None-Match holds it gets 304 with no body. Answers are per account, so they are
 // `Cache-Control: private, no-cache` (a browser revalidates each time; a shared cache stores nothing) and vary by
 // Authorization. Nothing is kept on the server: the answer is computed, then compared.

@@ -8,7 +8,7 @@ const json = (status: number, body: unknown) => jsonResponse(status, body, { 'ca
 export const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
 
 /**
- * `degraded` names the optional parts that are away (`redis`): the instance still serves, without them (README
+ * `degraded` names the optional parts that are away (`redis`): the instance still serves, without them (docs/limits.md,
  * "When Redis is down").
  */
 export async function health(

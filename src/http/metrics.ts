@@ -1,4 +1,4 @@
-// Prometheus metrics at /metrics (README "Metrics"), with prom-client and yoga's Prometheus plugin:
+// Prometheus metrics at /metrics (docs/observability.md "Metrics"), with prom-client and yoga's Prometheus plugin:
 // - GraphQL phase durations (parse, validate, context, execute, subscribe) and whole-operation durations, as
 //   histograms by operation name and type (yoga/envelop plugin);
 // - every HTTP request by door, route, method and status (REST by its legacy path template), and errors by code;

@@ -1,4 +1,4 @@
-// The request limits checked before a request reaches either door (README "Limits"), per tenant: the account for
+// The request limits checked before a request reaches either door (docs/limits.md), per tenant: the account for
 // requests with a valid bearer token, the client address for the rest (sign-up, login, provider webhooks, anonymous
 // GraphQL). Two budgets: requests per minute, and large request bodies per minute (a 1 MiB body costs the shared
 // event loop about 10 ms to parse, so a tenant sending them back to back would take the CPU from everyone else).

@@ -88,7 +88,7 @@ function unexpected(app: ServedApp, res: ServerResponse, error: unknown, graphql
   );
 }
 
-/** The listener's timeouts (README "Limits"; src/core/config.ts HTTP_*_TIMEOUT_SECONDS). */
+/** The listener's timeouts (docs/limits.md; src/core/config.ts HTTP_*_TIMEOUT_SECONDS). */
 export interface ListenerTimeouts {
   /** The request's headers must have arrived within this (Node's headersTimeout). */
   headersMs: number;

@@ -1,4 +1,4 @@
-// GraphQL over WebSocket (README "Subscriptions over WebSocket"): the graphql-transport-ws protocol (graphql-ws), on
+// GraphQL over WebSocket (docs/graphql-api.md "Subscriptions over WebSocket"): the graphql-transport-ws protocol (graphql-ws), on
 // /graphql beside SSE, running operations through yoga's enveloped pipeline (the same context, limits, masking and
 // resolvers; subscriptions use the same Redis fan-out). The bearer token comes in `connection_init`
 // (`{"authorization": "Bearer <token>"}`); a connection ends (close 4403) when that token expires or is revoked,

@@ -101,7 +101,7 @@ export async function graphqlToolResult(
   if (usesIncrementalDelivery(document)) {
     return refused('@defer and @stream are not offered through MCP: a tool answers once', 'BAD_REQUEST');
   }
-  // Nor can a live query's later results (README "Live queries"): it is a stream for /graphql.
+  // Nor can a live query's later results (docs/live-queries.md): it is a stream for /graphql.
   if (operation.directives?.some((directive) => directive.name.value === 'live')) {
     return refused(
       '@live is not offered through MCP: a tool answers once; use /graphql (SSE or WebSocket)',

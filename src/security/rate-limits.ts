@@ -1,5 +1,5 @@
 // Per-account request rate, per-client-address rate of unauthenticated requests, and login throttling per e-mail and
-// client address (README "Limits"), by rate-limiter-flexible: counted in
+// client address (docs/limits.md), by rate-limiter-flexible: counted in
 // memory, or in Redis when REDIS_URL is set so that every instance shares the counts. While Redis is away (or a
 // command to it fails) an in-memory limiter stands in, per instance, rather than refusing, waving everything through
 // or making the request wait (docs/decisions.md §15).

@@ -1,4 +1,4 @@
-// Bearer tokens, two kinds (README "Credentials"):
+// Bearer tokens, two kinds (docs/security.md):
 //   - session tokens from login: HS256 JWTs whose subject is the account id and whose `ver` is the account's token
 //     version (a rotated API key or a changed password bumps the version, and older tokens are then refused);
 //   - named access tokens (src/domain/access-tokens.ts): `cgat_<account id>.<token id>.<random>.<mac>`, long-lived,

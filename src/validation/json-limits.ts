@@ -1,4 +1,4 @@
-// Limits on the shape of JSON a client sends (README "Limits"): nesting at most 64 levels deep (REST bodies, GraphQL
+// Limits on the shape of JSON a client sends (docs/limits.md): nesting at most 64 levels deep (REST bodies, GraphQL
 // bodies, variables and JSON scalars) and, in GraphQL variables, no list longer than 1000 items. Both checks are
 // iterative, so a hostile document cannot overflow the stack of the code that measures it, and they run before any
 // recursive code (graphql-js's coercion, jsonc-parser's error reporting, zod) sees the value.

@@ -2,7 +2,7 @@
 // /graphql, runs the default document's "Login", then its "Campaigns" (the token from Login goes with it, nothing is
 // pasted) and sees the demo campaigns in the result pane, then its "LiveCampaigns" (@live) and sees a change made
 // meanwhile; and /api/v3/docs renders Swagger UI with the REST operations,
-// whose Authorize dialog signs in with the demo account's e-mail and password (README "Try it in Swagger UI") or takes
+// whose Authorize dialog signs in with the demo account's e-mail and password (docs/rest-api.md "Try it in Swagger UI") or takes
 // a pasted token, and then "Try it out" lists the demo campaigns. Both pages must work
 // offline: every request the browser makes stays on the local server. Screenshots go to test/browser/output/.
 import { existsSync, mkdirSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// README "Using it from a frontend": the urql and Apollo Client set-ups of test/client/setups/, run against a real
+// docs/frontend-clients.md: the urql and Apollo Client set-ups of test/client/setups/, run against a real
 // server: a query by APQ (the hash alone once registered, by GET), a mutation updating the normalised cache, and a
 // subscription over WebSocket (and over SSE for urql). The README's code blocks are these files' code. Their
 // WebSocket is Node's global one, as a reader's would be (no 'ws' package).
@@ -189,10 +189,8 @@ describe('Apollo Client', () => {
   });
 });
 
-it("the README's frontend code is these set-ups' code", () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('## Using it from a frontend');
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+it("docs/frontend-clients.md's code is these set-ups' code", () => {
+  const section = readFileSync(join(ROOT, 'docs/frontend-clients.md'), 'utf8');
   const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
   expect(blocks.length).toBe(2);
   const files = ['urql', 'apollo'].map((name) => readFileSync(join(import.meta.dirname, `setups/${name}.ts`), 'utf8'));

@@ -1,4 +1,4 @@
-// README "Live queries": the urql and Apollo Client set-ups of test/client/setups/live-*.ts, run against a real server.
+// docs/live-queries.md: the urql and Apollo Client set-ups of test/client/setups/live-*.ts, run against a real server.
 // Each keeps a `@live` query's result current: a campaign changed through REST reaches the client without a refetch.
 // The README's code blocks of that section are these files' code.
 import { readFileSync } from 'node:fs';
@@ -94,10 +94,8 @@ it('Apollo Client: a @live query over WebSocket follows a change made through RE
   expect(JSON.stringify(client.cache.extract())).toContain('Spring, renamed');
 });
 
-it("the README's live query code is these set-ups' code", () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('## Live queries');
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+it("docs/live-queries.md's code is these set-ups' code", () => {
+  const section = readFileSync(join(ROOT, 'docs/live-queries.md'), 'utf8');
   const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
   expect(blocks.length).toBe(2);
   const files = ['live-urql', 'live-apollo'].map((name) =>

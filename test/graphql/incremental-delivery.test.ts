@@ -1,4 +1,4 @@
-// @defer and @stream (README "Incremental delivery"): a query defers a campaign's metrics or streams its call logs,
+// @defer and @stream (docs/graphql-api.md "Incremental delivery"): a query defers a campaign's metrics or streams its call logs,
 // and the answer comes in parts over multipart/mixed or SSE; a JSON-only client gets 406, and a document is bounded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_INCREMENTAL_DIRECTIVES } from '../../src/graphql/incremental-delivery.js';

@@ -1,4 +1,4 @@
-// `@live` queries (README "Live queries"): the first result at once, then a new one whenever something the query read
+// `@live` queries (docs/live-queries.md): the first result at once, then a new one whenever something the query read
 // changes — through any door, a signed call-status callback, on any instance — and nothing for changes it did not
 // read or another account's; patches when asked; the limits; the end of a stream when its credential goes.
 import { applyLiveQueryJSONPatch } from '@n1ru4l/graphql-live-query-patch-json-patch';

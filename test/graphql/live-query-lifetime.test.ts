@@ -1,4 +1,4 @@
-// How a `@live` query's stream lives and ends (README "Live queries"): a password change, a revoked named token, or a
+// How a `@live` query's stream lives and ends (docs/live-queries.md): a password change, a revoked named token, or a
 // credential that no longer checks out at a re-execution ends it with a final UNAUTHENTICATED result; shutdown ends it
 // with a final message; over WebSocket it works as over SSE; across instances the writes of one reach the live
 // queries of another through Redis, and after a Redis outage every live query catches up.

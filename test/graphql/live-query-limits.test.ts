@@ -1,4 +1,4 @@
-// The bounds of `@live` queries (README "Live queries"): the per-account cap, the throttle window, the document limits
+// The bounds of `@live` queries (docs/live-queries.md): the per-account cap, the throttle window, the document limits
 // and operation types, the transport, anonymous callers, and what /metrics counts.
 import { describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.js';

@@ -1,4 +1,4 @@
-// Persisted operations (README "Persisted operations"): Apollo's automatic persisted queries by default, stored in the
+// Persisted operations (docs/graphql-api.md "Persisted operations"): Apollo's automatic persisted queries by default, stored in the
 // database so that every instance answers a hash another one registered, with bounds; trusted documents only with
 // PERSISTED_OPERATIONS=only, from the manifest `npm run schema` writes.
 import { randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The optional response cache (README "HTTP caching", RESPONSE_CACHE=true): a repeated query is answered without
+// The optional response cache (docs/graphql-api.md "HTTP caching", RESPONSE_CACHE=true): a repeated query is answered without
 // the database; every write (a mutation of either door, a provider callback, any other write) is visible to the next
 // read, on every instance (the generation is shared through Redis); entries are per account and bounded.
 import { afterEach, describe, expect, it } from 'vitest';

@@ -137,7 +137,7 @@ export function answerChecker(doc: Json): AnswerChecker {
     if (isDocsPage(method, pathname, answer.status)) return [];
     // Nobody receives the answer to a request whose client went away (the access line says 499).
     if (answer.status === 499) return [];
-    // A trailing slash is redirected to the path without it, as the legacy service did (README "REST").
+    // A trailing slash is redirected to the path without it, as the legacy service did (docs/rest-api.md).
     if (answer.status === 307 && pathname.length > REST_PREFIX.length + 1 && pathname.endsWith('/')) {
       const location = answer.headers.get('location') ?? '';
       return location.split('?')[0] === pathname.replace(/\/+$/, '') ? [] : [`307 to ${location}`];

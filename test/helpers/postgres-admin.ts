@@ -1,4 +1,4 @@
-// The database TEST_DATABASE_URL names, made ready for a run (README "Running on PostgreSQL"): created when it does not
+// The database TEST_DATABASE_URL names, made ready for a run (docs/operations.md "Running on PostgreSQL"): created when it does not
 // exist (through the server's `postgres` database), and a server that cannot be reached is one line saying what to do
 // instead of a stack beside "No test files found".
 import pg from 'pg';
@@ -41,7 +41,7 @@ export async function ensureDatabase(url: string): Promise<boolean> {
     }
     throw new Error(
       `TEST_DATABASE_URL=${masked(url)}: ${error instanceof Error ? error.message : String(error)}. Start ` +
-        'PostgreSQL (README "Running on PostgreSQL") or fix the URL; the role needs CREATEDB.',
+        'PostgreSQL (docs/operations.md "Running on PostgreSQL") or fix the URL; the role needs CREATEDB.',
     );
   }
 }

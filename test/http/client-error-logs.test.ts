@@ -1,4 +1,4 @@
-// Client mistakes are logged at info, without stacks, on the request's one access line (README "Logs"); the
+// Client mistakes are logged at info, without stacks, on the request's one access line (docs/limits.md "Logs"); the
 // unexpected keeps its error line with a stack.
 import { afterEach, expect, test } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';

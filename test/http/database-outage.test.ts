@@ -1,5 +1,5 @@
 // While the database cannot be reached, both doors answer 503 with Retry-After, quickly, and the log says so once
-// when it goes and once when it is back (README "When the database is down"). On PostgreSQL the database is taken
+// when it goes and once when it is back (docs/limits.md "When the database is down"). On PostgreSQL the database is taken
 // away by a TCP proxy between the app and the server; on SQLite another connection holds the write lock.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// HTTP caching of GraphQL GET queries (README "HTTP caching"): an ETag on each JSON answer to a GET, 304 for a
+// HTTP caching of GraphQL GET queries (docs/graphql-api.md "HTTP caching"): an ETag on each JSON answer to a GET, 304 for a
 // matching If-None-Match, private and varying by Authorization; a write shows in the next read (a new ETag).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';

@@ -1,4 +1,4 @@
-// Hostile input that must not stall the shared event loop nor answer 500 (README "Limits"): tenant-supplied
+// Hostile input that must not stall the shared event loop nor answer 500 (docs/limits.md): tenant-supplied
 // patterns run in linear time, lists have caps, JSON nesting has a cap on every door.
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';

@@ -1,4 +1,4 @@
-// Prometheus metrics at /metrics (README "Metrics"): both doors' requests by route and status, GraphQL phases by
+// Prometheus metrics at /metrics (docs/observability.md "Metrics"): both doors' requests by route and status, GraphQL phases by
 // operation name, errors by code, the outbox backlog and delivery outcomes, live streams, the process; labels from
 // bounded sets only (no raw paths, no API keys, at most 100 operation names); the setting turns it off or protects it.
 import { afterEach, describe, expect, it } from 'vitest';

@@ -191,7 +191,7 @@ describe('a credential that no longer stands', () => {
   });
 
   test('a cached answer (RESPONSE_CACHE) is not served to a revoked credential', async () => {
-    // On PostgreSQL the cache's generation lives in Redis (README "HTTP caching"); a CLI change bumps none.
+    // On PostgreSQL the cache's generation lives in Redis (docs/graphql-api.md "HTTP caching"); a CLI change bumps none.
     const app = await start({ RESPONSE_CACHE: 'true', ...(DIALECT === 'postgres' ? { REDIS_URL } : {}) });
     const user = await app.account();
     await createLegacyCampaign(app, user.token, 'c1');

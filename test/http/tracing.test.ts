@@ -1,4 +1,4 @@
-// OpenTelemetry traces (README "Traces"): configured by the OTEL_* variables only, exported by OTLP/HTTP to a local
+// OpenTelemetry traces (docs/observability.md "Traces"): configured by the OTEL_* variables only, exported by OTLP/HTTP to a local
 // collector here; a request's SERVER span continues its traceparent, GraphQL phases and SQL queries are spans of the
 // same trace, a webhook delivery attempt is a span, and the request's log lines carry its trace id.
 import { createServer, type Server } from 'node:http';

@@ -1,4 +1,4 @@
-// GraphQL over WebSocket (README "Subscriptions over WebSocket"): graphql-transport-ws on /graphql beside SSE, the
+// GraphQL over WebSocket (docs/graphql-api.md "Subscriptions over WebSocket"): graphql-transport-ws on /graphql beside SSE, the
 // token in connection_init, the connection closed when the token is revoked or expires and at shutdown, and limits
 // on connections per account and operations per connection.
 import { randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Memory bounded in bytes (issue 41; README "Memory"): distinct 16 KB documents — valid, failing validation, failing
+// Memory bounded in bytes (issue 41; docs/limits.md "Memory"): distinct 16 KB documents — valid, failing validation, failing
 // to parse — sent back to back to a server process. Every document cache is bounded in bytes (src/core/byte-bounded-
 // caches.ts), so the heap stays within the caches' budgets plus a margin whatever the documents, and returns there
 // after the load. `DOCUMENTS=2000` runs it at the issue's size (the suite runs 600: 16 KB documents are charged
@@ -21,7 +21,7 @@ const START_FLAGS = (() => {
 const GC_HOOK = pathToFileURL(join(ROOT, 'test/helpers/gc-on-signal.ts')).href;
 /** The caches' budgets at the defaults: yoga's documents and the lane's (48 MiB each), parse errors and APQ (8 each). */
 const BUDGETS_MB = 48 + 48 + 8 + 8;
-/** What the heap may hold beyond the budgets (the estimates' error, V8's own structures for code): README "Memory". */
+/** What the heap may hold beyond the budgets (the estimates' error, V8's own structures for code): docs/limits.md "Memory". */
 const MARGIN_MB = 100;
 
 let server: ServerProcess | undefined;

@@ -1,4 +1,4 @@
-// Provider callbacks have a budget of their own (issue 41; README "Limits"): a signed callback is verified, then
+// Provider callbacks have a budget of their own (issue 41; docs/limits.md): a signed callback is verified, then
 // counted against its own account, never against the address it came from, so one busy campaign's provider traffic
 // never refuses another account's callbacks or anyone's logins from that address. Whatever carries a signature header
 // but is not a verified callback counts against its address, and unsigned requests stay anonymous.

@@ -1,4 +1,4 @@
-// Per-client-address throttles (README "Limits"): unauthenticated requests per address, the login lockout keyed by
+// Per-client-address throttles (docs/limits.md): unauthenticated requests per address, the login lockout keyed by
 // e-mail and address, login timing that does not tell whether an e-mail exists, and how the address is found
 // (TRUST_PROXY).
 import { afterEach, describe, expect, test } from 'vitest';

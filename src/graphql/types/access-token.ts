@@ -1,4 +1,4 @@
-// Named access tokens (README "Credentials"): `viewer.accessTokens`, `accessTokenCreate`, `accessTokenRevoke`.
+// Named access tokens (docs/security.md): `viewer.accessTokens`, `accessTokenCreate`, `accessTokenRevoke`.
 import { z } from 'zod';
 import {
   type AccessToken,

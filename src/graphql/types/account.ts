@@ -40,7 +40,7 @@ const apiKeyType = (name: string, description: string) =>
         resolve: (result) => result.account,
       }),
       apiKey: t.exposeString('apiKey', {
-        description: 'The API key (`ck_…`), shown only here; the provider callback URLs carry it (README).',
+        description: 'The API key (`ck_…`), shown only here; the provider callback URLs carry it (docs/rest-api.md).',
       }),
     }),
   });

@@ -1,4 +1,4 @@
-// README "Using it from a frontend": Apollo Client with its normalised cache (InMemoryCache), automatic persisted
+// docs/frontend-clients.md: Apollo Client with its normalised cache (InMemoryCache), automatic persisted
 // queries (hashes sent by GET) and subscriptions over WebSocket (graphql-ws).
 // test/client/frontend.test.ts runs it against the server; the README shows this file's code.
 import { ApolloClient, ApolloLink, HttpLink, InMemoryCache } from '@apollo/client';

@@ -1,4 +1,4 @@
-// README "Using it from a frontend": urql with a normalised cache (Graphcache), automatic persisted queries (hashes
+// docs/frontend-clients.md: urql with a normalised cache (Graphcache), automatic persisted queries (hashes
 // sent by GET), and subscriptions over WebSocket (graphql-ws), or over SSE with `fetchSubscriptions`.
 // test/client/frontend.test.ts runs it against the server; the README shows this file's code.
 import { Client, fetchExchange, subscriptionExchange } from '@urql/core';
