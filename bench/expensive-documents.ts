@@ -7,9 +7,9 @@
 // worst of ITERATIONS requests per shape; BENCH_STRICT=1 fails when any shape's median is over LIMIT_MS (20).
 // bench/isolation.ts sends the same documents from one address at its full rate limit.
 import { pathToFileURL } from 'node:url';
-import { hasMoreTokensThan } from '../src/graphql/document-work.js';
+import { hasMoreTokensThan } from '../src/graphql/server/document-work.js';
 
-/** The token limit (src/graphql/yoga.ts GRAPHQL_LIMITS.tokens), less a few. */
+/** The token limit (src/graphql/server/yoga.ts GRAPHQL_LIMITS.tokens), less a few. */
 const MAX_TOKENS = 4_990;
 
 /** The largest n (≤ max) whose document fits in the token limit: a worst case is as big as a caller may send. */

@@ -13,11 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ExecutionArgs, parse } from 'graphql';
 import { requestTargetProblem } from '../src/http/request-target.js';
-import { inputErrors } from '../src/graphql/input-errors.js';
-import { keysOfWrites } from '../src/graphql/live-keys.js';
-import { nulCharacters } from '../src/graphql/nul-characters.js';
-import { readOnlyTokens } from '../src/graphql/read-only-tokens.js';
-import { schema } from '../src/graphql/schema.js';
+import { inputErrors } from '../src/graphql/server/input-errors.js';
+import { keysOfWrites } from '../src/graphql/live/live-keys.js';
+import { nulCharacters } from '../src/graphql/server/nul-characters.js';
+import { readOnlyTokens } from '../src/graphql/server/read-only-tokens.js';
+import { schema } from '../src/graphql/schema/schema.js';
 
 const QUERY = parse(
   'query BenchCampaigns { campaigns(first: 50) { edges { node { id campId title voiceId language script } } } }',

@@ -94,7 +94,7 @@ interface Scenario {
  * Five runs: the hostile requests with the defaults as users run them (judged), the same with the request rate limits
  * raised (caps only), the expensive documents anonymous (judged) and signed in (for information), and the @live case (judged). In the @live case the callbacks
  * stand for the telephony provider's: signed, they count against their account's callback budget, not the address
- * (src/graphql/callback-budget.ts); every setting is the default.
+ * (src/graphql/schema/callback-budget.ts); every setting is the default.
  */
 const SCENARIOS: Scenario[] = [
   { name: 'default settings', env: {}, attack: 'hostile', judged: true },

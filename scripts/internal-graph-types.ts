@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { minifyIntrospection, outputIntrospectionFile } from '@gql.tada/internal';
 import { introspectionFromSchema } from 'graphql';
-import { internalSchema } from '../src/graphql/schema.js';
+import { internalSchema } from '../src/graphql/schema/schema.js';
 
 export const INTERNAL_GRAPH_TYPES_FILE = join(import.meta.dirname, '../src/rest/internal-graph-env.d.ts');
 

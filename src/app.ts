@@ -17,10 +17,10 @@ import { type DeliveryWorkerOptions, startDeliveryWorker } from './events/worker
 import type { Services } from './services.js';
 import { inShadow } from './core/request-context.js';
 import { createLiveStreams } from './events/live-streams.js';
-import { createGraphQLServer, handBody, type Yoga } from './graphql/yoga.js';
-import { createLiveQueries, type LiveQueries } from './graphql/live-queries.js';
-import { keysOfWrites } from './graphql/live-keys.js';
-import { createPreparedLane, type PreparedLane } from './graphql/prepared-lane.js';
+import { createGraphQLServer, handBody, type Yoga } from './graphql/server/yoga.js';
+import { createLiveQueries, type LiveQueries } from './graphql/live/live-queries.js';
+import { keysOfWrites } from './graphql/live/live-keys.js';
+import { createPreparedLane, type PreparedLane } from './graphql/lane/prepared-lane.js';
 import { createDoors } from './http/doors.js';
 import { health } from './http/health.js';
 import { createLogger, type Logger } from './core/logger.js';
@@ -33,7 +33,7 @@ import { createOAuthDoor, type OAuthDoor } from './oauth/door.js';
 import { createMetrics } from './http/metrics.js';
 import { clientAddressOf } from './http/client-address.js';
 import { graphqlSpans, tracingWanted } from './core/tracing.js';
-import { createGeneration, type Generation, responseCache } from './graphql/response-cache.js';
+import { createGeneration, type Generation, responseCache } from './graphql/server/response-cache.js';
 import { createWebSocketDoor, type WebSocketDoor } from './http/websockets.js';
 import { countPendingDeliveries } from './domain/delivery-leases.js';
 import { routes } from './rest/routes.js';
@@ -160,7 +160,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     publishKeys = (keys) => services.events.publishInvalidation(keys);
     liveQueries = live;
   }
-  // The prepared lane (src/graphql/prepared-lane.ts): off under PERSISTED_OPERATIONS=only, where only yoga's
+  // The prepared lane (src/graphql/lane/prepared-lane.ts): off under PERSISTED_OPERATIONS=only, where only yoga's
   // persisted-operation plugins decide what runs.
   const lane =
     config.GRAPHQL_PREPARED_LANE !== 'off' && config.PERSISTED_OPERATIONS !== 'only'

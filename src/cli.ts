@@ -27,8 +27,8 @@ import { createTokenIssuer } from './security/tokens.js';
 import { signUpSchema } from './domain/accounts.schema.js';
 import { loadVoiceCatalogue } from './domain/voices.js';
 import { seedDemo } from './demo.js';
-import { buildManifest, MANIFEST_FILE, RETIRED_FILE, retiredOperations } from './graphql/persisted-manifest.js';
-import { printSortedSchema } from './graphql/schema.js';
+import { buildManifest, MANIFEST_FILE, RETIRED_FILE, retiredOperations } from './graphql/server/persisted-manifest.js';
+import { printSortedSchema } from './graphql/schema/schema.js';
 import { MCP_TOOLS_FILE, printMcpTools } from './mcp/tool-list.js';
 import { describeStartupFailure, type StartupSettings } from './startup-errors.js';
 

@@ -13,7 +13,7 @@ interface RequestState {
   credentialCheck?: CredentialCheck;
   /** A second answer computed only to compare with the first (runAsShadow). */
   shadow?: boolean;
-  /** A signed provider callback counted against its account's budget (src/graphql/callback-budget.ts). */
+  /** A signed provider callback counted against its account's budget (src/graphql/schema/callback-budget.ts). */
   callbackCounted?: boolean;
 }
 

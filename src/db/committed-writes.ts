@@ -1,7 +1,7 @@
 // Tells when a write has become visible to other connections: after the commit of a transaction that wrote, or
 // after a write run outside any transaction. A Kysely dialect wrapper, so every write of the process is seen
-// whichever code makes it; the response cache's generation is bumped here (src/graphql/response-cache.ts), and live
-// queries are invalidated by what was written (src/db/written-rows.ts, src/graphql/live-keys.ts).
+// whichever code makes it; the response cache's generation is bumped here (src/graphql/server/response-cache.ts), and live
+// queries are invalidated by what was written (src/db/written-rows.ts, src/graphql/live/live-keys.ts).
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely';
 import { MAX_ROWS_PER_STATEMENT, type WrittenRows, writtenRows } from './written-rows.js';
 

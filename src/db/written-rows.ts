@@ -1,7 +1,7 @@
 // What a write statement wrote, read off Kysely's operation tree (docs/graphql.md, "Live queries"): its table, its
 // kind, and for each row the column values known of it — the rows it returned (RETURNING), over what the statement
 // pins down: an insert's values, or the `column = value` (and `column in (values)`) conditions an update's or a
-// delete's WHERE joins with AND. Live queries are invalidated from these facts (src/graphql/live-keys.ts), for every
+// delete's WHERE joins with AND. Live queries are invalidated from these facts (src/graphql/live/live-keys.ts), for every
 // write of every code path, in this one place.
 //
 // An upsert (INSERT … ON CONFLICT) may change a row other than the one it proposed: of its values only the conflict

@@ -1,5 +1,5 @@
 // Live campaign events for GraphQL subscriptions (docs/decisions.md §9, §15), and the keys of writes that invalidate
-// live queries on other instances (src/graphql/live-keys.ts). An event committed here reaches this
+// live queries on other instances (src/graphql/live/live-keys.ts). An event committed here reaches this
 // instance's subscribers at once, in process; with REDIS_URL it is also published on one Redis channel, from which
 // every other instance hands it to its own subscribers. Opening a stream never waits on Redis. While Redis is away the
 // other instances' events cannot arrive: when it is back every open stream reads what it missed from the outbox (the
@@ -16,7 +16,7 @@ type Channels = { 'campaign-events': [topic: string, event: CampaignEvent] };
 export interface CampaignEventBus {
   publish(event: CampaignEvent): void;
   /**
-   * Live query keys a write of this instance touched (src/graphql/live-keys.ts), for the other instances: on the same
+   * Live query keys a write of this instance touched (src/graphql/live/live-keys.ts), for the other instances: on the same
    * Redis channel as events. Nothing to do without Redis (this instance invalidates its own).
    */
   publishInvalidation(keys: readonly string[]): void;
@@ -72,7 +72,7 @@ const isKeyList = (value: unknown): value is string[] =>
  * use (a dashboard per agent), not a leak, so Node's warning past 10 listeners of one type is off, and each stream's
  * listener is removed when it ends (test/events/event-bus-fanout.test.ts). Streams over WebSocket are bounded per
  * account (src/http/websockets.ts); SSE subscription streams are not (each holds an HTTP connection); live queries are
- * (LIVE_QUERIES_PER_ACCOUNT, src/graphql/live-queries.ts).
+ * (LIVE_QUERIES_PER_ACCOUNT, src/graphql/live/live-queries.ts).
  */
 export function fanOutTarget(): EventTarget {
   const target = new EventTarget();

@@ -5,10 +5,10 @@ import { Response } from '../core/fetch-api.js';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../db/availability.js';
 import { requestAuth } from '../authentication.js';
 import { type Services } from '../services.js';
-import { handBody, serveGraphQL, type Yoga } from '../graphql/yoga.js';
-import type { PreparedLane } from '../graphql/prepared-lane.js';
+import { handBody, serveGraphQL, type Yoga } from '../graphql/server/yoga.js';
+import type { PreparedLane } from '../graphql/lane/prepared-lane.js';
 import { compareWithYoga } from './lane-shadow.js';
-import { markShadowCopy } from '../graphql/shadow-copies.js';
+import { markShadowCopy } from '../graphql/server/shadow-copies.js';
 import { realRequest } from './light-request.js';
 import type { DocsHandler } from '../rest/docs.js';
 import { detailResponse } from '../rest/fastapi-errors.js';
@@ -55,7 +55,7 @@ export interface Doors {
   docs: DocsHandler;
   rest: RestHandler;
   yoga: Yoga;
-  /** The prepared lane in front of yoga (src/graphql/prepared-lane.ts), when it is on. */
+  /** The prepared lane in front of yoga (src/graphql/lane/prepared-lane.ts), when it is on. */
   lane: PreparedLane | null;
   /** GRAPHQL_PREPARED_LANE=shadow: each lane answer is compared with yoga's (src/http/lane-shadow.ts). */
   shadow: boolean;

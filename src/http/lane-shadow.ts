@@ -2,7 +2,7 @@
 // lane answers is answered through yoga as well, and the two answers must agree in status, headers (the request id
 // aside, which the door adds later) and body bytes. A difference is thrown, so the test that sent the request fails
 // with it; the lane's answer is what the client gets. Yoga's answer is executed on the reference schema, where every
-// field has its resolver (src/graphql/plain-fields.ts): the lane's plain fields are checked against their resolvers.
+// field has its resolver (src/graphql/schema/plain-fields.ts): the lane's plain fields are checked against their resolvers.
 import { Response } from '../core/fetch-api.js';
 
 /** What a response is compared by: status, headers by lowercase name, and the body's text. */

@@ -33,7 +33,7 @@ const tooMany = (rest: boolean, what: string, wait: number) =>
 /**
  * Provider callbacks that carry a signature (`POST /api/v3/telephony_webhook/…` with X-Telephony-Signature,
  * `POST /api/v3/social_webhook/…` with X-Hub-Signature-256): counted after their signature is checked, against their
- * own account (src/graphql/callback-budget.ts), not here against the sender's address.
+ * own account (src/graphql/schema/callback-budget.ts), not here against the sender's address.
  */
 const SIGNED_CALLBACKS: ReadonlyArray<[prefix: string, header: string]> = [
   ['/api/v3/telephony_webhook/', 'x-telephony-signature'],

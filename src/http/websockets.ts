@@ -12,7 +12,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { AUTH_FAILURE_MESSAGES, authenticateRequest } from '../authentication.js';
 import { type Services } from '../services.js';
-import type { Yoga } from '../graphql/yoga.js';
+import type { Yoga } from '../graphql/server/yoga.js';
 import type { Account } from '../domain/accounts.js';
 import { clientAddressOf } from './client-address.js';
 import { FOREVER } from '../events/live-streams.js';

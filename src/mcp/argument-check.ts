@@ -7,7 +7,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import type { InputIssue } from '../core/errors.js';
-import { DATE_TIME_MESSAGE } from '../graphql/input-issues.js';
+import { DATE_TIME_MESSAGE } from '../graphql/server/input-issues.js';
 import type { JsonSchema } from '../validation/input-json-schema.js';
 
 /** A date-time the pattern admits whose day exists in its month (what `format: date-time` adds). */

@@ -17,7 +17,7 @@ import type { RequestAuth } from '../authentication.js';
 import type { Services } from '../services.js';
 import { AUTH_FAILURE_MESSAGES } from '../authentication.js';
 import { noteErrorCode } from '../core/request-context.js';
-import type { Yoga } from '../graphql/yoga.js';
+import type { Yoga } from '../graphql/server/yoga.js';
 import { jsonTextTooDeepAt } from '../validation/json-limits.js';
 import { originAllowed, preflightHeaders, withCors } from './browser-origins.js';
 import { mcpBearerChallenge, mcpScopeChallenge } from './challenge.js';

@@ -3,9 +3,9 @@
 // /graphql (docs/decisions.md §11) apply as they do there. Subscriptions are not offered (a tool call answers once).
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { type DocumentNode, type ExecutionResult, GraphQLError, getOperationAST, OperationTypeNode } from 'graphql';
-import { schema as publicSchema } from '../graphql/schema.js';
-import type { Yoga } from '../graphql/yoga.js';
-import { usesIncrementalDelivery } from '../graphql/incremental-delivery.js';
+import { schema as publicSchema } from '../graphql/schema/schema.js';
+import type { Yoga } from '../graphql/server/yoga.js';
+import { usesIncrementalDelivery } from '../graphql/server/incremental-delivery.js';
 import { type Caller, toolResult } from './tool-results.js';
 
 /** Longer documents are refused before parsing (the token limit would refuse them anyway). */

@@ -9,8 +9,8 @@ import {
   Server,
 } from '@modelcontextprotocol/server';
 import { type DocumentNode, type ExecutionResult, OperationTypeNode } from 'graphql';
-import { printSortedSchema, schema } from '../graphql/schema.js';
-import type { Yoga } from '../graphql/yoga.js';
+import { printSortedSchema, schema } from '../graphql/schema/schema.js';
+import type { Yoga } from '../graphql/server/yoga.js';
 import type { Services } from '../services.js';
 import { jsonShapeProblem, MAX_LIST_LENGTH } from '../validation/json-limits.js';
 import { GRAPHQL_TOOL, graphqlToolResult } from './graphql-tool.js';

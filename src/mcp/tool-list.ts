@@ -1,7 +1,7 @@
 // The MCP door's tool definitions as clients see them, printed to schema/mcp-tools.json by `npm run schema`: a change
 // to a tool shows in review beside the change of its operation or of the schema that caused it, and a test fails when
 // the file and the code disagree (test/mcp/tool-definitions.test.ts).
-import { schema } from '../graphql/schema.js';
+import { schema } from '../graphql/schema/schema.js';
 import { MCP_OPERATIONS } from './operations.js';
 import { TEXT_READ_TOOL } from './text-tool.js';
 import { buildTools } from './tools.js';

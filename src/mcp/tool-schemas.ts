@@ -30,7 +30,7 @@ import {
   visitWithTypeInfo,
 } from 'graphql';
 import { z } from 'zod';
-import { MAX_PAGE_SIZE } from '../graphql/pagination.js';
+import { MAX_PAGE_SIZE } from '../graphql/schema/pagination.js';
 import { inputOverride, type JsonSchema } from '../validation/input-json-schema.js';
 import { describedFor } from './descriptions.js';
 
@@ -267,11 +267,11 @@ function propertyRules(json: JsonSchema, name: string): JsonSchema[] {
   return [...(own ? [own] : []), ...nested];
 }
 
-/** Connections page at most MAX_PAGE_SIZE items (src/graphql/pagination.ts): `first`/`last` say so. */
+/** Connections page at most MAX_PAGE_SIZE items (src/graphql/schema/pagination.ts): `first`/`last` say so. */
 const PAGE_ARGUMENTS = new Set(['first', 'last']);
 
 /**
- * What a connection pages when neither `first` nor `last` is given (DEFAULT_PAGE_SIZE, src/graphql/pagination.ts):
+ * What a connection pages when neither `first` nor `last` is given (DEFAULT_PAGE_SIZE, src/graphql/schema/pagination.ts):
  * `first`'s default in a tool that has no `last`.
  */
 export const DEFAULT_PAGE_SIZE = 20;

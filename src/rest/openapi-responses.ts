@@ -1,7 +1,7 @@
 // The answers the REST door may give any operation, for the OpenAPI description (components/responses and
 // components/headers): they come from the HTTP layer (src/http/doors.ts: rate limits, body limit, database outage,
 // unexpected errors) and from the router (src/rest/router.ts: bearer token, 404, 405, 422), not from a route.
-import { READ_ONLY_MESSAGE } from '../graphql/read-only-tokens.js';
+import { READ_ONLY_MESSAGE } from '../graphql/server/read-only-tokens.js';
 import { COMPONENT_SCHEMAS, type JsonSchema } from './openapi-schemas.js';
 
 export const HEADERS: Record<string, JsonSchema> = {

@@ -79,7 +79,7 @@ function success(route: RestRoute, schemas: SchemaCollector): JsonSchema {
 /** Whether anything of the request is validated: a route without inputs can never answer 422. */
 const hasInput = (route: RestRoute) => Boolean(route.body ?? route.query) || route.path.includes('{');
 
-/** Whether the route runs a mutation: a read-only access token gets 403 there (src/graphql/read-only-tokens.ts). */
+/** Whether the route runs a mutation: a read-only access token gets 403 there (src/graphql/server/read-only-tokens.ts). */
 const isWrite = (route: RestRoute) => /^\s*mutation\b/.test(route.document);
 
 function responses(route: RestRoute, schemas: SchemaCollector): JsonSchema {

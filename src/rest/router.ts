@@ -7,9 +7,9 @@ import { type DocumentNode, type ExecutionResult, type GraphQLError, parse, vali
 import type { ErrorCode, InputIssue } from '../core/errors.js';
 import type { Services } from '../services.js';
 import { AUTH_FAILURE_MESSAGES, type Authentication, type RequestAuth, requestAuth } from '../authentication.js';
-import type { Yoga } from '../graphql/yoga.js';
-import { internalSchema } from '../graphql/schema.js';
-import { isWholeQuery } from '../graphql/incremental-delivery.js';
+import type { Yoga } from '../graphql/server/yoga.js';
+import { internalSchema } from '../graphql/schema/schema.js';
+import { isWholeQuery } from '../graphql/server/incremental-delivery.js';
 import { issuesFromZod } from '../validation/issues.js';
 import {
   detailResponse,

@@ -9,7 +9,7 @@ import { gql as apolloGql } from '@apollo/client';
 import { gql } from '@urql/core';
 import { introspectionFromSchema } from 'graphql';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { schema } from '../../src/graphql/schema.js';
+import { schema } from '../../src/graphql/schema/schema.js';
 import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse, print, validate } from 'graphql';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { schema } from '../../src/graphql/schema.js';
+import { schema } from '../../src/graphql/schema/schema.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { Campaigns, CreateCampaign, Login, README_DOCUMENTS } from './readme-documents.js';
 import type { ResultOf } from './tada.js';

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { getNamedType, type GraphQLArgument, type GraphQLField, isLeafType, isNonNullType } from 'graphql';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { schema } from '../../src/graphql/schema.js';
+import { schema } from '../../src/graphql/schema/schema.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { campaignModelData } from '../helpers/campaigns.js';
 import {

@@ -1,7 +1,7 @@
 // Named access tokens (docs/security.md): created, listed and revoked through GraphQL and the CLI, shown once and
 // stored hashed, usable as a bearer token on every door, read-only when asked, refused from the very next request
 // once revoked or expired, also by a second instance on the same database.
-import { READ_ONLY_MESSAGE } from '../../src/graphql/read-only-tokens.js';
+import { READ_ONLY_MESSAGE } from '../../src/graphql/server/read-only-tokens.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import { hashApiKey } from '../../src/security/api-keys.js';

@@ -12,7 +12,7 @@ import {
   FIELD_KINDS,
   graphqlNameOf,
 } from '../../src/domain/campaigns.schema.js';
-import { schema } from '../../src/graphql/schema.js';
+import { schema } from '../../src/graphql/schema/schema.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { campaignModelData } from '../helpers/campaigns.js';
 

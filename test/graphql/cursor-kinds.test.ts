@@ -1,4 +1,4 @@
-// Cursors name the kind of list they page (src/graphql/pagination.ts): a campaign's cursor passed to the call logs
+// Cursors name the kind of list they page (src/graphql/schema/pagination.ts): a campaign's cursor passed to the call logs
 // (the account's or a campaign's) or to a webhook's deliveries, or a delivery's cursor passed to the campaigns, is
 // BAD_USER_INPUT naming the argument; and `first: 0` answers an empty page whose cursors are always accepted back
 // (null when no `after` was given, the `after` itself otherwise), with hasNextPage saying whether nodes follow.

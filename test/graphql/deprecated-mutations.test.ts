@@ -27,7 +27,7 @@ import {
   isObjectType,
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { schema } from '../../src/graphql/schema.js';
+import { schema } from '../../src/graphql/schema/schema.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';

@@ -1,4 +1,4 @@
-// The work a document may cost before it runs (src/graphql/document-work.ts; issue 41): worst cases within the token
+// The work a document may cost before it runs (src/graphql/server/document-work.ts; issue 41): worst cases within the token
 // limit are refused at once with a clear error, documents within the limits still run, and @stream keeps its merging
 // check. The time each worst case costs is measured by `npm run bench:documents`, not here.
 import { GraphQLError, OverlappingFieldsCanBeMergedRule, parse, type ValidationRule } from 'graphql';
@@ -12,7 +12,7 @@ import {
   MAX_SAME_RESPONSE_NAME,
   MAX_SPREADS_PER_SELECTION,
   mergingProblem,
-} from '../../src/graphql/document-work.js';
+} from '../../src/graphql/server/document-work.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 
 let apps: TestApp[] = [];

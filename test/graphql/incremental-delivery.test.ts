@@ -1,7 +1,7 @@
 // @defer and @stream (docs/graphql-api.md "Incremental delivery"): a query defers a campaign's metrics or streams its call logs,
 // and the answer comes in parts over multipart/mixed or SSE; a JSON-only client gets 406, and a document is bounded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_INCREMENTAL_DIRECTIVES } from '../../src/graphql/incremental-delivery.js';
+import { MAX_INCREMENTAL_DIRECTIVES } from '../../src/graphql/server/incremental-delivery.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { connectTelephony, sendCallback } from '../helpers/telephony.js';
@@ -112,7 +112,7 @@ describe('limits', () => {
   it(`refuses more than ${MAX_INCREMENTAL_DIRECTIVES} @defer/@stream in one document, before it runs`, async () => {
     const fragments = Array.from(
       { length: MAX_INCREMENTAL_DIRECTIVES + 1 },
-      // Fields of different names: no one is repeated past the merging limit (src/graphql/document-work.ts).
+      // Fields of different names: no one is repeated past the merging limit (src/graphql/server/document-work.ts).
       (_, i) => `... @defer(label: "d${i}") { ${['title', 'status', 'language', 'voiceId', 'tone'][i % 5]} }`,
     );
     const reply = await send(`{ campaign(campId: "spring") { campId ${fragments.join(' ')} } }`, 'multipart/mixed');

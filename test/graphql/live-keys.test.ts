@@ -1,4 +1,4 @@
-// The keys that tie live queries to writes (src/db/written-rows.ts, src/graphql/live-keys.ts): what a write statement
+// The keys that tie live queries to writes (src/db/written-rows.ts, src/graphql/live/live-keys.ts): what a write statement
 // names, the keys a write touches, that every table is either mapped or known to be read by no query, and that the
 // write side's keys are the global ids the read side gives for the same rows.
 import {
@@ -14,7 +14,7 @@ import { encodeGlobalID } from '@pothos/plugin-relay';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/types.js';
 import { MAX_ROWS_PER_STATEMENT, writtenRows } from '../../src/db/written-rows.js';
-import { ALL, keysOfWrites, TABLES, UNREAD_TABLES } from '../../src/graphql/live-keys.js';
+import { ALL, keysOfWrites, TABLES, UNREAD_TABLES } from '../../src/graphql/live/live-keys.js';
 import { DIALECT, startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { connectTelephony, sendCallback } from '../helpers/telephony.js';

@@ -3,7 +3,7 @@
 // Each new mutation is run here once, through /graphql, and its payload read back.
 import { getNamedType, isNonNullType, type GraphQLObjectType } from 'graphql';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { schema } from '../../src/graphql/schema.js';
+import { schema } from '../../src/graphql/schema/schema.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { campaignInput } from '../helpers/campaigns.js';
 import { AUTH_TOKEN, sendCallback } from '../helpers/telephony.js';

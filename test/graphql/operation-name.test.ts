@@ -1,10 +1,10 @@
 // A document with several operations runs the one `operationName` names, on every path a document takes: the
 // prepared lane, yoga alone, GET, automatic persisted queries, @live, WebSocket (issue 41). graphql-jit's compiled
-// queries are cached per document and operation (src/graphql/compiled-queries.ts), never per document alone.
+// queries are cached per document and operation (src/graphql/server/compiled-queries.ts), never per document alone.
 import { createClient } from 'graphql-ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { sha256 } from '../../src/graphql/persisted-operations.js';
+import { sha256 } from '../../src/graphql/server/persisted-operations.js';
 import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 

@@ -7,16 +7,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, validate } from 'graphql';
 import { afterEach, describe, expect, it } from 'vitest';
-import { schema } from '../../src/graphql/schema.js';
-import { GRAPHIQL_DEFAULT_QUERY } from '../../src/graphql/graphiql.js';
+import { schema } from '../../src/graphql/schema/schema.js';
+import { GRAPHIQL_DEFAULT_QUERY } from '../../src/graphql/server/graphiql.js';
 import {
   buildManifest,
   MANIFEST_FILE,
   readmeOperations,
   RETIRED_FILE,
   retiredOperations,
-} from '../../src/graphql/persisted-manifest.js';
-import { sha256 } from '../../src/graphql/persisted-operations.js';
+} from '../../src/graphql/server/persisted-manifest.js';
+import { sha256 } from '../../src/graphql/server/persisted-operations.js';
 import { DIALECT, startApp, type TestApp } from '../helpers/app.js';
 import { tempSqliteFile } from '../helpers/temp-database.js';
 

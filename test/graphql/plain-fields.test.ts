@@ -1,4 +1,4 @@
-// Plain fields (src/graphql/plain-fields.ts; docs/graphql.md "Plain fields"): the columns of campaigns, call logs,
+// Plain fields (src/graphql/schema/plain-fields.ts; docs/graphql.md "Plain fields"): the columns of campaigns, call logs,
 // meetings, webhooks and deliveries are read without a resolver call each, from objects shaped once where they are
 // made; their resolvers stay the definition, and shadow mode (the whole suite) checks every lane answer against a
 // schema that calls them all.
@@ -6,8 +6,8 @@ import SchemaBuilder from '@pothos/core';
 import { type GraphQLObjectType, type GraphQLSchema, isObjectType, parse } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PLAIN_FIELDS } from '../../src/graphql/plain-fields.js';
-import { referenceSchema, schema } from '../../src/graphql/schema.js';
+import { PLAIN_FIELDS } from '../../src/graphql/schema/plain-fields.js';
+import { referenceSchema, schema } from '../../src/graphql/schema/schema.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 
 /** The fields of a type that still have a resolver. */

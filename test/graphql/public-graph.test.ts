@@ -2,7 +2,7 @@
 // legacy REST door (offset lists, provider callbacks) live in the internal graph, which the REST router executes.
 import { getNamedType, isObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { internalSchema, schema } from '../../src/graphql/schema.js';
+import { internalSchema, schema } from '../../src/graphql/schema/schema.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 

@@ -20,7 +20,7 @@ import {
   visit,
 } from 'graphql';
 import { expect, it } from 'vitest';
-import { printSortedSchema } from '../../src/graphql/schema.js';
+import { printSortedSchema } from '../../src/graphql/schema/schema.js';
 
 const SCHEMA_DIR = join(import.meta.dirname, '../../schema');
 const released = buildSchema(readFileSync(join(SCHEMA_DIR, 'released.graphql'), 'utf8'));

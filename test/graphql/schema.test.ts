@@ -13,7 +13,7 @@ import {
   visit,
 } from 'graphql';
 import { expect, test } from 'vitest';
-import { printSortedSchema } from '../../src/graphql/schema.js';
+import { printSortedSchema } from '../../src/graphql/schema/schema.js';
 import { startApp } from '../helpers/app.js';
 
 const COMMITTED = () => readFileSync(join(import.meta.dirname, '../../schema/schema.graphql'), 'utf8');

@@ -1,12 +1,12 @@
-// A node's `id` is answered without a promise (src/graphql/sync-global-ids.ts), and is the very global id the relay
+// A node's `id` is answered without a promise (src/graphql/schema/sync-global-ids.ts), and is the very global id the relay
 // plugin would give: what `node(id:)` reads back (test/graphql/global-ids.test.ts goes through the doors).
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { type GraphQLObjectType, type GraphQLResolveInfo, isObjectType } from 'graphql';
 import { describe, expect, test } from 'vitest';
-import { internalSchema, schema } from '../../src/graphql/schema.js';
+import { internalSchema, schema } from '../../src/graphql/schema/schema.js';
 
 const info = {} as GraphQLResolveInfo;
-/** The node types whose id is a plain field (src/graphql/plain-fields.ts). */
+/** The node types whose id is a plain field (src/graphql/schema/plain-fields.ts). */
 const PLAIN_IDS = ['Campaign', 'Meeting', 'Webhook', 'WebhookDelivery'];
 const context = { viewer: { id: 'acc_1' } };
 

@@ -1,6 +1,6 @@
 // A non-null variable with a default (`query ($first: Int! = 1)`) may be left out: the spec's CoerceVariableValues
 // uses the default. graphql-jit (queries) did not, and refused it as "not provided"; the default is now put in place
-// before execution (src/graphql/variable-defaults.ts), for queries, mutations and an explicit null alike.
+// before execution (src/graphql/server/variable-defaults.ts), for queries, mutations and an explicit null alike.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';

@@ -2,7 +2,7 @@
 // masking) with the internal schema. For tests of the REST door's own fields (campaignList, callLogList, provider
 // callbacks), which `/graphql` does not serve (docs/graphql.md#two-graphs).
 import { type ExecutionResult, parse, validate } from 'graphql';
-import { internalSchema } from '../../src/graphql/schema.js';
+import { internalSchema } from '../../src/graphql/schema/schema.js';
 import type { TestApp } from './app.js';
 
 /** As `TestApp.gql`'s body: errors are loosely typed, tests read their extensions freely. */

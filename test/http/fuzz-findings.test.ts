@@ -159,7 +159,7 @@ describe('GraphQL errors that had no code', () => {
     async (operation) => {
       t = await startApp();
       const names = Array.from({ length: 60 }, (_, i) => `v${i}`);
-      // 15 to a selection set (src/graphql/document-work.ts: a response name at most 15 times in one), under four
+      // 15 to a selection set (src/graphql/server/document-work.ts: a response name at most 15 times in one), under four
       // aliases of a field that needs no argument.
       const field = operation === 'query' ? 'viewer' : 'accountApiKeyRotate';
       const groups = [0, 1, 2, 3].map((group) => {

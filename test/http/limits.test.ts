@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { type DocumentNode, Kind } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GRAPHIQL_DEFAULT_QUERY } from '../../src/graphql/graphiql.js';
+import { GRAPHIQL_DEFAULT_QUERY } from '../../src/graphql/server/graphiql.js';
 import { inShadow, MAX_BODY_BYTES } from '../../src/core/request-context.js';
 import { type Reply, startApp, TEST_DATABASE_URL, type TestApp } from '../helpers/app.js';
 

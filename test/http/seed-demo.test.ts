@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, expect, it } from 'vitest';
-import { GRAPHIQL_DEFAULT_QUERY } from '../../src/graphql/graphiql.js';
+import { GRAPHIQL_DEFAULT_QUERY } from '../../src/graphql/server/graphiql.js';
 import { DIALECT, startApp, type TestApp } from '../helpers/app.js';
 import { tempSqliteFile } from '../helpers/temp-database.js';
 

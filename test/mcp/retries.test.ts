@@ -4,7 +4,7 @@
 // another record, a new write). The destructive ones are those that delete, overwrite or make a change for good.
 import { OperationTypeNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { schema } from '../../src/graphql/schema.js';
+import { schema } from '../../src/graphql/schema/schema.js';
 import { annotationsOf, MUTATION_EFFECTS } from '../../src/mcp/annotations.js';
 import { MCP_OPERATIONS } from '../../src/mcp/operations.js';
 import { buildTools } from '../../src/mcp/tools.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { schema } from '../../src/graphql/schema.js';
+import { schema } from '../../src/graphql/schema/schema.js';
 import { MCP_OPERATIONS } from '../../src/mcp/operations.js';
 import { mcpToolDefinitions, printMcpTools } from '../../src/mcp/tool-list.js';
 import { buildTools, toolFromOperation } from '../../src/mcp/tools.js';

@@ -3,7 +3,7 @@
 // /api/v3 path or REST operation, no GraphQL root field that is not a tool; a name it quotes (`like this`) is one of
 // its arguments, of its answer's fields, an enum value or a tool, so it promises nothing the answer does not hold.
 import { describe, expect, it } from 'vitest';
-import { schema } from '../../src/graphql/schema.js';
+import { schema } from '../../src/graphql/schema/schema.js';
 import { TOOL_DESCRIPTIONS } from '../../src/mcp/descriptions.js';
 import { MCP_OPERATIONS } from '../../src/mcp/operations.js';
 import { mcpToolDefinitions } from '../../src/mcp/tool-list.js';

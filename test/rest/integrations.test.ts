@@ -11,7 +11,7 @@ import {
   type IntegrationKind,
 } from '../../src/domain/integrations.schema.js';
 import { routes } from '../../src/rest/routes.js';
-import { DEPRECATED_INTEGRATION_MUTATIONS } from '../../src/graphql/types/integrations-deprecated.js';
+import { DEPRECATED_INTEGRATION_MUTATIONS } from '../../src/graphql/schema/types/integrations-deprecated.js';
 import { type Reply, startApp, type TestApp } from '../helpers/app.js';
 
 /** A kind's deprecated connectX/disconnectX aliases (every kind of these tests has them). */

@@ -16,7 +16,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { afterEach, describe, expect, test } from 'vitest';
-import { internalSchema } from '../../src/graphql/schema.js';
+import { internalSchema } from '../../src/graphql/schema/schema.js';
 import { routes } from '../../src/rest/routes.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { campaignModelData } from '../helpers/campaigns.js';

@@ -72,7 +72,7 @@ const respondList = ({ callLogList }: { callLogList: CallLogData[] }) =>
 /**
  * The callback's form as it reaches the resolver, for OpenAPI: the router takes only string values (form fields are;
  * a JSON body must be an object of strings), and receiveCallStatusCallback checks its `params` before anything else
- * (callbackFormSchema in src/graphql/types/call-mutations.ts, with the domain's CALLBACK_FORM_LIMITS).
+ * (callbackFormSchema in src/graphql/schema/types/call-mutations.ts, with the domain's CALLBACK_FORM_LIMITS).
  * test/rest/openapi-requests.test.ts holds these limits to the server's answers.
  */
 const callbackForm = z

@@ -6,8 +6,8 @@ import {
   type IntegrationKind,
   integrationInputSchema,
 } from '../../domain/integrations.schema.js';
-import { typeStem } from '../../graphql/payloads.js';
-import { connectMutationOf, disconnectMutationOf } from '../../graphql/types/integrations.js';
+import { typeStem } from '../../graphql/schema/payloads.js';
+import { connectMutationOf, disconnectMutationOf } from '../../graphql/schema/types/integrations.js';
 import { doneBody } from '../responses/common.js';
 import { integrationResponse } from '../responses/integrations.js';
 import { defineDeclaredRoute, type RestRoute } from '../route.js';

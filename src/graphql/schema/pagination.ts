@@ -1,0 +1,166 @@
+// Relay connection helpers: page-size cap and opaque keyset cursors that name the kind of list they page.
+import { parseCursorConnectionArgs } from '@pothos/core';
+import type { Keyset, KeysetPage } from '../../db/keyset.js';
+import { z } from 'zod';
+import { ablated } from '../../core/ablation.js';
+import { badInput } from '../../core/errors.js';
+
+export const MAX_PAGE_SIZE = 100;
+
+/**
+ * The options of a bounded list's `limit` argument (docs/graphql.md, "One vocabulary": the lists that are not
+ * connections): 1–max, `fallback` when omitted; `order` says which come first.
+ */
+export const limitArg = (max: number, fallback: number, what: string, order: string) => ({
+  required: true as const,
+  defaultValue: fallback,
+  validate: z.int().min(1).max(max),
+  description: `At most this many ${what} (1–${max}), ${order} first.`,
+});
+const DEFAULT_PAGE_SIZE = 20;
+
+interface ConnectionArgs {
+  first?: number | null | undefined;
+  last?: number | null | undefined;
+  after?: string | null | undefined;
+  before?: string | null | undefined;
+}
+
+/** A page larger than MAX_PAGE_SIZE (or negative) is refused rather than silently cut. */
+function checkPageSize(args: ConnectionArgs): void {
+  for (const name of ['first', 'last'] as const) {
+    const value = args[name];
+    if (value != null && (value < 0 || value > MAX_PAGE_SIZE)) {
+      throw badInput([
+        {
+          path: [name],
+          type: value < 0 ? 'greater_than_equal' : 'less_than_equal',
+          message:
+            value < 0
+              ? 'Input should be greater than or equal to 0'
+              : `Input should be less than or equal to ${MAX_PAGE_SIZE}`,
+          input: value,
+        },
+      ]);
+    }
+  }
+}
+
+/**
+ * The lists a cursor can page, one per keyset: a cursor names its kind, and a connection of another kind refuses it
+ * (a campaign's position means nothing among call logs). Connections of one kind share their cursors: the call logs
+ * of the account and of a campaign, the deliveries of a webhook and of a text pipeline.
+ */
+export type CursorKind = 'campaign' | 'call-log' | 'meeting' | 'delivery' | 'social-message';
+
+/**
+ * A Relay connection over a keyset-paged list of `kind`: `keyOf` gives a node's (sort value, id), `load` fetches one
+ * page. Page sizes above MAX_PAGE_SIZE and cursors this connection did not make (garbage, or another kind's) are
+ * BAD_USER_INPUT. An empty page's start and end cursors are the `after` or `before` given (the position does not
+ * move), or null when none was: every cursor a page answers is accepted back.
+ */
+export function keysetConnection<T>(
+  kind: CursorKind,
+  args: ConnectionArgs,
+  keyOf: (node: T) => Keyset,
+  load: (page: KeysetPage) => Promise<T[]>,
+) {
+  checkPageSize(args);
+  const toKey = (cursor: string | undefined, name: string) => decodeCursor(cursor, kind, name);
+  const { before, after, limit, inverted, expectedSize, hasPreviousPage, hasNextPage } = parseCursorConnectionArgs({
+    args,
+    defaultSize: DEFAULT_PAGE_SIZE,
+    maxSize: MAX_PAGE_SIZE,
+  });
+  return load({ after: toKey(after, 'after'), before: toKey(before, 'before'), limit, inverted }).then((nodes) => {
+    const page = nodes.slice(0, expectedSize);
+    if (inverted) page.reverse();
+    // As Pothos's resolveCursorConnection answers, but each cursor is encoded only if the query asks for it.
+    const edges = page.map((node) => new Edge(node, kind, keyOf));
+    const fallback = args.after ?? args.before ?? null;
+    return {
+      edges,
+      pageInfo: new PageInfo(edges, fallback, hasPreviousPage(nodes.length), hasNextPage(nodes.length)),
+    };
+  });
+}
+
+/**
+ * A page's PageInfo, its cursors read from its edges when asked. A class, not an object literal with getters: each
+ * literal's getters are new closures that V8 records in an old-generation map, which keeps the closures (and the whole
+ * page they see) alive through every young-generation collection until a full one (docs/decisions.md §18).
+ */
+class PageInfo<T> {
+  constructor(
+    private readonly edges: Edge<T>[],
+    private readonly fallback: string | null,
+    readonly hasPreviousPage: boolean,
+    readonly hasNextPage: boolean,
+  ) {}
+  get startCursor(): string | null {
+    return this.edges[0]?.cursor ?? this.fallback;
+  }
+  get endCursor(): string | null {
+    return this.edges.at(-1)?.cursor ?? this.fallback;
+  }
+}
+
+/** An edge whose cursor is made when read (most queries of a list ask for nodes only). */
+class Edge<T> {
+  #cursor: string | undefined;
+  constructor(
+    readonly node: T,
+    private readonly kind: CursorKind,
+    private readonly keyOf: (node: T) => Keyset,
+  ) {}
+  get cursor(): string {
+    return (this.#cursor ??= encodeCursor(this.kind, this.keyOf(this.node)));
+  }
+}
+
+/** The longest cursor decoded; a longer string is refused without reading it. */
+const MAX_CURSOR_LENGTH = 4096;
+
+/** base64url of the JSON array [kind, sort value, id]. */
+function encodeCursor(kind: CursorKind, [sortValue, id]: Keyset): string {
+  if (ablated.has('cursors')) return id;
+  return Buffer.from(JSON.stringify([kind, sortValue, id])).toString('base64url');
+}
+
+/** The value of a JSON text, or undefined when it is not JSON. */
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const isTripleOfStrings = (values: unknown): values is [string, string, string] =>
+  Array.isArray(values) && values.length === 3 && values.every((value) => typeof value === 'string');
+
+/** The keyset of a cursor encodeCursor made for `kind`; anything else is BAD_USER_INPUT at `argName`. */
+function decodeCursor(cursor: string | undefined, kind: CursorKind, argName: string): Keyset | undefined {
+  if (cursor === undefined) return undefined;
+  // No cursor this server makes is longer (a 200-character title of 4-byte characters is about 1.2 KB of it).
+  const values =
+    cursor.length <= MAX_CURSOR_LENGTH ? parsedJson(Buffer.from(cursor, 'base64url').toString('utf8')) : undefined;
+  const isCursor = isTripleOfStrings(values);
+  if (isCursor && values[0] === kind) return [values[1], values[2]];
+  throw badInput([
+    {
+      path: [argName],
+      type: 'value_error',
+      message: isCursor
+        ? `a cursor of another list (${values[0]}), not of this one: pass a cursor this connection returned`
+        : 'not a cursor returned by this connection',
+      input: cursor.length <= 100 ? cursor : `${cursor.slice(0, 100)}…`,
+    },
+  ]);
+}
+
+/**
+ * The edge type options of a connection of a plain-fields type (src/graphql/schema/plain-fields.ts): each edge is shaped
+ * with its node, so that neither the edge's `node` nor the node's columns cost a resolver call.
+ */
+export const PLAIN_EDGE = { plainFields: true, nodeField: { plain: true } } as const;

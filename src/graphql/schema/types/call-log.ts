@@ -1,0 +1,257 @@
+// Call logs: the CallLog type, Query.callLogs / Campaign.callLogs connections, callLogList (offset paging).
+import { z } from 'zod';
+import {
+  type CallLog,
+  type CallLogFilter,
+  getCallLogsByIds,
+  listCallLogs,
+  pageCallLogs,
+} from '../../../domain/call-logs.js';
+import { CALL_STATUSES, type CallStatus, MAX_CALL_LOG_PAGE } from '../../../domain/call-logs.schema.js';
+import { campIdField } from '../../../domain/campaigns.schema.js';
+import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
+import { scopedNode } from '../global-ids.js';
+import type { Context } from '../context.js';
+import { keysetConnection, PLAIN_EDGE } from '../pagination.js';
+import { CampaignRef } from './campaign.js';
+
+/** GraphQL names (IN_PROGRESS) for the provider's statuses (in-progress). */
+const CALL_STATUS_DESCRIPTIONS: Record<CallStatus, string> = {
+  queued: 'Waiting to be dialled.',
+  ringing: 'Dialled; the other end is ringing.',
+  'in-progress': 'Answered; the call is going on.',
+  completed: 'Answered and ended normally (terminal).',
+  busy: 'The other end was busy (terminal).',
+  failed: 'The call could not be placed (terminal).',
+  'no-answer': 'Nobody answered (terminal).',
+  canceled: 'Canceled before it was answered (terminal).',
+};
+
+export const CallStatusEnum = builder.enumType('CallStatus', {
+  description: "A call's status as the telephony provider reports it; a call only moves forward.",
+  values: Object.fromEntries(
+    CALL_STATUSES.map((status) => [
+      status.toUpperCase().replace('-', '_'),
+      { value: status, description: `\`${status}\`: ${CALL_STATUS_DESCRIPTIONS[status]}` },
+    ]),
+  ) as Record<string, { value: CallStatus; description: string }>,
+});
+
+/** The provider's Direction values this API names; anything else it reports is OTHER. */
+const CALL_DIRECTIONS = {
+  INBOUND: { value: 'inbound', description: 'The contact called the campaign number.' },
+  OUTBOUND_API: { value: 'outbound-api', description: 'Placed by the campaign (through the provider API).' },
+  OUTBOUND_DIAL: { value: 'outbound-dial', description: 'Dialled out from another call.' },
+  OTHER: { value: 'other', description: 'A direction the provider reported that is none of the above.' },
+} as const;
+type CallDirection = (typeof CALL_DIRECTIONS)[keyof typeof CALL_DIRECTIONS]['value'];
+
+const CallDirectionEnum = builder.enumType('CallDirection', {
+  description: "Which way a call went, from the provider's Direction.",
+  values: CALL_DIRECTIONS,
+});
+
+function callDirection(direction: string | null): CallDirection | null {
+  if (direction === null || direction === '') return null;
+  const known = Object.values(CALL_DIRECTIONS).find((entry) => entry.value === direction.toLowerCase());
+  return known ? known.value : 'other';
+}
+
+export const CallLogRef = builder.loadableNode('CallLog', {
+  // Its columns are read without a resolver call each (src/graphql/schema/plain-fields.ts).
+  plainFields: true,
+  description: 'One call of a campaign, as the telephony provider reported it, with what the AI engine attached.',
+  // Call ids are the provider's, unique per account only (docs/graphql.md, "Global ids").
+  ...scopedNode((log: CallLog) => log.callId, getCallLogsByIds),
+  fields: (t) => ({
+    callId: t.exposeString('callId', { description: "The provider's call id (CallSid)." }),
+    campId: t.exposeString('campaignId', { description: 'The campaign the call belongs to: its campId.' }),
+    campaignId: t.exposeString('campaignId', {
+      description: 'The campaign the call belongs to: its campId.',
+      deprecationReason: 'Use campId.',
+    }),
+    campaign: t.field({
+      type: CampaignRef,
+      description: 'The campaign the call belongs to.',
+      resolve: (call) => call.campaignId,
+    }),
+    callDirection: t.field({
+      plain: true,
+      type: CallDirectionEnum,
+      nullable: true,
+      description: 'Which way the call went; null when the provider did not say.',
+      resolve: (call) => callDirection(call.direction),
+    }),
+    direction: t.exposeString('direction', {
+      nullable: true,
+      description: "The provider's Direction as it reported it (`outbound-api`); null when it did not say.",
+      deprecationReason: 'Use callDirection.',
+    }),
+    providerDirection: t.exposeString('direction', {
+      nullable: true,
+      subGraphs: INTERNAL_ONLY,
+      description: "The provider's Direction as it reported it (`outbound-api`): the REST door's `direction`.",
+    }),
+    fromNumber: t.exposeString('fromNumber', {
+      nullable: true,
+      description: 'The calling number as the provider reported it (From); null when it did not say.',
+    }),
+    toNumber: t.exposeString('toNumber', {
+      nullable: true,
+      description: 'The called number as the provider reported it (To); null when it did not say.',
+    }),
+    status: t.field({
+      plain: true,
+      type: CallStatusEnum,
+      description: 'The latest status the provider reported.',
+      resolve: (call) => call.status,
+    }),
+    startedAt: t.field({
+      plain: true,
+      type: 'DateTime',
+      description: 'When the first status callback of the call arrived; lists are sorted and filtered by it.',
+      resolve: (call) => call.startedAt,
+    }),
+    endedAt: t.field({
+      plain: true,
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the call reached a terminal status; null while it has not.',
+      resolve: (call) => call.endedAt,
+    }),
+    durationSeconds: t.exposeInt('durationSeconds', {
+      nullable: true,
+      description: 'How long the call lasted, in seconds (CallDuration); null until the provider reports it.',
+    }),
+    cost: t.exposeFloat('cost', {
+      nullable: true,
+      description: "What the call cost (the provider's Price, sign dropped, in its currency); null until reported.",
+    }),
+    recordingUrl: t.exposeString('recordingUrl', {
+      nullable: true,
+      description: 'http(s) URL of the recording the provider made; null when there is none.',
+    }),
+    transcript: t.exposeString('transcript', {
+      nullable: true,
+      description: 'The transcript the AI engine attached (callLogRecordOutcome); null until then.',
+    }),
+    summary: t.exposeString('summary', {
+      nullable: true,
+      description: 'The summary the AI engine attached (callLogRecordOutcome); null until then.',
+    }),
+    analysis: t.field({
+      plain: true,
+      type: 'JSON',
+      nullable: true,
+      description: 'The post-call analysis the AI engine attached (callLogRecordOutcome); null until then.',
+      resolve: (call) => call.analysis,
+    }),
+    createdAt: t.field({
+      plain: true,
+      type: 'DateTime',
+      description: 'When the call log was created (its first status callback).',
+      resolve: (call) => call.createdAt,
+    }),
+    updatedAt: t.field({
+      plain: true,
+      type: 'DateTime',
+      description: 'When the call log last changed.',
+      resolve: (call) => call.updatedAt,
+    }),
+  }),
+});
+
+/** The one connection type of CallLog lists, wherever they appear. */
+export const CallLogConnection = builder.connectionObject(
+  {
+    type: CallLogRef,
+    name: 'CallLogConnection',
+    description: 'A page of CallLog nodes, and where it stands.',
+  },
+  { name: 'CallLogEdge', description: 'One CallLog of a page, with its cursor.', ...PLAIN_EDGE },
+);
+
+interface FilterArgs {
+  status?: CallStatus | null;
+  since?: Date | null;
+  until?: Date | null;
+}
+
+const toFilter = (args: FilterArgs, campId?: string | null): CallLogFilter => ({
+  campId,
+  status: args.status,
+  since: args.since?.toISOString(),
+  until: args.until?.toISOString(),
+});
+
+function connection(context: Context, args: Parameters<typeof keysetConnection>[1], filter: CallLogFilter) {
+  const accountId = viewerOf(context).id;
+  return keysetConnection(
+    'call-log',
+    args,
+    (call: CallLog) => [call.startedAt, call.callId],
+    (page) => pageCallLogs(context.db, accountId, filter, page),
+  );
+}
+
+const DESCRIPTION = 'Newest first; `since` and `until` bound startedAt, both inclusive.';
+
+/** The filter arguments' descriptions, the same on every call-log list. */
+const FILTER = {
+  campId: 'Only the calls of this campaign (its campId); NOT_FOUND when you have no such campaign.',
+  status: 'Only the calls whose latest status is this one.',
+  since: 'Only the calls started at or after this time.',
+  until: 'Only the calls started at or before this time.',
+};
+
+builder.queryFields((t) => ({
+  callLogs: t.connection(
+    {
+      type: CallLogRef,
+      description: `Your call logs. ${DESCRIPTION} An unknown campId is NOT_FOUND.`,
+      args: {
+        campId: t.arg.string({ validate: campIdField.nullish(), description: FILTER.campId }),
+        status: t.arg({ type: CallStatusEnum, description: FILTER.status }),
+        since: t.arg({ type: 'DateTime', description: FILTER.since }),
+        until: t.arg({ type: 'DateTime', description: FILTER.until }),
+      },
+      resolve: (_root, args, context) => connection(context, args, toFilter(args, args.campId)),
+    },
+    CallLogConnection,
+  ),
+  callLogList: t.field({
+    type: [CallLogRef],
+    subGraphs: INTERNAL_ONLY,
+    description: `Offset paging (what the legacy REST door uses). ${DESCRIPTION}`,
+    args: {
+      campId: t.arg.string({ validate: campIdField.nullish() }),
+      status: t.arg({ type: CallStatusEnum }),
+      since: t.arg({ type: 'DateTime' }),
+      until: t.arg({ type: 'DateTime' }),
+      limit: t.arg.int({ required: true, defaultValue: 100, validate: z.int().min(1).max(MAX_CALL_LOG_PAGE) }),
+      offset: t.arg.int({ required: true, defaultValue: 0, validate: z.int().min(0) }),
+    },
+    resolve: (_root, args, context) =>
+      listCallLogs(context.db, viewerOf(context).id, {
+        ...toFilter(args, args.campId),
+        limit: args.limit,
+        offset: args.offset,
+      }),
+  }),
+}));
+
+builder.objectField(CampaignRef, 'callLogs', (t) =>
+  t.connection(
+    {
+      type: CallLogRef,
+      description: `This campaign's call logs. ${DESCRIPTION}`,
+      args: {
+        status: t.arg({ type: CallStatusEnum, description: FILTER.status }),
+        since: t.arg({ type: 'DateTime', description: FILTER.since }),
+        until: t.arg({ type: 'DateTime', description: FILTER.until }),
+      },
+      resolve: (campaign, args, context) => connection(context, args, toFilter(args, campaign.campId)),
+    },
+    CallLogConnection,
+  ),
+);

@@ -1,0 +1,207 @@
+// The Campaign type, its metrics and voice, and the campaign queries.
+import type { ObjectFieldBuilder } from '@pothos/core';
+import { z } from 'zod';
+import { CAMPAIGN_FIELD_NAMES, CAMPAIGN_FIELDS, graphqlNameOf } from '../../../domain/campaigns.schema.js';
+import { type CampaignMetrics, loadCampaignMetrics } from '../../../domain/campaign-metrics.js';
+import {
+  type Campaign,
+  getCampaign,
+  getCampaignsByIds,
+  listCampaignSummaries,
+  listCampaigns,
+  pageCampaigns,
+} from '../../../domain/campaigns.js';
+import { campIdField } from '../../../domain/campaigns.schema.js';
+import { scopedNode } from '../global-ids.js';
+import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
+import { keysetConnection, MAX_PAGE_SIZE, PLAIN_EDGE } from '../pagination.js';
+import { asksOnly } from '../selection.js';
+import { VoiceRef } from './voice.js';
+
+export const CampaignStatusEnum = builder.enumType('CampaignStatus', {
+  description: 'active ⇄ paused → completed (terminal).',
+  values: {
+    ACTIVE: { value: 'active', description: 'Running: the status of a new campaign, and of a resumed one.' },
+    PAUSED: { value: 'paused', description: 'Paused by `campaignPause` until `campaignResume`.' },
+    COMPLETED: {
+      value: 'completed',
+      description: 'Finished by `campaignComplete`, for good: it can no longer change.',
+    },
+  } as const,
+});
+
+export const CampaignStartStatusEnum = builder.enumType('CampaignStartStatus', {
+  description: 'The status a campaign is created in.',
+  values: {
+    ACTIVE: { value: 'active', description: 'Calling from the start.' },
+    PAUSED: { value: 'paused', description: 'Not calling until `campaignResume`: set it up first.' },
+  } as const,
+});
+
+const CampaignMetricsRef = builder.objectRef<CampaignMetrics>('CampaignMetrics').implement({
+  description: 'Derived from the campaign’s call logs.',
+  fields: (t) => ({
+    totalCallTime: t.exposeInt('totalCallTime', {
+      description: 'Seconds of calls, summed over the calls that reported a duration.',
+    }),
+    totalNumCall: t.exposeInt('totalNumCall', {
+      description: 'How many calls it has a log of, whatever their status.',
+    }),
+    totalSpent: t.exposeFloat('totalSpent', {
+      description: "The calls' cost summed, over the calls that reported one (the provider's currency).",
+    }),
+    averageCallCost: t.exposeFloat('averageCallCost', {
+      description: 'totalSpent over the number of calls that reported a cost; 0 when none did.',
+    }),
+  }),
+});
+
+/** The Campaign fields a CampaignSummary can answer. */
+const SUMMARY_FIELDS: ReadonlySet<string> = new Set([
+  '__typename',
+  'id',
+  'campId',
+  'title',
+  'status',
+  'creationDate',
+  'createdAt',
+  'description',
+]);
+
+type CampaignFields = ObjectFieldBuilder<typeof builder.$inferSchemaTypes, Campaign>;
+
+/** The campaign's model fields, from their declarations (src/domain/campaigns.schema.ts), under their GraphQL names. */
+function modelFields(t: CampaignFields) {
+  return Object.fromEntries(
+    CAMPAIGN_FIELD_NAMES.map((name) => {
+      const { kind, description } = CAMPAIGN_FIELDS[name];
+      const options = { description, plain: true };
+      switch (kind) {
+        case 'text':
+          return [graphqlNameOf(name), t.string({ ...options, resolve: (campaign) => campaign[name] as string })];
+        case 'int':
+          return [graphqlNameOf(name), t.int({ ...options, resolve: (campaign) => campaign[name] as number })];
+        case 'bool':
+          return [graphqlNameOf(name), t.boolean({ ...options, resolve: (campaign) => campaign[name] as boolean })];
+        case 'json':
+          return [
+            graphqlNameOf(name),
+            t.field({
+              type: 'JSONObject',
+              ...options,
+              resolve: (campaign) => campaign[name] as Record<string, unknown>,
+            }),
+          ];
+      }
+    }),
+  );
+}
+
+export const CampaignRef = builder.loadableNode('Campaign', {
+  description: 'A calling campaign of your account.',
+  // Its columns are read without a resolver call each (src/graphql/schema/plain-fields.ts).
+  plainFields: true,
+  // Unique across accounts (docs/graphql.md, "Global ids"); every campaign a caller sees is its own.
+  ...scopedNode((campaign: Campaign) => campaign.campId, getCampaignsByIds, { plainId: true }),
+  fields: (t) => ({
+    campId: t.exposeString('campId', {
+      description: 'The campaign key, unique within your account: 1–64 of [A-Za-z0-9_-].',
+    }),
+    ...modelFields(t),
+    voice: t.field({
+      type: VoiceRef,
+      description: 'The voice of the calls, from the catalogue (the one voiceId names).',
+      resolve: (campaign) => campaign.voice,
+    }),
+    status: t.field({
+      type: CampaignStatusEnum,
+      plain: true,
+      description: 'Where the campaign stands: ACTIVE ⇄ PAUSED → COMPLETED.',
+      resolve: (campaign) => campaign.status,
+    }),
+    createdAt: t.field({
+      type: 'DateTime',
+      plain: true,
+      description: 'When the campaign was created.',
+      resolve: (campaign) => campaign.createdAt,
+    }),
+    creationDate: t.field({
+      type: 'DateTime',
+      plain: true,
+      description: 'When the campaign was created (as createdAt).',
+      deprecationReason: 'Use createdAt.',
+      resolve: (campaign) => campaign.createdAt,
+    }),
+    updatedAt: t.field({
+      type: 'DateTime',
+      plain: true,
+      description: 'When the campaign last changed.',
+      resolve: (campaign) => campaign.updatedAt,
+    }),
+    metrics: t.loadable({
+      type: CampaignMetricsRef,
+      description: "Totals over the campaign's call logs, as they are now.",
+      load: (campIds: string[], context) => loadCampaignMetrics(context.db, viewerOf(context).id, campIds),
+      resolve: (campaign) => campaign.campId,
+    }),
+  }),
+});
+
+/** The one connection type of Campaign lists, wherever they appear. */
+export const CampaignConnection = builder.connectionObject(
+  {
+    type: CampaignRef,
+    name: 'CampaignConnection',
+    description: 'A page of Campaign nodes, and where it stands.',
+  },
+  { name: 'CampaignEdge', description: 'One Campaign of a page, with its cursor.', ...PLAIN_EDGE },
+);
+
+builder.queryFields((t) => ({
+  campaign: t.field({
+    type: CampaignRef,
+    nullable: true,
+    description: 'One of your campaigns, or null.',
+    args: {
+      campId: t.arg.string({ required: true, validate: campIdField, description: 'The campaign: its campId.' }),
+    },
+    resolve: (_root, args, context) => getCampaign(context.db, viewerOf(context).id, args.campId),
+  }),
+  campaignList: t.field({
+    type: [CampaignRef],
+    subGraphs: INTERNAL_ONLY,
+    description: 'Offset paging, newest first (what the legacy REST door uses); prefer `campaigns` for cursor paging.',
+    args: {
+      limit: t.arg.int({ required: true, defaultValue: 100, validate: z.int().min(1).max(1000) }),
+      offset: t.arg.int({ required: true, defaultValue: 0, validate: z.int().min(0) }),
+      status: t.arg({ type: CampaignStatusEnum }),
+    },
+    resolve: (_root, args, context, info) =>
+      // A selection of list-entry fields only (as the REST door's get_campaigns asks) reads 5 columns instead of 25;
+      // those objects are only ever asked for those fields (asksOnly checks the whole selection, fragments included).
+      asksOnly(info, SUMMARY_FIELDS)
+        ? (listCampaignSummaries(context.db, viewerOf(context).id, args) as Promise<Campaign[]>)
+        : listCampaigns(context.db, viewerOf(context).id, args),
+  }),
+  campaigns: t.connection(
+    {
+      type: CampaignRef,
+      description: `Your campaigns, newest first; at most ${MAX_PAGE_SIZE} per page.`,
+      args: {
+        status: t.arg({ type: CampaignStatusEnum, description: 'Only the campaigns with this status.' }),
+        search: t.arg.string({
+          description: 'Case-insensitive substring of the title, description or campId.',
+          validate: z.string().max(200).nullish(),
+        }),
+      },
+      resolve: (_root, args, context) =>
+        keysetConnection(
+          'campaign',
+          args,
+          (campaign: Campaign) => [campaign.createdAt, campaign.campId],
+          (page) => pageCampaigns(context.db, viewerOf(context).id, args, page),
+        ),
+    },
+    CampaignConnection,
+  ),
+}));

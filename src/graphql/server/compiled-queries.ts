@@ -1,0 +1,64 @@
+// Compiled execution (graphql-jit) for whole queries, cached per parsed document *and operation*.
+//
+// @envelop/graphql-jit keeps one compiled query per DocumentNode, whatever operation it was compiled for: a document
+// holding `query A` and `query B` then answers B's requests with A's compiled query once A has run (issue 41). This
+// plugin is the same use of graphql-jit's `compileQuery`, keyed by the document (weakly: a compiled query lives as
+// long as its parsed document, which yoga's parse cache and the prepared lane bound in bytes) and then by the
+// operation's name.
+import { makeExecute } from '@envelop/core';
+import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLSchema } from 'graphql';
+import { compileQuery, type CompiledQuery, isCompiledQuery } from 'graphql-jit';
+import type { Plugin } from 'graphql-yoga';
+
+interface Entry {
+  query: (root: unknown, context: unknown, variables: ExecutionArgs['variableValues']) => unknown;
+  stringify: (result: ExecutionResult) => string;
+}
+
+/** The name a compiled query is kept under: no name and an empty one are the same (graphql-js picks the sole one). */
+const nameKey = (operationName: string | null | undefined) => operationName || '';
+
+export function compiledQueries(options: {
+  enableIf: (args: ExecutionArgs) => boolean;
+  /**
+   * Shadow mode: the schema with every resolver in place (src/graphql/schema/plain-fields.ts) that a request is to run on
+   * instead, or undefined. Its compiled queries are kept apart.
+   */
+  referenceFor?: (args: ExecutionArgs) => GraphQLSchema | undefined;
+}): Plugin {
+  const byDocument = new WeakMap<DocumentNode, Map<string, Entry>>();
+
+  const entryFor = (args: ExecutionArgs): Entry => {
+    let byName = byDocument.get(args.document);
+    if (!byName) byDocument.set(args.document, (byName = new Map()));
+    const reference = options.referenceFor?.(args);
+    const key = `${reference ? 'reference\n' : ''}${nameKey(args.operationName)}`;
+    let entry = byName.get(key);
+    if (!entry) {
+      const compiled = compileQuery(reference ?? args.schema, args.document, args.operationName ?? undefined);
+      entry = isCompiledQuery(compiled)
+        ? (compiled as CompiledQuery & Entry)
+        : // The document does not compile for this operation (no such operation, say): graphql-jit's answer is the
+          // result, as @envelop/graphql-jit gives it.
+          { query: () => compiled, stringify: (result) => JSON.stringify(result) };
+      byName.set(key, entry);
+    }
+    return entry;
+  };
+
+  const execute = makeExecute((args: ExecutionArgs) => {
+    const entry = entryFor(args);
+    const answer = entry.query(args.rootValue, args.contextValue, args.variableValues);
+    const withStringify = (result: unknown) => {
+      (result as ExecutionResult & { stringify?: Entry['stringify'] }).stringify = entry.stringify;
+      return result as ExecutionResult;
+    };
+    return answer instanceof Promise ? answer.then(withStringify) : withStringify(answer);
+  });
+
+  return {
+    onExecute({ args, setExecuteFn }) {
+      if (options.enableIf(args)) setExecuteFn(execute);
+    },
+  };
+}
