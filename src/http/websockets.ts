@@ -143,6 +143,7 @@ export function createWebSocketDoor(yoga: Yoga, services: Services): WebSocketDo
           ];
         }
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+          transport: 'websocket',
           viewer: state.viewer,
           authFailure: null,
           tokenExpiresAt: state.tokenExpiresAt,

@@ -66,6 +66,9 @@ export async function graphqlToolResult(
   // `params`, as yoga's own parse hooks read them (which operation of several runs).
   const { parse, validate, contextFactory, execute, schema } = yoga.getEnveloped({
     request: caller.request,
+    // A tool answers once, though its HTTP request accepts text/event-stream: a @live query is refused by the live
+    // queries themselves (src/graphql/live/live-queries.ts), as at /graphql without a stream.
+    transport: 'once',
     params: { query, operationName: name, variables },
     clientAddress: caller.clientAddress,
     ...caller.auth,
@@ -100,13 +103,6 @@ export async function graphqlToolResult(
   // A tool answers once: the parts of @defer/@stream have nowhere to go.
   if (usesIncrementalDelivery(document)) {
     return refused('@defer and @stream are not offered through MCP: a tool answers once', 'BAD_REQUEST');
-  }
-  // Nor can a live query's later results (docs/live-queries.md): it is a stream for /graphql.
-  if (operation.directives?.some((directive) => directive.name.value === 'live')) {
-    return refused(
-      '@live is not offered through MCP: a tool answers once; use /graphql (SSE or WebSocket)',
-      'BAD_REQUEST',
-    );
   }
   const contextValue = await contextFactory();
   return toolResult(

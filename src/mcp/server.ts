@@ -104,6 +104,8 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
   ) => {
     const { contextFactory, execute } = yoga.getEnveloped({
       request: caller.request,
+      // A tool answers once, though its HTTP request accepts text/event-stream (src/graphql/schema/context.ts).
+      transport: 'once',
       clientAddress: caller.clientAddress,
       ...caller.auth,
     });

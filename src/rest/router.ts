@@ -230,7 +230,8 @@ export function createRestRouter(yoga: Yoga, services: Services, routes: readonl
       publicUrl: base ? `${base}${url.pathname}${url.search}` : request.url,
     });
     // yoga's enveloped pipeline (its plugins, context and masking) on the internal graph (docs/graphql.md#two-graphs).
-    const { contextFactory, execute } = yoga.getEnveloped({ request, clientAddress, ...auth });
+    // One answer per call, whatever the request accepts (`once`: src/graphql/schema/context.ts).
+    const { contextFactory, execute } = yoga.getEnveloped({ request, clientAddress, transport: 'once', ...auth });
     const contextValue = await contextFactory();
     const result = (await execute({
       schema: internalSchema,

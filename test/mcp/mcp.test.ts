@@ -410,13 +410,18 @@ describe('the MCP door', () => {
       query: 'subscription { campaignEvents(campId: "x") { eventType } }',
     });
     expect(subscription[0]?.code).toBe('BAD_REQUEST');
-    // A live query is a stream: refused, and it holds none of the account's live query slots.
+    // A live query is a stream: refused by the live queries themselves, since a tool answers once (the context's
+    // transport), though the tool's HTTP request accepts text/event-stream; it holds none of the account's slots.
     for (let i = 0; i < 3; i++) {
       const live = await callError(client, 'graphql', { query: 'query @live { viewer { accountId } }' });
       expect(live[0]?.code).toBe('BAD_REQUEST');
-      expect(live[0]?.message).toMatch(/@live is not offered through MCP/);
+      expect(live[0]?.message).toMatch(
+        /^@live is not offered here: this door answers once\. Send the query to \/graphql/,
+      );
     }
-    expect((await t.request('GET', '/metrics')).text).toMatch(/^gateway_live_queries 0$/m);
+    const metrics = (await t.request('GET', '/metrics')).text;
+    expect(metrics).toMatch(/^gateway_live_queries 0$/m);
+    expect(metrics).toMatch(/^gateway_live_queries_refused_total\{reason="transport"\} 3$/m);
     await client.close();
   });
 });

@@ -137,10 +137,14 @@ const ended = (reason: StreamEnd | 'credential'): ExecutionResult => ({
   ],
 });
 
-/** Whether the request can take a stream (yoga streams over SSE and multipart; WebSocket contexts have no request). */
-function streams(request: Request | undefined): boolean {
-  if (!request) return true;
-  const accept = request.headers.get('accept') ?? '';
+/**
+ * Whether the caller can take a stream: a WebSocket always; yoga's HTTP over SSE or multipart when the request accepts
+ * one; a door that answers once (a REST route, an MCP tool) never, whatever its own HTTP request accepts.
+ */
+function streams(context: Pick<Context, 'transport'> & { request?: Request }): boolean {
+  if (context.transport === 'websocket') return true;
+  if (context.transport === 'once' || !context.request) return false;
+  const accept = context.request.headers.get('accept') ?? '';
   return accept.includes('text/event-stream') || accept.includes('multipart/mixed');
 }
 
@@ -478,13 +482,16 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
         });
         return;
       }
-      if (!streams(context.request)) {
+      if (!streams(context)) {
         options.onRefused?.('transport');
         setResultAndStopExecution({
           errors: [
             new GraphQLError(
-              'A @live query is a stream: send it with Accept: text/event-stream (SSE) or multipart/mixed, or over ' +
-                'WebSocket (graphql-transport-ws).',
+              context.transport === 'once'
+                ? '@live is not offered here: this door answers once. Send the query to /graphql with Accept: ' +
+                    'text/event-stream (SSE) or multipart/mixed, or over WebSocket (graphql-transport-ws).'
+                : 'A @live query is a stream: send it with Accept: text/event-stream (SSE) or multipart/mixed, or ' +
+                    'over WebSocket (graphql-transport-ws).',
               { extensions: { code: 'BAD_REQUEST', http: { status: 406 } } },
             ),
           ],

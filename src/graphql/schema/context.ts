@@ -3,7 +3,16 @@ import type { Authentication, AuthFailure } from '../../authentication.js';
 import type { Account } from '../../domain/accounts.js';
 import type { Services } from '../../services.js';
 
+/**
+ * How the caller is answered: `http`, yoga's own HTTP handling of /graphql (a stream if the request accepts one);
+ * `websocket`, a graphql-transport-ws connection (always a stream); `once`, a door that runs a document in process and
+ * answers one result (a REST route, an MCP tool), whatever its HTTP request accepts.
+ */
+export type Transport = 'http' | 'websocket' | 'once';
+
 export interface Context extends Services {
+  /** Set by whoever builds the context (src/graphql/server/yoga.ts); read by live queries (they need a stream). */
+  transport: Transport;
   viewer: Account | null;
   authFailure: AuthFailure | null;
   /** Where the request comes from (docs/limits.md: TRUST_PROXY), for throttles keyed by client address. */

@@ -20,7 +20,7 @@ import { type Services } from '../../services.js';
 import { compiledQueries } from './compiled-queries.js';
 import { isShadowCopy } from './shadow-copies.js';
 import { anonymousDocumentLimit, documentWorkLimits } from './document-work.js';
-import { type Context } from '../schema/context.js';
+import { type Context, type Transport } from '../schema/context.js';
 import { GRAPHIQL_DEFAULT_QUERY, withTokenFromLogin } from './graphiql.js';
 import { isWholeQuery, limitIncrementalDirectives } from './incremental-delivery.js';
 import { confirmProvisionalCredentials } from './provisional-credentials.js';
@@ -242,6 +242,9 @@ const isRequestAuth = (value: unknown): value is RequestAuth =>
   typeof value === 'object' && value !== null && 'authentication' in value && 'claims' in value;
 
 /** What the HTTP door knows of a request before yoga sees it. */
+/** The transport a door named when it asked for an enveloped pipeline (src/graphql/schema/context.ts); yoga's own is http. */
+const transportOf = (named: unknown): Transport => (named === 'websocket' || named === 'once' ? named : 'http');
+
 export interface DoorFacts {
   clientAddress: string;
   auth: RequestAuth;
@@ -357,14 +360,17 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
       const clientAddress =
         facts?.clientAddress ?? (typeof initial.clientAddress === 'string' ? initial.clientAddress : UNKNOWN_CLIENT);
       const auth = facts?.auth ?? initial.auth;
+      const transport = transportOf(initial.transport);
       return 'viewer' in initial
         ? {
             ...services,
+            transport,
             clientAddress,
             ...(initial as unknown as Pick<Context, 'viewer' | 'authFailure' | 'readOnly' | 'accessTokenId'>),
           }
         : {
             ...services,
+            transport,
             clientAddress,
             ...(await (ablated.has('authentication')
               ? authenticatedOnce(services, initial.request.headers.get('authorization'))
