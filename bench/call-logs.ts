@@ -11,9 +11,8 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/core/config.js';
-import { chunks } from '../src/db/chunks.js';
-import { CALL_STATUSES, isTerminal, STATUS_RANK } from '../src/domain/call-logs.schema.js';
-import { administer, campaignData, signUpAndLogin, summary, timed } from './support.js';
+import { CALL_STATUSES } from '../src/domain/call-logs.schema.js';
+import { administer, callLogRow, campaignData, insertCallLogs, signUpAndLogin, summary, timed } from './support.js';
 
 const CALL_LOGS = Number(process.env.CALL_LOGS ?? 100_000);
 const ITERATIONS = Number(process.env.ITERATIONS ?? 300);
@@ -54,31 +53,17 @@ const seedStart = performance.now();
 const now = Date.now();
 const rows = Array.from({ length: CALL_LOGS }, (_, i) => {
   const status = CALL_STATUSES[i % CALL_STATUSES.length] ?? 'completed';
-  const at = new Date(now - Math.floor((i / CALL_LOGS) * 90 * DAY)).toISOString();
-  return {
-    account_id: accountId,
-    call_id: `CA${String(i).padStart(8, '0')}`,
-    camp_id: i % 5 < 3 ? 'c1' : (campaigns[i % 3] ?? 'c2'),
-    direction: 'outbound-api',
-    from_number: '+14155550100',
-    to_number: '+14155550199',
+  return callLogRow({
+    accountId,
+    campId: i % 5 < 3 ? 'c1' : (campaigns[i % 3] ?? 'c2'),
+    callId: `CA${String(i).padStart(8, '0')}`,
     status,
-    status_rank: STATUS_RANK[status],
-    started_at: at,
-    ended_at: isTerminal(status) ? at : null,
-    duration_seconds: status === 'completed' ? i % 600 : null,
+    at: new Date(now - Math.floor((i / CALL_LOGS) * 90 * DAY)).toISOString(),
+    durationSeconds: status === 'completed' ? i % 600 : null,
     cost: status === 'completed' ? (i % 100) / 100 : null,
-    recording_url: null,
-    transcript: null,
-    summary: null,
-    analysis: null,
-    created_at: at,
-    updated_at: at,
-  };
+  });
 });
-await app.database.db.transaction().execute(async (trx) => {
-  for (const chunk of chunks(rows)) await trx.insertInto('call_logs').values(chunk).execute();
-});
+await insertCallLogs(app, rows);
 console.log(`seeded ${CALL_LOGS} call logs in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
 
 const since = new Date(now - 60 * DAY).toISOString();

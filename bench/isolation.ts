@@ -14,10 +14,9 @@ import autocannon from 'autocannon';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/core/config.js';
 import { chunks } from '../src/db/chunks.js';
-import { STATUS_RANK } from '../src/domain/call-logs.schema.js';
 import { telephonySignature } from '../src/security/telephony-signature.js';
 import { EXPENSIVE_DOCUMENTS } from './expensive-documents.js';
-import { campaignData, hasTaskset, signUpAndLogin, START_NODE_FLAGS } from './support.js';
+import { callLogRow, campaignData, hasTaskset, insertCallLogs, signUpAndLogin, START_NODE_FLAGS } from './support.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10);
@@ -245,32 +244,18 @@ async function seed(): Promise<Seeded> {
         campaignModelData: { ...campaignData(), title: `Busy ${i}` },
       });
       const now = Date.now();
-      const logs = Array.from({ length: BUSY_CALL_LOGS }, (_, n) => {
-        const at = new Date(now - (BUSY_CALL_LOGS - n) * 60_000).toISOString();
-        return {
-          account_id: account.id as string,
-          call_id: `CASEED${String(n).padStart(8, '0')}`,
-          camp_id: BUSY_CAMPAIGN,
-          direction: 'outbound-api',
-          from_number: '+14155550100',
-          to_number: '+14155550199',
-          status: 'completed' as const,
-          status_rank: STATUS_RANK.completed,
-          started_at: at,
-          ended_at: at,
-          duration_seconds: n % 600,
+      const logs = Array.from({ length: BUSY_CALL_LOGS }, (_, n) =>
+        callLogRow({
+          accountId: account.id as string,
+          campId: BUSY_CAMPAIGN,
+          callId: `CASEED${String(n).padStart(8, '0')}`,
+          status: 'completed',
+          at: new Date(now - (BUSY_CALL_LOGS - n) * 60_000).toISOString(),
+          durationSeconds: n % 600,
           cost: (n % 100) / 100,
-          recording_url: null,
-          transcript: null,
-          summary: null,
-          analysis: null,
-          created_at: at,
-          updated_at: at,
-        };
-      });
-      await app.database.db.transaction().execute(async (trx) => {
-        for (const chunk of chunks(logs)) await trx.insertInto('call_logs').values(chunk).execute();
-      });
+        }),
+      );
+      await insertCallLogs(app, logs);
       live.push({ token, apiKey: account.apiKey as string, campId: BUSY_CAMPAIGN });
     }
     return { victims, attacker, attackerEmail, attackerKey, live };

@@ -2,7 +2,11 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
+import type { Insertable } from 'kysely';
 import type { App } from '../src/app.js';
+import { chunks } from '../src/db/chunks.js';
+import type { Database } from '../src/db/types.js';
+import { type CallStatus, isTerminal, STATUS_RANK } from '../src/domain/call-logs.schema.js';
 
 /**
  * The Node options `npm start` runs the server with (package.json "start": `node <flags> dist/src/main.js`), so that
@@ -149,4 +153,46 @@ export async function administer(server: URL | null, statement: string): Promise
   } finally {
     await client.end();
   }
+}
+
+/** A call log row as a benchmark writes it directly (bench/call-logs.ts, bench/isolation.ts): a call of one campaign. */
+export function callLogRow(row: {
+  accountId: string;
+  campId: string;
+  callId: string;
+  status: CallStatus;
+  at: string;
+  durationSeconds: number | null;
+  cost: number | null;
+}): Insertable<Database['call_logs']> {
+  return {
+    account_id: row.accountId,
+    call_id: row.callId,
+    camp_id: row.campId,
+    direction: 'outbound-api',
+    from_number: '+14155550100',
+    to_number: '+14155550199',
+    status: row.status,
+    status_rank: STATUS_RANK[row.status],
+    started_at: row.at,
+    ended_at: isTerminal(row.status) ? row.at : null,
+    duration_seconds: row.durationSeconds,
+    cost: row.cost,
+    recording_url: null,
+    transcript: null,
+    summary: null,
+    analysis: null,
+    created_at: row.at,
+    updated_at: row.at,
+  };
+}
+
+/**
+ * Writes call logs straight to the table, in chunks, in one transaction: applyCallStatus opens a transaction of its own
+ * per call and raises an event per call, which a benchmark's hundred thousand rows need not.
+ */
+export async function insertCallLogs(app: App, rows: Array<Insertable<Database['call_logs']>>): Promise<void> {
+  await app.database.db.transaction().execute(async (trx) => {
+    for (const chunk of chunks(rows)) await trx.insertInto('call_logs').values(chunk).execute();
+  });
 }

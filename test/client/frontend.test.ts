@@ -3,29 +3,23 @@
 // subscription over WebSocket (and over SSE for urql). The README's code blocks are these files' code. Their
 // WebSocket is Node's global one, as a reader's would be (no 'ws' package).
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { gql as apolloGql } from '@apollo/client';
 import { gql } from '@urql/core';
 import { introspectionFromSchema } from 'graphql';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { schema } from '../../src/graphql/schema/schema.js';
-import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
-import { startApp, type TestApp } from '../helpers/app.js';
-import { createLegacyCampaign } from '../helpers/campaigns.js';
+import type { TestApp } from '../helpers/app.js';
+import { expectDocsCodeIsSetups, servedClients, until } from './served-clients.js';
 import { createApolloClient } from './setups/apollo.js';
 import { createUrqlClient } from './setups/urql.js';
 
-const ROOT = join(import.meta.dirname, '../..');
-
+const served = servedClients('spring');
 let t: TestApp;
-let http: HttpServer;
 let httpUrl: string;
 let wsUrl: string;
 let token: string;
 /** Every request the client sent to /graphql: method, and whether it carried the document or only its hash. */
 let sent: Array<{ method: string; document: boolean; hash: boolean }>;
-const disposers: Array<() => unknown> = [];
 
 const recordingFetch: typeof fetch = async (input, init) => {
   const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
@@ -38,21 +32,9 @@ const recordingFetch: typeof fetch = async (input, init) => {
   return fetch(input, init);
 };
 
-beforeEach(async () => {
-  t = await startApp({}, [], { worker: false });
-  http = createHttpServer(t.app);
-  const { port } = await listen(http.server, 0, '127.0.0.1');
-  httpUrl = `http://127.0.0.1:${port}/graphql`;
-  wsUrl = `ws://127.0.0.1:${port}/graphql`;
-  ({ token } = await t.account());
-  await createLegacyCampaign(t, token, 'spring');
+beforeEach(() => {
+  ({ t, httpUrl, wsUrl, token } = served);
   sent = [];
-});
-afterEach(async () => {
-  for (const dispose of disposers.splice(0)) await dispose();
-  http.server.closeAllConnections();
-  await new Promise<void>((resolve) => http.server.close(() => resolve()));
-  await t.close();
 });
 
 const CAMPAIGNS = /* GraphQL */ `
@@ -88,14 +70,6 @@ const EVENTS = /* GraphQL */ `
 
 const pause = () => t.gql('mutation { campaignPause(input: { campId: "spring" }) { campaign { id } } }', {}, token);
 
-async function until(check: () => boolean, what: string) {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe('urql', () => {
   const client = (transport: 'websocket' | 'sse') =>
     createUrqlClient({
@@ -130,7 +104,7 @@ describe('urql', () => {
     const subscription = urql.subscription(gql(EVENTS), {}).subscribe((result) => {
       if (result.data) events.push(result.data.campaignEvents.eventType);
     });
-    disposers.push(() => subscription.unsubscribe());
+    served.dispose(() => subscription.unsubscribe());
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect((await pause()).body.errors).toBeUndefined();
     await until(() => events.length > 0, 'the event over WebSocket');
@@ -143,7 +117,7 @@ describe('urql', () => {
     const subscription = urql.subscription(gql(EVENTS), {}).subscribe((result) => {
       if (result.data) events.push(result.data.campaignEvents.eventType);
     });
-    disposers.push(() => subscription.unsubscribe());
+    served.dispose(() => subscription.unsubscribe());
     await until(() => sent.length > 0, 'the SSE request');
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect((await pause()).body.errors).toBeUndefined();
@@ -161,7 +135,7 @@ describe('Apollo Client', () => {
       sha256: (text) => createHash('sha256').update(text).digest('hex'),
       fetch: recordingFetch,
     });
-    disposers.push(() => apollo.stop());
+    served.dispose(() => apollo.stop());
     const first = await apollo.query({ query: apolloGql(CAMPAIGNS), fetchPolicy: 'network-only' });
     expect((first.data as any).campaigns.edges[0].node.campId).toBe('spring');
     expect(sent[0]).toEqual({ method: 'GET', document: false, hash: true });
@@ -181,7 +155,7 @@ describe('Apollo Client', () => {
         if (data) events.push(data.campaignEvents.eventType);
       },
     });
-    disposers.push(() => subscription.unsubscribe());
+    served.dispose(() => subscription.unsubscribe());
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect((await pause()).body.errors).toBeUndefined();
     await until(() => events.length > 0, 'the event over WebSocket');
@@ -190,9 +164,5 @@ describe('Apollo Client', () => {
 });
 
 it("docs/frontend-clients.md's code is these set-ups' code", () => {
-  const section = readFileSync(join(ROOT, 'docs/frontend-clients.md'), 'utf8');
-  const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
-  expect(blocks.length).toBe(2);
-  const files = ['urql', 'apollo'].map((name) => readFileSync(join(import.meta.dirname, `setups/${name}.ts`), 'utf8'));
-  for (const [index, block] of blocks.entries()) expect(files[index]).toContain(block);
+  expectDocsCodeIsSetups('docs/frontend-clients.md', ['urql', 'apollo']);
 });
