@@ -4,7 +4,8 @@ import type { Plugin } from 'graphql-yoga';
 import type { DestinationStream } from 'pino';
 import { MB } from './core/byte-bounded-caches.js';
 import type { Config } from './core/config.js';
-import { createDatabaseAvailability } from './db/availability.js';
+import type { IncomingMessage } from 'node:http';
+import { createDatabaseAvailability, type DatabaseAvailability } from './db/availability.js';
 import { type DatabaseHandle, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { eventsSince, onEventsCommitted } from './domain/events.js';
@@ -13,7 +14,7 @@ import { createAccountCache } from './domain/account-cache.js';
 import { accessTokenExists, findAccessTokenCredential } from './domain/access-tokens.js';
 import { loadVoiceCatalogue } from './domain/voices.js';
 import { createCampaignEventBus } from './events/pubsub.js';
-import { type DeliveryWorkerOptions, startDeliveryWorker } from './events/worker.js';
+import { type DeliveryWorker, type DeliveryWorkerOptions, startDeliveryWorker } from './events/worker.js';
 import type { Services } from './services.js';
 import { inShadow } from './core/request-context.js';
 import { createLiveStreams } from './events/live-streams.js';
@@ -24,13 +25,13 @@ import { createPreparedLane, type PreparedLane } from './graphql/lane/prepared-l
 import { createDoors } from './http/doors.js';
 import { health } from './http/health.js';
 import { createLogger, type Logger } from './core/logger.js';
-import { connectRedis } from './core/redis.js';
+import { connectRedis, type RedisLink } from './core/redis.js';
 import { createRateLimits } from './security/rate-limits.js';
 import { createDocs } from './rest/docs.js';
 import { createRestRouter } from './rest/router.js';
 import { createMcpDoor } from './mcp/door.js';
 import { createOAuthDoor, type OAuthDoor } from './oauth/door.js';
-import { createMetrics } from './http/metrics.js';
+import { createMetrics, type Metrics } from './http/metrics.js';
 import { clientAddressOf } from './http/client-address.js';
 import { graphqlSpans, tracingWanted } from './core/tracing.js';
 import { createGeneration, type Generation, responseCache } from './graphql/server/response-cache.js';
@@ -78,23 +79,107 @@ export interface AppOptions {
   worker?: false | Pick<DeliveryWorkerOptions, 'clock' | 'pollMs'>;
 }
 
+/**
+ * What the app is made of, in the order it is put together. Each part is made by a function of its own below, or by
+ * the room that owns it.
+ */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = createLogger(config.LOG_LEVEL, options.logStream);
   const availability = createDatabaseAvailability(logger);
   const traced = options.tracing ?? tracingWanted(process.env);
-  // The response cache's generation, once Redis (if any) is connected; writes before that (migrations) need none.
-  let generation: Generation | null = null;
-  // Live queries, once built: each committed write invalidates what it touched here, and on the other instances.
-  let liveQueries: LiveQueries | null = null;
-  let publishKeys: ((keys: readonly string[]) => void) | null = null;
-  const database = openDatabase(config.DATABASE_URL, {
-    onCommittedWrite: (writes) => {
-      if (liveQueries) {
-        const keys = [...keysOfWrites(writes)];
-        liveQueries.invalidate(keys);
-        publishKeys?.(keys);
+  // What each committed write reaches: live queries (here and on other instances) and the response cache.
+  const writes: CommittedWrites = { liveQueries: null, publishKeys: null, generation: null };
+  const database = openAppDatabase(config, options, { availability, traced, writes });
+  await migrate(database, logger);
+  await loadVoiceCatalogue(database.db);
+  const redis = config.REDIS_URL
+    ? await connectRedis(config.REDIS_URL, logger, { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS })
+    : null;
+  const services = createServices(config, database, { logger, availability, redis });
+  if (config.RESPONSE_CACHE) writes.generation = createGeneration(redis);
+  await services.events.start();
+  const metrics = createMetrics(config, {
+    pendingDeliveries: () => countPendingDeliveries(database.db),
+    openStreams: () => services.streams.open,
+    openWebSockets: () => websockets.open,
+    openLiveQueries: () => liveQueries?.open ?? 0,
+  });
+  const liveQueries = config.LIVE_QUERIES ? createAppLiveQueries(config, services, metrics, writes) : null;
+  const lane = createAppLane(config, () => yoga);
+  const yoga = createGraphQLServer(
+    services,
+    graphqlPlugins(config, { metrics, traced, generation: writes.generation, options, lane, liveQueries }),
+  );
+  const rest = createRestRouter(yoga, services, routes);
+  const mcp = createMcpDoor(yoga, services);
+  const websockets = createWebSocketDoor(yoga, services);
+  const worker = options.worker === false ? null : startAppWorker(config, services, metrics, options.worker);
+  // After a commit that raised events: live subscribers hear of them, and the worker looks for deliveries at once.
+  const stopListening = onEventsCommitted(database.db, (events) => {
+    for (const event of events) services.events.publish(event);
+    worker?.wake();
+  });
+  const doors = createDoors({
+    services,
+    tracing: traced,
+    health: (pathname) => health(pathname, database, app.draining, redis && !redis.available ? ['redis'] : []),
+    docs: createDocs(routes),
+    rest,
+    yoga,
+    lane,
+    shadow: config.GRAPHQL_PREPARED_LANE === 'shadow',
+    mcp,
+    metrics,
+  });
+  const app: App = {
+    yoga,
+    lane,
+    websockets,
+    database,
+    oauth: createOAuthDoor(services, oauthClientAddress(config)),
+    draining: false,
+    lightGraphQL: lane !== null,
+    logger,
+    drain() {
+      app.draining = true;
+      void websockets.closeAll();
+      services.streams.closeAll();
+    },
+    fetch: (request, client) => doors(request, client?.address, client?.target),
+    async close() {
+      await websockets.closeAll();
+      stopListening();
+      await worker?.stop();
+      await redis?.close();
+      await database.close();
+    },
+  };
+  return app;
+}
+
+/** What a committed write reaches once the app has it (migrations run before any of them exists). */
+interface CommittedWrites {
+  liveQueries: LiveQueries | null;
+  /** Tells the other instances which live-query keys this instance's writes touched. */
+  publishKeys: ((keys: readonly string[]) => void) | null;
+  /** The response cache's generation, once Redis (if any) is connected. */
+  generation: Generation | null;
+}
+
+/** The database, telling every committed write to live queries and the response cache. */
+function openAppDatabase(
+  config: Config,
+  options: AppOptions,
+  { availability, traced, writes }: { availability: DatabaseAvailability; traced: boolean; writes: CommittedWrites },
+): DatabaseHandle {
+  return openDatabase(config.DATABASE_URL, {
+    onCommittedWrite: (written) => {
+      if (writes.liveQueries) {
+        const keys = [...keysOfWrites(written)];
+        writes.liveQueries.invalidate(keys);
+        writes.publishKeys?.(keys);
       }
-      return generation?.bump();
+      return writes.generation?.bump();
     },
     traceQueries: traced,
     // A shadow answer's statements (GRAPHQL_PREPARED_LANE=shadow) are not the request's: tests count the request's.
@@ -103,14 +188,22 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     onAnswer: (sql, startedAt) => availability.answered(sql, startedAt),
     timeoutMs: config.DATABASE_TIMEOUT_SECONDS * 1000,
   });
+}
+
+/** Applies the pending migrations, one log line each (before the banner: src/main.ts). */
+async function migrate(database: DatabaseHandle, logger: Logger): Promise<void> {
   for (const migration of await migrateToLatest(database.db, database.dialect)) {
     logger.info({ migration }, 'migration applied');
   }
-  await loadVoiceCatalogue(database.db);
-  const redis = config.REDIS_URL
-    ? await connectRedis(config.REDIS_URL, logger, { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS })
-    : null;
-  const services: Services = {
+}
+
+/** `Services`: what the app is made of, as every door sees it (src/services.ts). */
+function createServices(
+  config: Config,
+  database: DatabaseHandle,
+  { logger, availability, redis }: { logger: Logger; availability: DatabaseAvailability; redis: RedisLink | null },
+): Services {
+  return {
     db: database.db,
     config,
     tokens: createTokenIssuer(config.JWT_SECRET, config.TOKEN_TTL_SECONDS),
@@ -140,38 +233,56 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       redis,
     ),
   };
-  if (config.RESPONSE_CACHE) generation = createGeneration(redis);
-  await services.events.start();
-  const metrics = createMetrics(config, {
-    pendingDeliveries: () => countPendingDeliveries(database.db),
-    openStreams: () => services.streams.open,
-    openWebSockets: () => websockets.open,
-    openLiveQueries: () => liveQueries?.open ?? 0,
+}
+
+/** Live queries, kept current by this instance's writes and, through the event bus, by the other instances'. */
+function createAppLiveQueries(
+  config: Config,
+  services: Services,
+  metrics: Metrics,
+  writes: CommittedWrites,
+): LiveQueries {
+  const live = createLiveQueries(services, {
+    perAccount: config.LIVE_QUERIES_PER_ACCOUNT,
+    throttleMs: config.LIVE_QUERY_THROTTLE_MS,
+    share: config.LIVE_QUERY_SHARE_PERCENT / 100,
+    onExecution: (seconds, first) => metrics.liveQueryExecution(seconds, first),
+    onRefused: (reason) => metrics.liveQueryRefused(reason),
   });
-  if (config.LIVE_QUERIES) {
-    const live = createLiveQueries(services, {
-      perAccount: config.LIVE_QUERIES_PER_ACCOUNT,
-      throttleMs: config.LIVE_QUERY_THROTTLE_MS,
-      share: config.LIVE_QUERY_SHARE_PERCENT / 100,
-      onExecution: (seconds, first) => metrics.liveQueryExecution(seconds, first),
-      onRefused: (reason) => metrics.liveQueryRefused(reason),
-    });
-    services.events.onInvalidation((keys) => (keys === 'all' ? live.invalidateAll() : live.invalidate(keys)));
-    publishKeys = (keys) => services.events.publishInvalidation(keys);
-    liveQueries = live;
-  }
-  // The prepared lane (src/graphql/lane/prepared-lane.ts): off under PERSISTED_OPERATIONS=only, where only yoga's
-  // persisted-operation plugins decide what runs.
-  const lane =
-    config.GRAPHQL_PREPARED_LANE !== 'off' && config.PERSISTED_OPERATIONS !== 'only'
-      ? createPreparedLane(() => yoga, {
-          maxDocuments: config.GRAPHQL_PREPARED_DOCUMENTS,
-          maxBytes: config.GRAPHQL_DOCUMENT_CACHE_MB * MB,
-          handBody,
-          prepareUnknown: config.GRAPHQL_PREPARED_LANE === 'shadow',
-        })
-      : null;
-  const yoga = createGraphQLServer(services, [
+  services.events.onInvalidation((keys) => (keys === 'all' ? live.invalidateAll() : live.invalidate(keys)));
+  writes.publishKeys = (keys) => services.events.publishInvalidation(keys);
+  writes.liveQueries = live;
+  return live;
+}
+
+/**
+ * The prepared lane (src/graphql/lane/prepared-lane.ts): off under PERSISTED_OPERATIONS=only, where only yoga's
+ * persisted-operation plugins decide what runs.
+ */
+function createAppLane(config: Config, yoga: () => Yoga): PreparedLane | null {
+  if (config.GRAPHQL_PREPARED_LANE === 'off' || config.PERSISTED_OPERATIONS === 'only') return null;
+  return createPreparedLane(yoga, {
+    maxDocuments: config.GRAPHQL_PREPARED_DOCUMENTS,
+    maxBytes: config.GRAPHQL_DOCUMENT_CACHE_MB * MB,
+    handBody,
+    prepareUnknown: config.GRAPHQL_PREPARED_LANE === 'shadow',
+  });
+}
+
+/** The envelop plugins the app adds to yoga's own (src/graphql/server/yoga.ts), in order. */
+function graphqlPlugins(
+  config: Config,
+  parts: {
+    metrics: Metrics;
+    traced: boolean;
+    generation: Generation | null;
+    options: AppOptions;
+    lane: PreparedLane | null;
+    liveQueries: LiveQueries | null;
+  },
+): Plugin[] {
+  const { metrics, traced, generation, options, lane, liveQueries } = parts;
+  return [
     ...(config.METRICS ? [metrics.yogaPlugin()] : []),
     ...(traced ? [graphqlSpans] : []),
     ...(generation
@@ -187,73 +298,38 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...(options.plugins ?? []),
     ...(lane ? [lane.plugin] : []),
     ...(liveQueries?.plugins ?? []),
-  ]);
-  const rest = createRestRouter(yoga, services, routes);
-  const mcp = createMcpDoor(yoga, services);
-  const websockets = createWebSocketDoor(yoga, services);
-  const docs = createDocs(routes);
-  const worker =
-    options.worker === false
-      ? null
-      : startDeliveryWorker({
-          db: database.db,
-          secrets: services.secrets,
-          logger,
-          retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
-          timeoutMs: config.WEBHOOK_TIMEOUT_SECONDS * 1000,
-          allowPrivate: config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
-          availability,
-          onAttempt: (outcome) => metrics.deliveryAttempt(outcome),
-          ...options.worker,
-        });
-  // After a commit that raised events: live subscribers hear of them, and the worker looks for deliveries at once.
-  const stopListening = onEventsCommitted(database.db, (events) => {
-    for (const event of events) services.events.publish(event);
-    worker?.wake();
-  });
+  ];
+}
 
-  const doors = createDoors({
-    services,
-    tracing: traced,
-    health: (pathname) => health(pathname, database, app.draining, redis && !redis.available ? ['redis'] : []),
-    docs,
-    rest,
-    yoga,
-    lane,
-    shadow: config.GRAPHQL_PREPARED_LANE === 'shadow',
-    mcp,
-    metrics,
-  });
-  const app: App = {
-    yoga,
-    lane,
-    websockets,
-    database,
-    oauth: createOAuthDoor(services, (req) => {
-      const forwarded = req.headers['x-forwarded-for'];
-      const headers = typeof forwarded === 'string' ? { 'x-forwarded-for': forwarded } : undefined;
-      return clientAddressOf(
-        new Request('http://oauth.invalid/', { headers }),
-        req.socket.remoteAddress,
-        config.TRUST_PROXY,
-      );
-    }),
-    draining: false,
-    lightGraphQL: lane !== null,
+/** The webhook delivery worker of this instance (src/events/worker.ts). */
+function startAppWorker(
+  config: Config,
+  services: Services,
+  metrics: Metrics,
+  overrides: AppOptions['worker'],
+): DeliveryWorker {
+  return startDeliveryWorker({
+    db: services.db,
+    secrets: services.secrets,
     logger: services.logger,
-    drain() {
-      app.draining = true;
-      void websockets.closeAll();
-      services.streams.closeAll();
-    },
-    fetch: (request, client) => doors(request, client?.address, client?.target),
-    async close() {
-      await websockets.closeAll();
-      stopListening();
-      await worker?.stop();
-      await redis?.close();
-      await database.close();
-    },
+    retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
+    timeoutMs: config.WEBHOOK_TIMEOUT_SECONDS * 1000,
+    allowPrivate: config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
+    availability: services.availability,
+    onAttempt: (outcome) => metrics.deliveryAttempt(outcome),
+    ...(overrides || {}),
+  });
+}
+
+/** The client address of an OAuth request, which node:http hands over without a fetch Request. */
+function oauthClientAddress(config: Config) {
+  return (req: IncomingMessage): string => {
+    const forwarded = req.headers['x-forwarded-for'];
+    const headers = typeof forwarded === 'string' ? { 'x-forwarded-for': forwarded } : undefined;
+    return clientAddressOf(
+      new Request('http://oauth.invalid/', { headers }),
+      req.socket.remoteAddress,
+      config.TRUST_PROXY,
+    );
   };
-  return app;
 }

@@ -1,7 +1,12 @@
 // Request bodies are at most 1 MiB on every door (docs/decisions.md §11): a larger Content-Length is refused before anything
 // is read, and a body without one (chunked) is read only up to the limit.
+import { ablated } from '../core/ablation.js';
+import { Response } from '../core/fetch-api.js';
 import { MAX_BODY_BYTES } from '../core/request-context.js';
+import type { Services } from '../services.js';
+import { bodyBudgetResponse } from './rate-limit.js';
 import { refuse } from './refusal.js';
+import type { Stage } from './way.js';
 
 const tooLarge = (rest: boolean) =>
   refuse(rest, {
@@ -34,4 +39,22 @@ export async function limitBody(request: Request, rest: boolean): Promise<Reques
   const headers = new Headers(request.headers);
   headers.set('content-length', String(body.byteLength));
   return new Request(request.url, { method: request.method, headers, body, signal: request.signal });
+}
+
+/**
+ * The stage of the body: at most 1 MiB (413), then counted against the tenant's budget of large bodies (429, read but
+ * not parsed first, so that the client sees the answer instead of a cut connection).
+ */
+export function bodyLimitStage(services: Services): Stage {
+  return async (way) => {
+    if (!way.door.readsBody) return undefined;
+    const request = ablated.has('body-limit') ? way.received : await limitBody(way.received, way.door.rest);
+    if (request instanceof Response) return way.door.refusal(request, way);
+    way.request = request;
+    if (!way.limiting || !way.tenant) return undefined;
+    const bytes = Number(request.headers.get('content-length') ?? 0);
+    const overBudget = await bodyBudgetResponse(services, way.tenant, bytes, way.door.rest);
+    if (!overBudget) return undefined;
+    return way.door.refusal(overBudget, way, await request.arrayBuffer());
+  };
 }

@@ -2,6 +2,8 @@
 // (a load balancer stops sending it traffic as soon as a SIGTERM arrives).
 import { type DatabaseHandle, databaseReachable } from '../db/database.js';
 import { jsonResponse } from '../rest/fastapi-errors.js';
+import { methodNotAllowed } from './refusal.js';
+import type { Door } from './way.js';
 
 const json = (status: number, body: unknown) => jsonResponse(status, body, { 'cache-control': 'no-store' });
 
@@ -22,4 +24,20 @@ export async function health(
   if (!(await databaseReachable(database.db)))
     return json(503, { status: 'unavailable', detail: 'The database does not answer' });
   return json(200, degraded.length > 0 ? { status: 'ready', degraded } : { status: 'ready' });
+}
+
+/** The health checks as a door: answered before any limit (a load balancer must reach them), GET and HEAD only. */
+export function healthDoor(answer: (pathname: string) => Promise<Response>): Door {
+  const wrongMethod = () => methodNotAllowed(true, 'GET, HEAD');
+  return {
+    name: 'health',
+    rest: true,
+    limited: false,
+    readsBody: false,
+    audience: null,
+    unknownMethod: wrongMethod,
+    refusal: (response) => response,
+    serve: ({ received, url }) =>
+      received.method === 'GET' || received.method === 'HEAD' ? answer(url.pathname) : wrongMethod(),
+  };
 }

@@ -13,6 +13,8 @@ import { createHistogram, usePrometheus } from '@graphql-yoga/plugin-prometheus'
 import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Config } from '../core/config.js';
+import { methodNotAllowed } from './refusal.js';
+import type { Door } from './way.js';
 
 export const METRICS_PATH = '/metrics';
 export const MAX_OPERATION_NAMES = 100;
@@ -219,5 +221,20 @@ export function createMetrics(config: Pick<Config, 'METRICS' | 'METRICS_TOKEN'>,
       }
       return new Response(await registry.metrics(), { headers: { 'content-type': registry.contentType } });
     },
+  };
+}
+
+/** /metrics as a door: scraped by Prometheus, rate limited as any request, answered before the body limit. */
+export function metricsDoor(metrics: Metrics): Door {
+  const wrongMethod = () => methodNotAllowed(true, 'GET');
+  return {
+    name: 'metrics',
+    rest: true,
+    limited: true,
+    readsBody: false,
+    audience: null,
+    unknownMethod: wrongMethod,
+    refusal: (response) => response,
+    serve: ({ received }) => (received.method === 'GET' ? metrics.serve(received) : wrongMethod()),
   };
 }

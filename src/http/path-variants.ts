@@ -3,6 +3,9 @@
 // there, and a trailing slash (`/api/v3/get_campaigns/`) is redirected (307) to the path without it. The URL parser
 // resolves dot segments before the doors see a path, so the node:http listener passes the target as sent.
 
+import { detailResponse } from '../rest/fastapi-errors.js';
+import type { Stage } from './way.js';
+
 /**
  * Whether a request target's path has an empty segment (but a trailing slash, which the REST router redirects), or a
  * dot segment (`.`, `..`, or either percent-encoded).
@@ -15,3 +18,7 @@ export function hasPathVariant(target: string): boolean {
     (segment, index) => (segment === '' && index < segments.length - 1) || /^(?:\.|%2e){1,2}$/i.test(segment),
   );
 }
+
+/** The first stage: a path that names a route only once normalised is not that route (404, whatever the method). */
+export const pathVariants: Stage = (way) =>
+  way.target !== undefined && hasPathVariant(way.target) ? detailResponse(404, 'Not Found') : undefined;

@@ -3,15 +3,10 @@
 // GraphQL). Two budgets: requests per minute, and large request bodies per minute (a 1 MiB body costs the shared
 // event loop about 10 ms to parse, so a tenant sending them back to back would take the CPU from everyone else).
 // 429 with Retry-After, shaped for the door that was called.
-import type { RequestAuth } from '../authentication.js';
+import { type RequestAuth, requestAuth } from '../authentication.js';
 import type { Services } from '../services.js';
 import { refuse } from './refusal.js';
-
-export interface Tenant {
-  /** `account:<id>` or `address:<client address>`. */
-  key: string;
-  authenticated: boolean;
-}
+import type { Stage, Tenant } from './way.js';
 
 /** The tenant a request counts against: its token's account (verified once per request), else its address. */
 export function tenantOf(auth: RequestAuth, clientAddress: string): Tenant {
@@ -82,4 +77,28 @@ export async function bodyBudgetResponse(
   if (wait === null) return null;
   const mib = services.config.LARGE_BODY_MIB_PER_MINUTE;
   return tooMany(rest, `${mib} MiB of large request bodies per minute`, wait);
+}
+
+/**
+ * The stage that reads the bearer token (once, for every later step: src/authentication.ts) and names the tenant the
+ * request counts against. It answers nothing: a request without a valid token goes on as its address.
+ */
+export function authenticationStage(services: Services): Stage {
+  return (way) => {
+    const auth = requestAuth(services, way.received.headers.get('authorization'), way.door.audience);
+    way.auth = auth;
+    way.tenant = tenantOf(auth, way.clientAddress);
+    way.signedCallback =
+      way.door.name === 'rest' && !way.tenant.authenticated && isSignedCallback(way.received, way.url.pathname);
+    return undefined;
+  };
+}
+
+/** The stage of the request rate: a 429 in the door's shape once the tenant's minute is spent. */
+export function rateLimitStage(services: Services): Stage {
+  return async (way) => {
+    if (!way.limiting || !way.tenant) return undefined;
+    const limited = await rateLimitResponse(services, way.tenant, way.door.rest, way.signedCallback);
+    return limited ? way.door.refusal(limited, way) : undefined;
+  };
 }

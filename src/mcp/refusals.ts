@@ -39,10 +39,41 @@ export async function refusedRequestId(request: Request): Promise<string | numbe
   return jsonRpcIdOf(await request.text().catch(() => null));
 }
 
+type OriginSettings = Pick<Config, 'PUBLIC_BASE_URL' | 'MCP_ALLOWED_ORIGINS'>;
+
+/** The MCP door's refusals before it reads a request, as the HTTP room's stages ask for them (src/http/doors.ts). */
+export interface McpRefusals {
+  /** A method no door serves (405, naming the door's own: GET, POST, DELETE). */
+  unknownMethod(request: Request): Promise<Response>;
+  /** A refusal of the stages (rate, body limits) reshaped; `body`, when the stage read it (its id is answered). */
+  refusal(response: Response, request: Request, body?: ArrayBuffer): Promise<Response>;
+}
+
+export function mcpRefusals(config: OriginSettings): McpRefusals {
+  return {
+    unknownMethod: (request) =>
+      asJsonRpcRefusal(
+        new Response(
+          JSON.stringify({ errors: [{ message: 'Method Not Allowed', extensions: { code: 'METHOD_NOT_ALLOWED' } }] }),
+          { status: 405, headers: { allow: 'GET, POST, DELETE' } },
+        ),
+        request,
+        config,
+      ),
+    refusal: async (response, request, body) =>
+      asJsonRpcRefusal(
+        response,
+        request,
+        config,
+        body ? (body.byteLength <= ID_READ_MAX_BYTES ? jsonRpcIdOf(body) : null) : await refusedRequestId(request),
+      ),
+  };
+}
+
 export async function asJsonRpcRefusal(
   response: Response,
   request: Request,
-  config: Pick<Config, 'PUBLIC_BASE_URL' | 'MCP_ALLOWED_ORIGINS'>,
+  config: OriginSettings,
   id: string | number | null = null,
 ): Promise<Response> {
   const body = (await response.json().catch(() => null)) as {

@@ -1,0 +1,62 @@
+// The GraphQL door at /graphql: a document seen before is answered on the prepared lane (src/graphql/lane/), any other
+// request by yoga; a query sent by GET gets an ETag (src/http/etag.ts), and yoga's empty-bodied refusals a JSON body.
+// With GRAPHQL_PREPARED_LANE=shadow every lane answer is also made by yoga and compared (src/http/lane-shadow.ts).
+import { requestAuth } from '../authentication.js';
+import { ablated } from '../core/ablation.js';
+import { runAsShadow } from '../core/request-context.js';
+import type { PreparedLane } from '../graphql/lane/prepared-lane.js';
+import { markShadowCopy } from '../graphql/server/shadow-copies.js';
+import { handBody, serveGraphQL, type Yoga } from '../graphql/server/yoga.js';
+import type { Services } from '../services.js';
+import { withETag } from './etag.js';
+import { compareWithYoga } from './lane-shadow.js';
+import { realRequest } from './light-request.js';
+import { methodNotAllowed, withErrorBody } from './refusal.js';
+import { authenticated, type Door } from './way.js';
+
+export interface GraphQLDoorParts {
+  services: Services;
+  yoga: Yoga;
+  /** The prepared lane in front of yoga, when it is on. */
+  lane: PreparedLane | null;
+  /** GRAPHQL_PREPARED_LANE=shadow: each lane answer is compared with yoga's. */
+  shadow: boolean;
+}
+
+export function graphqlDoor({ services, yoga, lane, shadow }: GraphQLDoorParts): Door {
+  /** A request the lane answered, answered again by yoga (shadow mode): its own credential check. */
+  const throughYoga = async (request: Request, clientAddress: string, body: unknown): Promise<Response> => {
+    const copy = new Request(request.url, { method: request.method, headers: request.headers });
+    markShadowCopy(copy);
+    if (body !== undefined) handBody(copy, body);
+    const auth = requestAuth(services, request.headers.get('authorization'), null);
+    return withETag(copy, await withErrorBody(await serveGraphQL(yoga, copy, { clientAddress, auth })));
+  };
+
+  return {
+    name: 'graphql',
+    rest: false,
+    limited: true,
+    readsBody: true,
+    audience: null,
+    unknownMethod: () => methodNotAllowed(false, 'GET, POST, OPTIONS'),
+    refusal: (response) => response,
+    async serve(way) {
+      const { request, clientAddress } = way;
+      const facts = { clientAddress, auth: authenticated(way) };
+      let toYoga = request;
+      if (lane) {
+        const laned = await lane.serve(request, facts);
+        if ('answer' in laned) {
+          const answer = await withETag(request, laned.answer);
+          if (!shadow) return answer;
+          return compareWithYoga(answer, () => runAsShadow(() => throughYoga(request, clientAddress, laned.body)));
+        }
+        // A request taken from node:http without the adapter (src/http/light-request.ts) becomes a real one for yoga.
+        toYoga = await realRequest(laned.request);
+      }
+      if (ablated.has('door-wrappers')) return await serveGraphQL(yoga, toYoga, facts);
+      return withETag(toYoga, await withErrorBody(await serveGraphQL(yoga, toYoga, facts)));
+    },
+  };
+}
