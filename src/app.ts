@@ -22,7 +22,8 @@ import { createGraphQLServer, handBody, type Yoga } from './graphql/server/yoga.
 import { createLiveQueries, type LiveQueries } from './graphql/live/live-queries.js';
 import { keysOfWrites } from './graphql/live/live-keys.js';
 import { createPreparedLane, type PreparedLane } from './graphql/lane/prepared-lane.js';
-import { createDoors } from './http/doors.js';
+import { createDoors, SUBGRAPH_PATH } from './http/doors.js';
+import { subgraphSchema } from './graphql/schema/schema.js';
 import { health } from './http/health.js';
 import { createLogger, type Logger } from './core/logger.js';
 import { connectRedis, type RedisLink } from './core/redis.js';
@@ -110,6 +111,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     services,
     graphqlPlugins(config, { metrics, traced, generation: writes.generation, options, lane, liveQueries }),
   );
+  // The federation subgraph (/subgraph): the same pipeline on the subgraph schema, without the lane or live queries.
+  const subgraph = createGraphQLServer(services, [...(traced ? [graphqlSpans] : []), ...(options.plugins ?? [])], {
+    schema: subgraphSchema,
+    endpoint: SUBGRAPH_PATH,
+  });
   const rest = createRestRouter(yoga, services, routes);
   const mcp = createMcpDoor(yoga, services);
   const websockets = createWebSocketDoor(yoga, services);
@@ -130,6 +136,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     shadow: config.GRAPHQL_PREPARED_LANE === 'shadow',
     mcp,
     metrics,
+    subgraph,
   });
   const app: App = {
     yoga,

@@ -28,11 +28,12 @@ import { signUpSchema } from './domain/accounts.schema.js';
 import { loadVoiceCatalogue } from './domain/voices.js';
 import { seedDemo } from './demo.js';
 import { buildManifest, MANIFEST_FILE, RETIRED_FILE, retiredOperations } from './graphql/server/persisted-manifest.js';
-import { printSortedSchema } from './graphql/schema/schema.js';
+import { printSortedSchema, printSubgraphSdl } from './graphql/schema/schema.js';
 import { MCP_TOOLS_FILE, printMcpTools } from './mcp/tool-list.js';
 import { describeStartupFailure, type StartupSettings } from './startup-errors.js';
 
 export const SCHEMA_FILE = 'schema/schema.graphql';
+export const SUBGRAPH_FILE = 'schema/subgraph.graphql';
 
 /** A mistake in how a command was called: the message and the usage (of that command, if known), exit code 2. */
 class UsageError extends Error {
@@ -114,6 +115,14 @@ const commands: Record<string, Command> = {
     run: async () => {
       writeFileSync(SCHEMA_FILE, printSortedSchema());
       console.log(`wrote ${SCHEMA_FILE}`);
+    },
+  },
+  'subgraph:print': {
+    summary: `write the Apollo Federation 2 subgraph SDL to ${SUBGRAPH_FILE} (npm run schema; docs/graphql.md)`,
+    usage: 'subgraph:print',
+    run: async () => {
+      writeFileSync(SUBGRAPH_FILE, printSubgraphSdl());
+      console.log(`wrote ${SUBGRAPH_FILE}`);
     },
   },
   'persisted:manifest': {

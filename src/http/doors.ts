@@ -22,7 +22,7 @@ import { METRICS_PATH, type Metrics, metricsDoor } from './metrics.js';
 import { pathVariants } from './path-variants.js';
 import { authenticationStage, rateLimitStage } from './rate-limit.js';
 import { clientClosed, databaseUnavailable } from './refusal.js';
-import { authenticated, type Door, type Stage, type Way } from './way.js';
+import { authenticated, type Door, type DoorName, type Stage, type Way } from './way.js';
 
 export interface DoorParts {
   services: Services;
@@ -39,7 +39,12 @@ export interface DoorParts {
   /** The MCP door at /mcp (src/mcp/door.ts). */
   mcp: McpDoor;
   metrics: Metrics;
+  /** The federation subgraph's server, at SUBGRAPH_PATH (src/graphql/schema/federation.ts). */
+  subgraph: Yoga;
 }
+
+/** Where a federation gateway reaches the subgraph: a path of its own, so that /graphql's schema stays as it is. */
+export const SUBGRAPH_PATH = '/subgraph';
 
 /** The methods any door serves; any other (TRACE, CONNECT, WebDAV's, made-up ones) is answered at once. */
 const STANDARD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -50,6 +55,7 @@ export function createDoors(parts: DoorParts): FetchHandler {
   const doorFor = (pathname: string): Door => {
     if (pathname === REST_PREFIX || pathname.startsWith(`${REST_PREFIX}/`)) return doors.rest;
     if (pathname === '/graphql') return doors.graphql;
+    if (pathname === SUBGRAPH_PATH) return doors.subgraph;
     if (pathname === MCP_PATH) return doors.mcp;
     if (HEALTH_PATHS.has(pathname)) return doors.health;
     if (pathname === METRICS_PATH) return doors.metrics;
@@ -110,7 +116,7 @@ export function createDoors(parts: DoorParts): FetchHandler {
 }
 
 /** Each door, from the room that owns it. */
-function doorTable(parts: DoorParts): Record<'rest' | 'graphql' | 'mcp' | 'health' | 'metrics' | 'other', Door> {
+function doorTable(parts: DoorParts): Record<DoorName, Door> {
   const { services } = parts;
   const rest = createRestDoor(parts.rest, parts.docs, services);
   const mcp = mcpRefusals(services.config);
@@ -141,6 +147,7 @@ function doorTable(parts: DoorParts): Record<'rest' | 'graphql' | 'mcp' | 'healt
       serve: (way) => parts.mcp(way.request, way.clientAddress, authenticated(way)),
     },
     graphql: graphqlDoor(parts),
+    subgraph: graphqlDoor({ ...parts, yoga: parts.subgraph, lane: null, shadow: false, name: 'subgraph' }),
     other: {
       name: 'other',
       rest: true,

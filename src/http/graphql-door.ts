@@ -21,9 +21,11 @@ export interface GraphQLDoorParts {
   lane: PreparedLane | null;
   /** GRAPHQL_PREPARED_LANE=shadow: each lane answer is compared with yoga's. */
   shadow: boolean;
+  /** `subgraph`: the federation subgraph at /subgraph, on the same pipeline (no lane). */
+  name?: 'graphql' | 'subgraph';
 }
 
-export function graphqlDoor({ services, yoga, lane, shadow }: GraphQLDoorParts): Door {
+export function graphqlDoor({ services, yoga, lane, shadow, name = 'graphql' }: GraphQLDoorParts): Door {
   /** A request the lane answered, answered again by yoga (shadow mode): its own credential check. */
   const throughYoga = async (request: Request, clientAddress: string, body: unknown): Promise<Response> => {
     const copy = new Request(request.url, { method: request.method, headers: request.headers });
@@ -34,7 +36,7 @@ export function graphqlDoor({ services, yoga, lane, shadow }: GraphQLDoorParts):
   };
 
   return {
-    name: 'graphql',
+    name,
     rest: false,
     limited: true,
     readsBody: true,

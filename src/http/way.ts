@@ -10,7 +10,7 @@ export interface Tenant {
 }
 
 /** The metrics label of a door (gateway_http_request_duration_seconds{door}). */
-export type DoorName = 'rest' | 'graphql' | 'mcp' | 'health' | 'metrics' | 'other';
+export type DoorName = 'rest' | 'graphql' | 'subgraph' | 'mcp' | 'health' | 'metrics' | 'other';
 
 export interface Way {
   /** The request as it came; `request` is the same, or its body buffered by the body limit. */

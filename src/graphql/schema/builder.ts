@@ -1,6 +1,8 @@
 // The Pothos builder alone: plugins, context, scalars, error conventions. Types live in ./types/.
 import SchemaBuilder from '@pothos/core';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
+import DirectivePlugin from '@pothos/plugin-directives';
+import FederationPlugin from '@pothos/plugin-federation';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import SubGraphPlugin from '@pothos/plugin-sub-graph';
@@ -67,6 +69,9 @@ export const builder = new SchemaBuilder<{
     RelayPlugin,
     DataloaderPlugin,
     ValidationPlugin,
+    // Build-time only (no resolver is wrapped): the subgraph schema's entities and directives (./federation.ts).
+    DirectivePlugin,
+    FederationPlugin,
     SYNC_GLOBAL_IDS,
   ],
   defaultFieldNullability: false,

@@ -1,4 +1,5 @@
 // Imports every type module and builds the two graphs. Type modules never import this file.
+import { printSubgraphSchema } from '@apollo/subgraph';
 import { GraphQLLiveDirective } from '@n1ru4l/graphql-live-query';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { GraphQLSchema, lexicographicSortSchema, printSchema, specifiedDirectives } from 'graphql';
@@ -19,6 +20,9 @@ import './types/webhook.js';
 import './types/webhook-mutations.js';
 import './types/webhook-deprecated.js';
 import './types/campaign-events.js';
+import { checkRepresentations, declareEntities } from './federation.js';
+
+declareEntities();
 
 /**
  * The public API: what `/graphql` serves, introspects and shows in GraphiQL, with `@live` on queries
@@ -34,6 +38,33 @@ export const schema = builder.toSchema({
  * executes its prepared documents against this graph, on the same resolvers (docs/graphql.md#two-graphs).
  */
 export const internalSchema = builder.toSchema({ subGraph: 'internal' });
+
+/**
+ * The public graph as an Apollo Federation 2 subgraph (src/graphql/schema/federation.ts): its entities, `_service` and
+ * `_entities`, served at /subgraph for a federation gateway; `/graphql` stays as it is.
+ */
+export const subgraphSchema = (() => {
+  // Every field keeps its resolver (nothing shaped: src/graphql/schema/plain-fields.ts): `_entities`, added by the
+  // federation plugin after Pothos built the fields, answers the objects the loaders give, as they are.
+  const built = builder.toSubGraphSchema({
+    subGraph: 'public',
+    plainFields: false,
+    linkUrl: 'https://specs.apollo.dev/federation/v2.6',
+  } as Parameters<typeof builder.toSubGraphSchema>[0]);
+  const entities = built.getQueryType()?.getFields()._entities;
+  const resolve = entities?.resolve;
+  if (!entities || !resolve) throw new Error('the subgraph schema has no _entities field');
+  entities.resolve = (source, args: { representations?: unknown }, context, info) => {
+    checkRepresentations(args.representations);
+    return resolve(source, args, context, info);
+  };
+  return built;
+})();
+
+/** schema/subgraph.graphql: the subgraph's SDL, as a federation gateway reads it from `_service { sdl }`. */
+export function printSubgraphSdl(): string {
+  return `${printSubgraphSchema(subgraphSchema).trimEnd()}\n`;
+}
 
 let referenceGraph: GraphQLSchema | undefined;
 const references = new WeakMap<GraphQLSchema, GraphQLSchema>();

@@ -6,7 +6,7 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { PothosValidationError } from '@pothos/core';
-import { type DocumentNode, type ExecutionArgs, GraphQLError } from 'graphql';
+import { type DocumentNode, type ExecutionArgs, GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { ablated } from '../../core/ablation.js';
 import { isClientAbort } from '../../core/client-abort.js';
@@ -283,10 +283,20 @@ const authenticatedOnce = (() => {
   };
 })();
 
-export function createGraphQLServer(services: Services, plugins: Plugin[] = []): Yoga {
+/** What another GraphQL server on the same pipeline serves instead of /graphql's public graph (the subgraph). */
+export interface GraphQLServerOptions {
+  schema: GraphQLSchema;
+  endpoint: string;
+}
+
+export function createGraphQLServer(
+  services: Services,
+  plugins: Plugin[] = [],
+  served: GraphQLServerOptions = { schema, endpoint: '/graphql' },
+): Yoga {
   const yoga: Yoga = createYoga<Record<string, unknown>, Context>({
-    schema,
-    graphqlEndpoint: '/graphql',
+    schema: served.schema,
+    graphqlEndpoint: served.endpoint,
     landingPage: false,
     // No file uploads here: multipart requests are refused (415) instead of half-parsed.
     multipart: false,
@@ -295,7 +305,8 @@ export function createGraphQLServer(services: Services, plugins: Plugin[] = []):
     // through one more transform stream and a second Request (bench/README.md, "Second pass"; docs/decisions.md §14).
     maxRequestBodySize: false,
     cors: GRAPHQL_CORS,
-    graphiql: { title: 'Campaign gateway', defaultQuery: GRAPHIQL_DEFAULT_QUERY },
+    // GraphiQL at /graphql only: the subgraph is for a federation gateway.
+    graphiql: served.schema === schema ? { title: 'Campaign gateway', defaultQuery: GRAPHIQL_DEFAULT_QUERY } : false,
     // GraphiQL's bundle (~27 MB of strings in memory) loads the first time someone opens GraphiQL, not at start.
     renderGraphiQL: async (options) =>
       withTokenFromLogin((await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options)),

@@ -1,0 +1,84 @@
+// The campaign graph as an Apollo Federation 2 subgraph (issue 45, docs/graphql.md "In a supergraph"): Campaign,
+// CallLog, Meeting, Webhook, Voice and Account are entities keyed by their global `id`, Campaign also by its `campId`
+// and CallLog by the provider's `callId` (both unique within the caller's account). A gateway resolves
+// representations through `_entities`, each by the same dataloader `node(id:)` uses, so they are batched per type
+// and only the caller's own objects come back: another account's, or any object for a caller without a valid token,
+// is null, never an error that would confirm it exists (the voice catalogue is public).
+import { decodeGlobalID } from '@pothos/plugin-relay';
+import { badInput } from '../../core/errors.js';
+import { builder } from './builder.js';
+import type { Context } from './context.js';
+import { AccountRef } from './types/account.js';
+import { CallLogRef } from './types/call-log.js';
+import { CampaignRef } from './types/campaign.js';
+import { MeetingRef } from './types/meeting.js';
+import { VoiceRef } from './types/voice.js';
+import { WebhookRef } from './types/webhook.js';
+
+/** Representations one `_entities` call may carry, as `nodes(ids:)` takes ids (docs/limits.md). */
+export const MAX_REPRESENTATIONS = 100;
+
+/** The key a representation's global id names when it is of `typename`, else null (a malformed id is null too). */
+function keyOfGlobalId(id: unknown, typename: string): string | null {
+  if (typeof id !== 'string') return null;
+  try {
+    const decoded = decodeGlobalID(id);
+    return decoded.typename === typename ? decoded.id : null;
+  } catch {
+    return null;
+  }
+}
+
+interface LoadableRef<T> {
+  getDataloader(context: Context): { load(key: string): Promise<T | null> };
+}
+
+/** Loads the object a key names through the type's node dataloader; null without a signed-in caller. */
+function loadOwn<T>(ref: LoadableRef<T>, key: string | null, context: Context, anyone = false): Promise<T | null> {
+  if (key === null || (!anyone && !context.viewer)) return Promise.resolve(null);
+  return ref.getDataloader(context).load(key);
+}
+
+const byId = builder.selection<{ id: string }>('id');
+
+export function declareEntities(): void {
+  builder.asEntity(CampaignRef, {
+    key: [byId, builder.selection<{ campId: string }>('campId')],
+    resolveReference: (ref, context) =>
+      loadOwn(CampaignRef, 'campId' in ref ? String(ref.campId) : keyOfGlobalId(ref.id, 'Campaign'), context),
+  });
+  builder.asEntity(CallLogRef, {
+    key: [byId, builder.selection<{ callId: string }>('callId')],
+    resolveReference: (ref, context) =>
+      loadOwn(CallLogRef, 'callId' in ref ? String(ref.callId) : keyOfGlobalId(ref.id, 'CallLog'), context),
+  });
+  builder.asEntity(MeetingRef, {
+    key: byId,
+    resolveReference: (ref, context) => loadOwn(MeetingRef, keyOfGlobalId(ref.id, 'Meeting'), context),
+  });
+  builder.asEntity(WebhookRef, {
+    key: byId,
+    resolveReference: (ref, context) => loadOwn(WebhookRef, keyOfGlobalId(ref.id, 'Webhook'), context),
+  });
+  builder.asEntity(AccountRef, {
+    key: byId,
+    resolveReference: (ref, context) => loadOwn(AccountRef, keyOfGlobalId(ref.id, 'Account'), context),
+  });
+  builder.asEntity(VoiceRef, {
+    key: byId,
+    resolveReference: (ref, context) => loadOwn(VoiceRef, keyOfGlobalId(ref.id, 'Voice'), context, true),
+  });
+}
+
+/** Refuses more than MAX_REPRESENTATIONS representations before any is resolved. */
+export function checkRepresentations(representations: unknown): void {
+  if (Array.isArray(representations) && representations.length > MAX_REPRESENTATIONS) {
+    throw badInput([
+      {
+        path: ['representations'],
+        type: 'too_long',
+        message: `at most ${MAX_REPRESENTATIONS} representations at once (got ${representations.length})`,
+      },
+    ]);
+  }
+}

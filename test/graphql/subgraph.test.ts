@@ -1,0 +1,141 @@
+// The campaign graph as an Apollo Federation 2 subgraph at /subgraph (src/graphql/schema/federation.ts): its SDL is
+// committed (schema/subgraph.graphql) and composes with another subgraph; `_entities` resolves only the caller's own
+// objects, batched per type, at most 100 at once; /graphql's schema has none of it.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { composeServices } from '@theguild/federation-composition';
+import { parse } from 'graphql';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { printSubgraphSdl } from '../../src/graphql/schema/schema.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { createLegacyCampaign } from '../helpers/campaigns.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+
+/** A small CRM subgraph, written for the test: it extends Campaign with an owner and references call logs by id. */
+export const CRM_SDL = /* GraphQL */ `
+  extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key"])
+  type Query {
+    contacts: [Contact!]!
+  }
+  type Contact @key(fields: "contactId") {
+    contactId: ID!
+    name: String!
+    recentCalls: [CallLog!]!
+  }
+  type Owner @key(fields: "ownerId") {
+    ownerId: ID!
+    name: String!
+  }
+  type Campaign @key(fields: "id") {
+    id: ID!
+    owner: Owner
+  }
+  type CallLog @key(fields: "callId", resolvable: false) {
+    callId: String!
+  }
+`;
+
+describe('the subgraph SDL', () => {
+  it('is schema/subgraph.graphql, as npm run schema writes it', () => {
+    expect(readFileSync(join(ROOT, 'schema/subgraph.graphql'), 'utf8')).toBe(printSubgraphSdl());
+  });
+
+  it('composes with a second subgraph (a CRM) into a supergraph, with no error', () => {
+    const result = composeServices([
+      { name: 'campaigns', typeDefs: parse(printSubgraphSdl()), url: 'http://127.0.0.1:4000/subgraph' },
+      { name: 'crm', typeDefs: parse(CRM_SDL), url: 'http://127.0.0.1:4001/graphql' },
+    ]);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.supergraphSdl).toContain('join__type(graph: CAMPAIGNS, key: "campId")');
+  });
+});
+
+describe('_entities at /subgraph', () => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await startApp({}, [], { worker: false });
+  });
+  afterEach(() => t.close());
+
+  const entities = async (representations: unknown[], token?: string) =>
+    t.request('POST', '/subgraph', {
+      token,
+      body: {
+        query: `query ($r: [_Any!]!) { _entities(representations: $r) {
+          __typename ... on Campaign { id campId title } ... on Voice { voiceId } ... on Account { email } } }`,
+        variables: { r: representations },
+      },
+    });
+
+  it("answers the caller's own objects, null for another account's and for a caller without a token", async () => {
+    const owner = await t.account();
+    const other = await t.account();
+    await createLegacyCampaign(t, owner.token, 'mine');
+    await createLegacyCampaign(t, other.token, 'theirs');
+    const ids = async (token: string) =>
+      (await t.gql('{ viewer { id } campaigns(first: 5) { edges { node { id } } } }', {}, token)).body.data;
+    const own = await ids(owner.token);
+    const theirs = await ids(other.token);
+    const ownCampaign = own.campaigns.edges[0].node.id as string;
+    const theirCampaign = theirs.campaigns.edges[0].node.id as string;
+
+    const answer = await entities(
+      [
+        { __typename: 'Campaign', id: ownCampaign },
+        { __typename: 'Campaign', campId: 'mine' },
+        { __typename: 'Campaign', id: theirCampaign },
+        { __typename: 'Campaign', campId: 'theirs' },
+        { __typename: 'Campaign', id: 'not a global id' },
+        { __typename: 'Account', id: own.viewer.id },
+        { __typename: 'Account', id: theirs.viewer.id },
+        { __typename: 'Voice', id: (await t.gql('{ voices { id } }', {}, owner.token)).body.data.voices[0].id },
+      ],
+      owner.token,
+    );
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body.errors).toBeUndefined();
+    const [byId, byCampId, theirsById, theirsByCampId, malformed, account, theirAccount, voice] =
+      answer.body.data._entities;
+    expect(byId).toMatchObject({ __typename: 'Campaign', campId: 'mine', id: ownCampaign });
+    expect(byCampId).toMatchObject({ campId: 'mine', id: ownCampaign });
+    expect([theirsById, theirsByCampId, malformed, theirAccount]).toEqual([null, null, null, null]);
+    expect(account).toMatchObject({ __typename: 'Account' });
+    expect(voice).toMatchObject({ __typename: 'Voice' });
+
+    // Without a token: nothing but the public catalogue, and no error that tells what exists.
+    const anonymous = await entities([{ __typename: 'Campaign', id: ownCampaign }]);
+    expect(anonymous.body).toEqual({ data: { _entities: [null] } });
+  });
+
+  it('resolves the representations of one type in one statement, and refuses more than 100', async () => {
+    const { token } = await t.account();
+    for (const campId of ['a', 'b', 'c']) await createLegacyCampaign(t, token, campId);
+    t.resetQueries();
+    const answer = await entities(
+      ['a', 'b', 'c', 'nope'].map((campId) => ({ __typename: 'Campaign', campId })),
+      token,
+    );
+    expect(answer.body.data._entities.map((entity: { campId?: string } | null) => entity?.campId ?? null)).toEqual([
+      'a',
+      'b',
+      'c',
+      null,
+    ]);
+    expect(t.queries.filter((sql) => /from "campaigns"/.test(sql))).toHaveLength(1);
+
+    const many = await entities(
+      Array.from({ length: 101 }, (_, index) => ({ __typename: 'Campaign', campId: `c${index}` })),
+      token,
+    );
+    expect(many.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(many.body.errors[0].message).toMatch(/at most 100 representations/);
+  });
+
+  it('serves the SDL to a gateway, and /graphql knows nothing of it', async () => {
+    const sdl = await t.request('POST', '/subgraph', { body: { query: '{ _service { sdl } }' } });
+    expect(sdl.body.data._service.sdl).toContain('@key(fields: "campId")');
+    const publicGraph = await t.request('POST', '/graphql', { body: { query: '{ _service { sdl } }' } });
+    expect(publicGraph.body.errors[0].message).toMatch(/Cannot query field "_service"/);
+  });
+});
