@@ -9,32 +9,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { printSubgraphSdl } from '../../src/graphql/schema/schema.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
+import { CRM_SDL } from '../helpers/crm-subgraph.js';
 
 const ROOT = join(import.meta.dirname, '../..');
-
-/** A small CRM subgraph, written for the test: it extends Campaign with an owner and references call logs by id. */
-export const CRM_SDL = /* GraphQL */ `
-  extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key"])
-  type Query {
-    contacts: [Contact!]!
-  }
-  type Contact @key(fields: "contactId") {
-    contactId: ID!
-    name: String!
-    recentCalls: [CallLog!]!
-  }
-  type Owner @key(fields: "ownerId") {
-    ownerId: ID!
-    name: String!
-  }
-  type Campaign @key(fields: "id") {
-    id: ID!
-    owner: Owner
-  }
-  type CallLog @key(fields: "callId", resolvable: false) {
-    callId: String!
-  }
-`;
 
 describe('the subgraph SDL', () => {
   it('is schema/subgraph.graphql, as npm run schema writes it', () => {

@@ -1,0 +1,116 @@
+// The campaign subgraph behind Hive Gateway (@graphql-hive/gateway-runtime), composed with a small CRM subgraph
+// written here, all on loopback: one request crosses both graphs (a CRM contact's recent calls, each call's campaign
+// with its CRM owner), the gateway forwards the caller's Authorization header, `_entities` reaches our subgraph once
+// per type per request, and another account's calls come back null.
+import { createServer, type Server } from 'node:http';
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
+import { composeServices } from '@theguild/federation-composition';
+import { parse } from 'graphql';
+import { createYoga } from 'graphql-yoga';
+import { afterEach, expect, it } from 'vitest';
+import { printSubgraphSdl } from '../../src/graphql/schema/schema.js';
+import { createLegacyCampaign } from '../helpers/campaigns.js';
+import { loopbackGateways } from '../helpers/gateway.js';
+import { connectTelephony, sendCallback } from '../helpers/telephony.js';
+import { CRM_SDL } from '../helpers/crm-subgraph.js';
+
+const open = loopbackGateways();
+const closing: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of closing.splice(0)) await close();
+});
+
+/** The CRM: contacts that reference call logs by the provider's call id, and an owner for every campaign. */
+async function startCrm(calls: string[]): Promise<string> {
+  // `calls` is read at each request: a test may point the contact at other calls.
+  const schema = buildSubgraphSchema({
+    typeDefs: parse(CRM_SDL),
+    resolvers: {
+      Query: { contacts: () => [{ contactId: 'c1', name: 'Ana Lima' }] },
+      Contact: { recentCalls: () => calls.map((callId) => ({ __typename: 'CallLog', callId })) },
+      Campaign: { owner: () => ({ ownerId: 'o1', name: 'Olga Owner' }) },
+    } as never,
+  });
+  const server: Server = createServer(createYoga({ schema, logging: false }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closing.push(() => new Promise((resolve) => server.close(() => resolve())));
+  const address = server.address();
+  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/graphql`;
+}
+
+it('one request through Hive Gateway crosses both subgraphs, as the caller, entities batched per type', async () => {
+  // Which operations reached our subgraph, and with which root field.
+  const seen: string[] = [];
+  const gateway = await open({}, {});
+  const { t } = gateway;
+  const owner = await t.account();
+  const other = await t.account();
+  await connectTelephony(t, owner.token);
+  await createLegacyCampaign(t, owner.token, 'spring', { title: 'Spring' });
+  for (const callId of ['CA1', 'CA2', 'CA3']) {
+    const sent = await sendCallback(t, owner.apiKey, 'spring', { CallSid: callId, CallStatus: 'completed' });
+    expect(sent.status, sent.text).toBe(200);
+  }
+  const calls = ['CA1', 'CA2', 'CA3'];
+  const crm = await startCrm(calls);
+  const composed = composeServices([
+    { name: 'campaigns', typeDefs: parse(printSubgraphSdl()), url: `${gateway.base}/subgraph` },
+    { name: 'crm', typeDefs: parse(CRM_SDL), url: crm },
+  ]);
+  expect(composed.errors ?? []).toEqual([]);
+  const hive = createGatewayRuntime({
+    supergraph: composed.supergraphSdl ?? '',
+    logging: false,
+    // The gateway passes the caller's token on: the subgraph answers as that account.
+    propagateHeaders: {
+      fromClientToSubgraphs: ({ request }) => ({ authorization: request.headers.get('authorization') }),
+    },
+    plugins: () => [
+      {
+        onFetch({ url, options }) {
+          if (url.endsWith('/subgraph')) {
+            const body = JSON.parse(String(options.body ?? '{}')) as { query?: string };
+            seen.push((body.query ?? '').replace(/\s+/g, ' ').trim());
+          }
+        },
+      },
+    ],
+  });
+  closing.push(() => hive.dispose() as Promise<void>);
+
+  const ask = async (token: string) => {
+    const response = await hive.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({
+        query: `{ contacts { name recentCalls { callId status campaign { campId title owner { name } } } } }`,
+      }),
+    });
+    return (await response.json()) as { data?: any; errors?: unknown };
+  };
+
+  const answer = await ask(owner.token);
+  expect(answer.errors, JSON.stringify(answer)).toBeUndefined();
+  expect(answer.data.contacts).toEqual([
+    {
+      name: 'Ana Lima',
+      recentCalls: ['CA1', 'CA2', 'CA3'].map((callId) => ({
+        callId,
+        status: 'COMPLETED',
+        campaign: { campId: 'spring', title: 'Spring', owner: { name: 'Olga Owner' } },
+      })),
+    },
+  ]);
+  // Our subgraph was asked once for the call logs (three representations in one _entities call).
+  const entityCalls = seen.filter((query) => query.includes('_entities'));
+  expect(entityCalls).toHaveLength(1);
+
+  // Another account, through the same gateway: none of those calls is theirs, and the answer is the one for calls that
+  // exist nowhere (the gateway's null-entity errors say nothing of the calls).
+  const theirs = await ask(other.token);
+  expect(theirs.data.contacts[0].recentCalls).toEqual([null, null, null]);
+  calls.splice(0, calls.length, 'CAnone1', 'CAnone2', 'CAnone3');
+  const nowhere = await ask(other.token);
+  expect(JSON.stringify(theirs)).toBe(JSON.stringify(nowhere));
+});
