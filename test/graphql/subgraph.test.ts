@@ -4,9 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { composeServices } from '@theguild/federation-composition';
-import { parse } from 'graphql';
+import { getNamedType, type GraphQLObjectType, isLeafType, parse } from 'graphql';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { printSubgraphSdl } from '../../src/graphql/schema/schema.js';
+import { printSubgraphSdl, subgraphSchema } from '../../src/graphql/schema/schema.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { CRM_SDL } from '../helpers/crm-subgraph.js';
@@ -109,10 +109,70 @@ describe('_entities at /subgraph', () => {
     expect(many.body.errors[0].message).toMatch(/at most 100 representations/);
   });
 
+  it('counts representations against the cost limit of every document', async () => {
+    const { token } = await t.account();
+    // Ten aliased campaigns of a call log, each with every scalar of a campaign: a selection that costs over 200.
+    const campaign = subgraphSchema.getType('Campaign') as GraphQLObjectType;
+    const scalars = Object.values(campaign.getFields())
+      .filter((field) => isLeafType(getNamedType(field.type)) && field.args.length === 0)
+      .map((field) => field.name);
+    const branches = Array.from({ length: 10 }, (_, index) => `c${index}: campaign { ...C }`).join(' ');
+    const query = `query ($r: [_Any!]!) { _entities(representations: $r) { ... on CallLog { ${branches} } } }
+      fragment C on Campaign { ${scalars.join(' ')} }`;
+    const send = (count: number) =>
+      t.request('POST', '/subgraph', {
+        token,
+        body: {
+          query,
+          variables: { r: Array.from({ length: count }, () => ({ __typename: 'CallLog', callId: 'x' })) },
+        },
+      });
+    const refused = await send(100);
+    expect(refused.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(refused.body.errors[0].message).toMatch(/100 representations of a selection that costs \d+ cost \d+/);
+    const one = await send(1);
+    expect(one.body.errors).toBeUndefined();
+    expect(one.body.data._entities).toEqual([null]);
+  });
+
   it('serves the SDL to a gateway, and /graphql knows nothing of it', async () => {
     const sdl = await t.request('POST', '/subgraph', { body: { query: '{ _service { sdl } }' } });
     expect(sdl.body.data._service.sdl).toContain('@key(fields: "campId")');
     const publicGraph = await t.request('POST', '/graphql', { body: { query: '{ _service { sdl } }' } });
     expect(publicGraph.body.errors[0].message).toMatch(/Cannot query field "_service"/);
+  });
+
+  it('runs under the rules of every door: a read-only token writes nothing, errors are masked', async () => {
+    const { token } = await t.account();
+    const created = await t.gql(
+      'mutation { accessTokenCreate(input: { name: "reader", readOnly: true }) { token } }',
+      {},
+      token,
+    );
+    const reader = created.body.data.accessTokenCreate.token as string;
+    const write = await t.request('POST', '/subgraph', {
+      token: reader,
+      body: { query: 'mutation { campaignPause(input: { campId: "x" }) { campaign { id } } }' },
+    });
+    expect(write.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    // A representation the subgraph cannot read is the client's mistake, named as such.
+    const bad = await t.request('POST', '/subgraph', {
+      token,
+      body: { query: '{ _entities(representations: [{ campId: "x" }]) { __typename } }' },
+    });
+    expect(bad.body.errors[0].message).not.toMatch(/at |\.ts:/);
+  });
+});
+
+describe('/subgraph with PERSISTED_OPERATIONS=only', () => {
+  it('runs only the trusted documents there too', async () => {
+    const t = await startApp({ PERSISTED_OPERATIONS: 'only' }, [], { worker: false });
+    try {
+      const { token } = await t.account();
+      const answer = await t.request('POST', '/subgraph', { token, body: { query: '{ _service { sdl } }' } });
+      expect(answer.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_ONLY');
+    } finally {
+      await t.close();
+    }
   });
 });

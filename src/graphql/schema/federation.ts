@@ -5,7 +5,9 @@
 // and only the caller's own objects come back: another account's, or any object for a caller without a valid token,
 // is null, never an error that would confirm it exists (the voice catalogue is public).
 import { decodeGlobalID } from '@pothos/plugin-relay';
+import { type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
 import { badInput } from '../../core/errors.js';
+import { GRAPHQL_LIMITS } from './document-limits.js';
 import { builder } from './builder.js';
 import type { Context } from './context.js';
 import { AccountRef } from './types/account.js';
@@ -70,14 +72,49 @@ export function declareEntities(): void {
   });
 }
 
-/** Refuses more than MAX_REPRESENTATIONS representations before any is resolved. */
-export function checkRepresentations(representations: unknown): void {
-  if (Array.isArray(representations) && representations.length > MAX_REPRESENTATIONS) {
+/**
+ * What one representation's selection costs: 1 a field, 2 more for each that selects fields of its own, fragments
+ * counted where they are spread, every type condition counted (an upper bound of what any one entity costs).
+ */
+function selectionCost(selectionSet: SelectionSetNode | undefined, info: GraphQLResolveInfo): number {
+  let cost = 0;
+  for (const selection of selectionSet?.selections ?? []) {
+    if (selection.kind === Kind.FIELD) {
+      cost += selection.selectionSet ? 2 + selectionCost(selection.selectionSet, info) : 1;
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      cost += selectionCost(selection.selectionSet, info);
+    } else {
+      cost += selectionCost(info.fragments[selection.name.value]?.selectionSet, info);
+    }
+  }
+  return cost;
+}
+
+/**
+ * Before any representation is resolved: at most MAX_REPRESENTATIONS of them, and their selections within the cost
+ * limit of every document (graphql-armor counts the selection once; each representation is one more object).
+ */
+export function checkRepresentations(representations: unknown, info: GraphQLResolveInfo): void {
+  if (!Array.isArray(representations)) return;
+  if (representations.length > MAX_REPRESENTATIONS) {
     throw badInput([
       {
         path: ['representations'],
         type: 'too_long',
         message: `at most ${MAX_REPRESENTATIONS} representations at once (got ${representations.length})`,
+      },
+    ]);
+  }
+  const each = info.fieldNodes.reduce((sum, node) => sum + selectionCost(node.selectionSet, info), 0);
+  const cost = each * representations.length;
+  if (cost > GRAPHQL_LIMITS.cost) {
+    throw badInput([
+      {
+        path: ['representations'],
+        type: 'too_costly',
+        message:
+          `${representations.length} representations of a selection that costs ${each} cost ${cost}, ` +
+          `over the limit of ${GRAPHQL_LIMITS.cost} per document`,
       },
     ]);
   }

@@ -55,7 +55,7 @@ export const subgraphSchema = (() => {
   const resolve = entities?.resolve;
   if (!entities || !resolve) throw new Error('the subgraph schema has no _entities field');
   entities.resolve = (source, args: { representations?: unknown }, context, info) => {
-    checkRepresentations(args.representations);
+    checkRepresentations(args.representations, info);
     return resolve(source, args, context, info);
   };
   return built;

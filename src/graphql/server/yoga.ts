@@ -21,6 +21,7 @@ import { compiledQueries } from './compiled-queries.js';
 import { isShadowCopy } from './shadow-copies.js';
 import { anonymousDocumentLimit, documentWorkLimits } from './document-work.js';
 import { type Context, type Transport } from '../schema/context.js';
+import { GRAPHQL_LIMITS } from '../schema/document-limits.js';
 import { GRAPHIQL_DEFAULT_QUERY, withTokenFromLogin } from './graphiql.js';
 import { isWholeQuery, limitIncrementalDirectives } from './incremental-delivery.js';
 import { confirmProvisionalCredentials } from './provisional-credentials.js';
@@ -122,7 +123,7 @@ function maskDomainErrors(services: Services, error: unknown, message: string, i
 }
 
 /** docs/decisions.md §11: depth ≤ 12, aliases ≤ 30, tokens ≤ 5000 and a cost limit, checked before anything runs. */
-export const GRAPHQL_LIMITS = { depth: 12, aliases: 30, tokens: 5000, cost: 20_000 } as const;
+export { GRAPHQL_LIMITS };
 
 /**
  * A refused document gets the code yoga gives invalid documents (its HTTP status then follows the GraphQL-over-HTTP
