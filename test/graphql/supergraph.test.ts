@@ -12,6 +12,7 @@ import { afterEach, expect, it } from 'vitest';
 import { printSubgraphSdl } from '../../src/graphql/schema/schema.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { loopbackGateways } from '../helpers/gateway.js';
+import { eventually } from '../helpers/eventually.js';
 import { connectTelephony, sendCallback } from '../helpers/telephony.js';
 import { CRM_SDL } from '../helpers/crm-subgraph.js';
 
@@ -113,4 +114,56 @@ it('one request through Hive Gateway crosses both subgraphs, as the caller, enti
   calls.splice(0, calls.length, 'CAnone1', 'CAnone2', 'CAnone3');
   const nowhere = await ask(other.token);
   expect(JSON.stringify(theirs)).toBe(JSON.stringify(nowhere));
+});
+
+it('a subscription reaches a client through Hive Gateway, over SSE to the subgraph, as the caller', async () => {
+  const gateway = await open({}, {});
+  const { t } = gateway;
+  const { token } = await t.account();
+  await createLegacyCampaign(t, token, 'spring', { title: 'Spring' });
+  const crm = await startCrm([]);
+  const composed = composeServices([
+    { name: 'campaigns', typeDefs: parse(printSubgraphSdl()), url: `${gateway.base}/subgraph` },
+    { name: 'crm', typeDefs: parse(CRM_SDL), url: crm },
+  ]);
+  const hive = createGatewayRuntime({
+    supergraph: composed.supergraphSdl ?? '',
+    logging: false,
+    propagateHeaders: {
+      fromClientToSubgraphs: ({ request }) => ({ authorization: request.headers.get('authorization') }),
+    },
+  });
+  closing.push(() => hive.dispose() as Promise<void>);
+  const abort = new AbortController();
+  closing.push(async () => abort.abort());
+  const response = await hive.fetch('http://gateway.test/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query: 'subscription { campaignEvents(campId: "spring") { eventType } }' }),
+    signal: abort.signal,
+  });
+  expect(response.status).toBe(200);
+  let text = '';
+  const reading = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      text += decoder.decode(chunk, { stream: true });
+      if (text.includes('CAMPAIGN_STATUS_CHANGED')) return;
+    }
+  })().catch(() => undefined);
+  // The gateway opened its own stream to /subgraph as the caller: the subgraph counts it.
+  await eventually(async () => expect((await t.request('GET', '/metrics')).text).toMatch(/^gateway_live_streams 1$/m));
+  const paused = await t.gql('mutation { campaignPause(input: { campId: "spring" }) { campaign { id } } }', {}, token);
+  expect(paused.body.errors).toBeUndefined();
+  await Promise.race([reading, new Promise((resolve) => setTimeout(resolve, 5000))]);
+  expect(text).toContain('"eventType":"CAMPAIGN_STATUS_CHANGED"');
+
+  // @live is not part of the supergraph: the gateway refuses it (a live query goes to /graphql directly).
+  const live = await hive.fetch('http://gateway.test/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query: 'query @live { campaigns(first: 1) { edges { node { campId } } } }' }),
+  });
+  const refused = (await live.json()) as { errors?: Array<{ message: string }> };
+  expect(refused.errors?.[0]?.message).toMatch(/Unknown directive "@live"/);
 });
