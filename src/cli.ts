@@ -4,7 +4,7 @@
 // Secrets (a password, an API key) come from environment variables, never from options: npm prints a script's
 // command line, options and all, before it runs it.
 import './node-version.js';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Config, loadConfig } from './core/config.js';
@@ -28,6 +28,7 @@ import { signUpSchema } from './domain/accounts.schema.js';
 import { loadVoiceCatalogue } from './domain/voices.js';
 import { seedDemo } from './demo.js';
 import { buildManifest, MANIFEST_FILE, RETIRED_FILE, retiredOperations } from './graphql/server/persisted-manifest.js';
+import { breakingSubgraphChanges } from './graphql/schema/federation.js';
 import { printSortedSchema, printSubgraphSdl } from './graphql/schema/schema.js';
 import { MCP_TOOLS_FILE, printMcpTools } from './mcp/tool-list.js';
 import { describeStartupFailure, type StartupSettings } from './startup-errors.js';
@@ -118,10 +119,26 @@ const commands: Record<string, Command> = {
     },
   },
   'subgraph:print': {
-    summary: `write the Apollo Federation 2 subgraph SDL to ${SUBGRAPH_FILE} (npm run schema; docs/graphql.md)`,
-    usage: 'subgraph:print',
-    run: async () => {
-      writeFileSync(SUBGRAPH_FILE, printSubgraphSdl());
+    summary: `write the Apollo Federation 2 subgraph SDL to ${SUBGRAPH_FILE} (npm run schema; docs/supergraph.md)`,
+    usage: 'subgraph:print [--allow-breaking]',
+    options: {
+      'allow-breaking': {
+        type: 'boolean',
+        description: 'write it even when it breaks what the committed SDL promised (a field removed, a type changed…)',
+      },
+    },
+    run: async (options) => {
+      const sdl = printSubgraphSdl();
+      const before = existsSync(SUBGRAPH_FILE) ? readFileSync(SUBGRAPH_FILE, 'utf8') : null;
+      const breaking = before === null ? [] : breakingSubgraphChanges(before, sdl);
+      if (breaking.length > 0 && options['allow-breaking'] !== 'true') {
+        throw new CliFailure(
+          `the subgraph SDL would break what ${SUBGRAPH_FILE} promises to the supergraph:\n` +
+            breaking.map((change) => `  - ${change}`).join('\n') +
+            '\nkeep the old fields (deprecate them), or write it anyway with subgraph:print --allow-breaking',
+        );
+      }
+      writeFileSync(SUBGRAPH_FILE, sdl);
       console.log(`wrote ${SUBGRAPH_FILE}`);
     },
   },

@@ -1,15 +1,19 @@
 // The campaign graph as an Apollo Federation 2 subgraph at /subgraph (src/graphql/schema/federation.ts): its SDL is
 // committed (schema/subgraph.graphql) and composes with another subgraph; `_entities` resolves only the caller's own
 // objects, batched per type, at most 100 at once; /graphql's schema has none of it.
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { composeServices } from '@theguild/federation-composition';
 import { getNamedType, type GraphQLObjectType, isLeafType, parse } from 'graphql';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { breakingSubgraphChanges } from '../../src/graphql/schema/federation.js';
 import { printSubgraphSdl, subgraphSchema } from '../../src/graphql/schema/schema.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { CRM_SDL } from '../helpers/crm-subgraph.js';
+import { TSX_LOADER } from '../helpers/server-process.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -17,6 +21,46 @@ describe('the subgraph SDL', () => {
   it('is schema/subgraph.graphql, as npm run schema writes it', () => {
     expect(readFileSync(join(ROOT, 'schema/subgraph.graphql'), 'utf8')).toBe(printSubgraphSdl());
   });
+
+  it('npm run schema refuses to write a breaking change of it unless asked to', async () => {
+    const committed = readFileSync(join(ROOT, 'schema/subgraph.graphql'), 'utf8');
+    // The committed SDL as it would be had it promised one more field: the current one then removes that field.
+    const promised = committed.replace(
+      /^type Campaign implements Node(\n[^{]*)\{/m,
+      (head) => `${head}\n  ownerName: String\n`,
+    );
+    expect(promised).not.toBe(committed);
+    expect(breakingSubgraphChanges(promised, committed)).toEqual(['Campaign.ownerName was removed.']);
+    expect(breakingSubgraphChanges(committed, printSubgraphSdl())).toEqual([]);
+
+    const folder = mkdtempSync(join(tmpdir(), 'gateway-subgraph-'));
+    try {
+      mkdirSync(join(folder, 'schema'));
+      writeFileSync(join(folder, 'schema/subgraph.graphql'), promised);
+      const print = (...args: string[]) =>
+        new Promise<{ code: number; output: string }>((resolve) =>
+          execFile(
+            process.execPath,
+            ['--import', TSX_LOADER, join(ROOT, 'src/cli.ts'), 'subgraph:print', ...args],
+            { cwd: folder, timeout: 60_000 },
+            (error, stdout, stderr) =>
+              resolve({
+                code: error ? (typeof error.code === 'number' ? error.code : -1) : 0,
+                output: stdout + stderr,
+              }),
+          ),
+        );
+      const refused = await print();
+      expect(refused.code).toBe(1);
+      expect(refused.output).toContain('Campaign.ownerName was removed.');
+      expect(readFileSync(join(folder, 'schema/subgraph.graphql'), 'utf8')).toBe(promised);
+      const forced = await print('--allow-breaking');
+      expect(forced.code, forced.output).toBe(0);
+      expect(readFileSync(join(folder, 'schema/subgraph.graphql'), 'utf8')).toBe(printSubgraphSdl());
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it('composes with a second subgraph (a CRM) into a supergraph, with no error', () => {
     const result = composeServices([

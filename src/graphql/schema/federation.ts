@@ -5,7 +5,14 @@
 // and only the caller's own objects come back: another account's, or any object for a caller without a valid token,
 // is null, never an error that would confirm it exists (the voice catalogue is public).
 import { decodeGlobalID } from '@pothos/plugin-relay';
-import { type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
+import {
+  buildASTSchema,
+  findBreakingChanges,
+  type GraphQLResolveInfo,
+  Kind,
+  parse,
+  type SelectionSetNode,
+} from 'graphql';
 import { badInput } from '../../core/errors.js';
 import { GRAPHQL_LIMITS } from './document-limits.js';
 import { builder } from './builder.js';
@@ -118,4 +125,14 @@ export function checkRepresentations(representations: unknown, info: GraphQLReso
       },
     ]);
   }
+}
+
+/**
+ * What a new subgraph SDL breaks for the gateways and subgraphs composed with the old one (a type or field removed,
+ * a type changed, an argument added as required…), as graphql-js judges it: `npm run schema` refuses to write such a
+ * change unless asked to (`subgraph:print --allow-breaking`).
+ */
+export function breakingSubgraphChanges(before: string, after: string): string[] {
+  const build = (sdl: string) => buildASTSchema(parse(sdl), { assumeValidSDL: true });
+  return findBreakingChanges(build(before), build(after)).map((change) => change.description);
 }
