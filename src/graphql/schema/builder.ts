@@ -131,7 +131,11 @@ export const builder = new SchemaBuilder<{
     nodeTypeOptions: {
       description: 'An object with a global id, unique across accounts: refetch it with `node(id:)` (docs/graphql.md).',
     },
-    pageInfoTypeOptions: { description: 'Where a page of a connection stands; pass its cursors as `after`/`before`.' },
+    pageInfoTypeOptions: {
+      description: 'Where a page of a connection stands; pass its cursors as `after`/`before`.',
+      // Relay's PageInfo: other subgraphs of a supergraph define it too (@shareable: src/graphql/schema/federation.ts).
+      shareable: true,
+    },
     // At most MAX_NODE_IDS ids per `nodes` call (docs/limits.md): each id is a lookup.
     nodeQueryOptions: {
       description: 'The object with this global id if it is yours (or a voice of the catalogue); null otherwise.',
