@@ -102,7 +102,7 @@ async function seed(): Promise<{ token: string; accountId: string }> {
 /** The node command line of a server script: ours (and the ablation's, and another build's) as `npm start` runs it,
  * the baselines with Node's defaults. */
 function nodeCommand(script: string, extraEnv: Record<string, string>): string[] {
-  const isOurs = !/bench\/(raw|floor|postgraphile|mercurius)/.test(script);
+  const isOurs = !/bench\/(raw|floor|postgraphile|mercurius|supergraph)/.test(script);
   return [
     process.execPath,
     ...(isOurs ? START_NODE_FLAGS : []),
@@ -298,13 +298,15 @@ function medianOf(rounds: Result[][]): Result[] {
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : null;
 
 const MERCURIUS = 'mercurius: fastify + mercurius + graphql-jit over one prepared statement';
+const SUPERGRAPH = 'supergraph: Hive Gateway in front of our subgraph, the same document (the gateway process)';
 
 /**
  * `BENCH_COUNT=1` (bench/callgrind.ts): the targets counted under callgrind — the raw baseline, the floor, mercurius,
+ * the supergraph gateway (its process only: our subgraph runs beside it, uncounted),
  * our REST and GraphQL requests (and another build's, or this one with other flags) — as `BENCH_ONLY` leaves them.
  */
 function counted(specs: TargetSpec[]): CountedTarget[] {
-  const COUNTED = /^(raw node:http|floor: yoga|mercurius:|REST GET|GraphQL campaigns)/;
+  const COUNTED = /^(raw node:http|floor: yoga|mercurius:|REST GET|GraphQL campaigns|supergraph:)/;
   return specs
     .filter(([name]) => COUNTED.test(name) && (!ONLY || name.startsWith('raw node:http') || ONLY.test(name)))
     .map(([name, script, extraEnv, options]) => ({
@@ -425,6 +427,9 @@ async function main(): Promise<void> {
           [MERCURIUS, 'dist/bench/mercurius-server.js', rawEnv, floorPost],
         ] as TargetSpec[])),
     ...restAndGraphQL(null, 'dist/src/main.js', ours),
+    // Issue 45: Hive Gateway in front of our subgraph, the same document (bench/supergraph-server.ts): the CPU measured
+    // is the gateway's; our server's work is the row above.
+    [SUPERGRAPH, 'dist/bench/supergraph-server.js', ours, graphqlPost],
     // BENCH_AB=<another build's main.js under this folder>: the same two requests against that build, in the same run
     // (a change measured before and after under the same conditions).
     ...(process.env.BENCH_AB ? restAndGraphQL('the other build', process.env.BENCH_AB, ours) : []),
