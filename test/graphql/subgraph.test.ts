@@ -179,6 +179,37 @@ describe('_entities at /subgraph', () => {
     expect(one.body.data._entities).toEqual([null]);
   });
 
+  it("refuses what is not a representation of an entity as the client's mistake, naming each", async () => {
+    const { token } = await t.account();
+    for (const representation of [
+      { __typename: 'Query' },
+      'a string',
+      { __typename: 'Nope', id: 'x' },
+      { __typename: 'CampaignConnection', id: 'x' },
+      { id: 'no typename' },
+    ]) {
+      const answer = await entities([{ __typename: 'Voice', id: 'x' }, representation], token);
+      expect(answer.status).toBe(200);
+      expect(answer.body.errors[0].extensions.code, JSON.stringify(representation)).toBe('BAD_USER_INPUT');
+      expect(answer.body.errors[0].extensions.issues).toEqual([
+        expect.objectContaining({ path: ['representations', 1], type: 'value_error' }),
+      ]);
+    }
+  });
+
+  it('counts against the rate limit of the account, as every door', async () => {
+    const limited = await startApp({ RATE_LIMIT_PER_MINUTE: '2' }, [], { worker: false });
+    try {
+      const { token } = await limited.account();
+      const ask = () => limited.request('POST', '/subgraph', { token, body: { query: '{ _service { sdl } }' } });
+      const answers = [await ask(), await ask(), await ask()];
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 429]);
+      expect(answers[2]!.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('serves the SDL to a gateway, and /graphql knows nothing of it', async () => {
     const sdl = await t.request('POST', '/subgraph', { body: { query: '{ _service { sdl } }' } });
     expect(sdl.body.data._service.sdl).toContain('@key(fields: "campId")');

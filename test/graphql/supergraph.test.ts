@@ -1,5 +1,5 @@
-// The campaign subgraph behind Hive Gateway (@graphql-hive/gateway-runtime), composed with a small CRM subgraph
-// written here, all on loopback: one request crosses both graphs (a CRM contact's recent calls, each call's campaign
+// The campaign subgraph behind Hive Gateway (@graphql-hive/gateway-runtime, served by node:http), composed with a small
+// CRM subgraph written here, all three on loopback: one request crosses both graphs (a CRM contact's recent calls, each call's campaign
 // with its CRM owner), the gateway forwards the caller's Authorization header, `_entities` reaches our subgraph once
 // per type per request, and another account's calls come back null.
 import { createServer, type Server } from 'node:http';
@@ -21,6 +21,18 @@ const closing: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const close of closing.splice(0)) await close();
 });
+
+/** Hive Gateway listening on a loopback port, as a deployment runs it: its /graphql URL. */
+async function listening(gateway: ReturnType<typeof createGatewayRuntime>): Promise<string> {
+  const server = createServer(gateway);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closing.push(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const address = server.address();
+  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/graphql`;
+}
 
 /** The CRM: contacts that reference call logs by the provider's call id, and an owner for every campaign. */
 async function startCrm(calls: string[]): Promise<string> {
@@ -79,9 +91,10 @@ it('one request through Hive Gateway crosses both subgraphs, as the caller, enti
     ],
   });
   closing.push(() => hive.dispose() as Promise<void>);
+  const gatewayUrl = await listening(hive);
 
   const ask = async (token: string) => {
-    const response = await hive.fetch('http://gateway.test/graphql', {
+    const response = await fetch(gatewayUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({
@@ -134,9 +147,10 @@ it('a subscription reaches a client through Hive Gateway, over SSE to the subgra
     },
   });
   closing.push(() => hive.dispose() as Promise<void>);
+  const gatewayUrl = await listening(hive);
   const abort = new AbortController();
   closing.push(async () => abort.abort());
-  const response = await hive.fetch('http://gateway.test/graphql', {
+  const response = await fetch(gatewayUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${token}` },
     body: JSON.stringify({ query: 'subscription { campaignEvents(campId: "spring") { eventType } }' }),
@@ -159,7 +173,7 @@ it('a subscription reaches a client through Hive Gateway, over SSE to the subgra
   expect(text).toContain('"eventType":"CAMPAIGN_STATUS_CHANGED"');
 
   // @live is not part of the supergraph: the gateway refuses it (a live query goes to /graphql directly).
-  const live = await hive.fetch('http://gateway.test/graphql', {
+  const live = await fetch(gatewayUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify({ query: 'query @live { campaigns(first: 1) { edges { node { campId } } } }' }),

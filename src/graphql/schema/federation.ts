@@ -9,6 +9,7 @@ import {
   buildASTSchema,
   findBreakingChanges,
   type GraphQLResolveInfo,
+  isUnionType,
   Kind,
   parse,
   type SelectionSetNode,
@@ -103,6 +104,22 @@ function selectionCost(selectionSet: SelectionSetNode | undefined, info: GraphQL
  */
 export function checkRepresentations(representations: unknown, info: GraphQLResolveInfo): void {
   if (!Array.isArray(representations)) return;
+  // Each an object naming an entity type of this subgraph: anything else is the client's mistake, said as such (the
+  // federation library would throw, and the client would get a masked internal error).
+  const entity = info.schema.getType('_Entity');
+  const entities = new Set(isUnionType(entity) ? entity.getTypes().map((type) => type.name) : []);
+  const misnamed = representations.flatMap((representation, index) => {
+    const typename = (representation as { __typename?: unknown } | null)?.__typename;
+    if (typeof representation === 'object' && typeof typename === 'string' && entities.has(typename)) return [];
+    return [
+      {
+        path: ['representations', index],
+        type: 'value_error',
+        message: `a representation is an object whose __typename names an entity: ${[...entities].join(', ')}`,
+      },
+    ];
+  });
+  if (misnamed.length > 0) throw badInput(misnamed.slice(0, 20));
   if (representations.length > MAX_REPRESENTATIONS) {
     throw badInput([
       {
