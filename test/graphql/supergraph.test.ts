@@ -55,6 +55,8 @@ async function startCrm(calls: string[]): Promise<string> {
 it('one request through Hive Gateway crosses both subgraphs, as the caller, entities batched per type', async () => {
   // Which operations reached our subgraph, and with which root field.
   const seen: string[] = [];
+  // And which reached the CRM.
+  const crmSeen: string[] = [];
   const gateway = await open({}, {});
   const { t } = gateway;
   const owner = await t.account();
@@ -82,10 +84,10 @@ it('one request through Hive Gateway crosses both subgraphs, as the caller, enti
     plugins: () => [
       {
         onFetch({ url, options }) {
-          if (url.endsWith('/subgraph')) {
-            const body = JSON.parse(String(options.body ?? '{}')) as { query?: string };
-            seen.push((body.query ?? '').replace(/\s+/g, ' ').trim());
-          }
+          const body = JSON.parse(String(options.body ?? '{}')) as { query?: string };
+          const query = (body.query ?? '').replace(/\s+/g, ' ').trim();
+          if (url.endsWith('/subgraph')) seen.push(query);
+          else crmSeen.push(query);
         },
       },
     ],
@@ -93,13 +95,14 @@ it('one request through Hive Gateway crosses both subgraphs, as the caller, enti
   closing.push(() => hive.dispose() as Promise<void>);
   const gatewayUrl = await listening(hive);
 
-  const ask = async (token: string) => {
+  const ask = async (
+    token: string,
+    query = `{ contacts { name recentCalls { callId status campaign { campId title owner { name } } } } }`,
+  ) => {
     const response = await fetch(gatewayUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({
-        query: `{ contacts { name recentCalls { callId status campaign { campId title owner { name } } } } }`,
-      }),
+      body: JSON.stringify({ query }),
     });
     return (await response.json()) as { data?: any; errors?: unknown };
   };
@@ -119,6 +122,17 @@ it('one request through Hive Gateway crosses both subgraphs, as the caller, enti
   // Our subgraph was asked once for the call logs (three representations in one _entities call).
   const entityCalls = seen.filter((query) => query.includes('_entities'));
   expect(entityCalls).toHaveLength(1);
+
+  // From our side: the account's campaigns, each with its CRM owner; the CRM is asked once for both campaigns.
+  await createLegacyCampaign(t, owner.token, 'autumn', { title: 'Autumn' });
+  crmSeen.length = 0;
+  const campaigns = await ask(owner.token, '{ campaigns(first: 5) { edges { node { campId owner { name } } } } }');
+  expect(campaigns.errors, JSON.stringify(campaigns)).toBeUndefined();
+  expect(campaigns.data.campaigns.edges.map((edge: any) => edge.node)).toEqual([
+    { campId: 'autumn', owner: { name: 'Olga Owner' } },
+    { campId: 'spring', owner: { name: 'Olga Owner' } },
+  ]);
+  expect(crmSeen.filter((query) => query.includes('_entities'))).toHaveLength(1);
 
   // Another account, through the same gateway: none of those calls is theirs, and the answer is the one for calls that
   // exist nowhere (the gateway's null-entity errors say nothing of the calls).

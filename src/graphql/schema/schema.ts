@@ -63,7 +63,8 @@ export const subgraphSchema = (() => {
 
 /** schema/subgraph.graphql: the subgraph's SDL, as a federation gateway reads it from `_service { sdl }`. */
 export function printSubgraphSdl(): string {
-  return `${printSubgraphSchema(subgraphSchema).trimEnd()}\n`;
+  // Sorted, as schema/schema.graphql is: the order of fields otherwise follows the order modules were imported in.
+  return `${printSubgraphSchema(lexicographicSortSchema(subgraphSchema)).trimEnd()}\n`;
 }
 
 let referenceGraph: GraphQLSchema | undefined;
