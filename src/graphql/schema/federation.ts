@@ -7,12 +7,15 @@
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import {
   buildASTSchema,
+  type DefinitionNode,
   findBreakingChanges,
   type GraphQLResolveInfo,
   isUnionType,
   Kind,
   parse,
+  print,
   type SelectionSetNode,
+  visit,
 } from 'graphql';
 import { badInput } from '../../core/errors.js';
 import { GRAPHQL_LIMITS } from './document-limits.js';
@@ -152,4 +155,30 @@ export function checkRepresentations(representations: unknown, info: GraphQLReso
 export function breakingSubgraphChanges(before: string, after: string): string[] {
   const build = (sdl: string) => buildASTSchema(parse(sdl), { assumeValidSDL: true });
   return findBreakingChanges(build(before), build(after)).map((change) => change.description);
+}
+
+type Named = { name: { value: string } };
+const byName = <T extends Named>(items: readonly T[] | undefined): T[] | undefined =>
+  items && [...items].sort((a, b) => a.name.value.localeCompare(b.name.value));
+
+/**
+ * The subgraph SDL with its types, fields, arguments and enum values in name order: `printSubgraphSchema` prints the
+ * types that carry directives from the AST Pothos built, in the order their modules were imported, which differs
+ * between processes (the CLI, a test that imports this file first).
+ */
+export function sortedSdl(sdl: string): string {
+  const document = parse(sdl);
+  const sorted = visit(document, {
+    ObjectTypeDefinition: (node) => ({ ...node, fields: byName(node.fields) }),
+    InterfaceTypeDefinition: (node) => ({ ...node, fields: byName(node.fields) }),
+    InputObjectTypeDefinition: (node) => ({ ...node, fields: byName(node.fields) }),
+    EnumTypeDefinition: (node) => ({ ...node, values: byName(node.values) }),
+    FieldDefinition: (node) => ({ ...node, arguments: byName(node.arguments) }),
+  });
+  const named = (definition: DefinitionNode) => ('name' in definition && definition.name ? definition.name.value : '');
+  const definitions = [...sorted.definitions].sort((a, b) => {
+    const rank = (definition: DefinitionNode) => (definition.kind === Kind.SCHEMA_EXTENSION ? 0 : 1);
+    return rank(a) - rank(b) || named(a).localeCompare(named(b));
+  });
+  return `${print({ ...sorted, definitions })}\n`;
 }

@@ -20,7 +20,7 @@ import './types/webhook.js';
 import './types/webhook-mutations.js';
 import './types/webhook-deprecated.js';
 import './types/campaign-events.js';
-import { checkRepresentations, declareEntities } from './federation.js';
+import { checkRepresentations, declareEntities, sortedSdl } from './federation.js';
 
 declareEntities();
 
@@ -64,7 +64,7 @@ export const subgraphSchema = (() => {
 /** schema/subgraph.graphql: the subgraph's SDL, as a federation gateway reads it from `_service { sdl }`. */
 export function printSubgraphSdl(): string {
   // Sorted, as schema/schema.graphql is: the order of fields otherwise follows the order modules were imported in.
-  return `${printSubgraphSchema(lexicographicSortSchema(subgraphSchema)).trimEnd()}\n`;
+  return sortedSdl(printSubgraphSchema(subgraphSchema));
 }
 
 let referenceGraph: GraphQLSchema | undefined;
