@@ -7,7 +7,7 @@ import './node-version.js';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type Config, loadConfig } from './core/config.js';
+import { type Config, loadConfig, reachableUrl } from './core/config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { findAccountByApiKey, findAccountIdByEmail, signUp } from './domain/accounts.js';
@@ -220,8 +220,7 @@ const commands: Record<string, Command> = {
 function gatewayAddress(config: Config): string {
   const given = process.env.GATEWAY?.trim();
   if (given) return given.replace(/\/+$/, '');
-  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}`;
+  return reachableUrl(config.HOST, config.PORT);
 }
 
 /** The account with this e-mail, for the token commands: a one-line failure when there is none. */

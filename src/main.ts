@@ -2,7 +2,7 @@
 // no new connections, live streams end, in-flight requests finish, the worker stops, the database closes — within 5 s.
 import './node-version.js';
 import { createApp } from './app.js';
-import { loadConfig } from './core/config.js';
+import { loadConfig, reachableUrl } from './core/config.js';
 import { createHttpServer, listen } from './http/server.js';
 import { exitOnStartupFailure, type StartupSettings } from './startup-errors.js';
 import { startTracing } from './core/tracing.js';
@@ -49,8 +49,9 @@ async function main(): Promise<void> {
     app.logger,
     [
       `Campaign gateway listening on ${base}`,
-      // The line the README's examples start from: with PORT=4100 they all follow it.
-      `  export GATEWAY=${base}`,
+      // The line the README's examples start from: with PORT=4100 they all follow it (and HOST=0.0.0.0 is reached on
+      // loopback).
+      `  export GATEWAY=${reachableUrl(config.HOST, port)}`,
       `  GraphiQL  ${base}/graphql`,
       `  REST      ${base}/api/v3`,
       `  REST docs ${base}/api/v3/docs  (OpenAPI: ${base}/api/v3/openapi.json)`,

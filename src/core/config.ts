@@ -334,3 +334,13 @@ function writeSecretsFile(file: string, secrets: Record<string, unknown>, replac
     rmSync(temporary, { force: true });
   }
 }
+
+/**
+ * The URL a client on this machine reaches a gateway listening on `host`:`port` at: a wildcard address (`0.0.0.0`,
+ * `::`) is reached on 127.0.0.1, an IPv6 address is bracketed. What `npm start` prints as GATEWAY, and what the CLI
+ * sends to when GATEWAY is not set.
+ */
+export function reachableUrl(host: string, port: number): string {
+  const reached = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${reached.includes(':') ? `[${reached}]` : reached}:${port}`;
+}

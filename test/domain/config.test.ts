@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/core/config.js';
+import { ConfigError, loadConfig, reachableUrl } from '../../src/core/config.js';
 
 describe('configuration', () => {
   test('defaults, and secrets generated into a private file that later starts reuse', () => {
@@ -94,4 +94,12 @@ test('MCP_GRAPHQL_TOOL (any document) and PERSISTED_OPERATIONS=only (trusted doc
     /MCP_GRAPHQL_TOOL.*PERSISTED_OPERATIONS=only forbids/,
   );
   expect(loadConfig({ ...secrets, MCP_GRAPHQL_TOOL: 'true' }).MCP_GRAPHQL_TOOL).toBe(true);
+});
+
+test('the URL a local client reaches the gateway at (npm start prints it as GATEWAY; the CLI sends to it)', () => {
+  expect(reachableUrl('127.0.0.1', 4100)).toBe('http://127.0.0.1:4100');
+  expect(reachableUrl('0.0.0.0', 4000)).toBe('http://127.0.0.1:4000');
+  expect(reachableUrl('::', 4000)).toBe('http://127.0.0.1:4000');
+  expect(reachableUrl('::1', 4000)).toBe('http://[::1]:4000');
+  expect(reachableUrl('gateway.internal', 80)).toBe('http://gateway.internal:80');
 });

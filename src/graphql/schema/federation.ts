@@ -19,7 +19,7 @@ import {
 } from 'graphql';
 import { badInput } from '../../core/errors.js';
 import { GRAPHQL_LIMITS } from './document-limits.js';
-import { builder } from './builder.js';
+import { builder, MAX_NODE_IDS } from './builder.js';
 import type { Context } from './context.js';
 import { AccountRef } from './types/account.js';
 import { CallLogRef } from './types/call-log.js';
@@ -29,7 +29,7 @@ import { VoiceRef } from './types/voice.js';
 import { WebhookRef } from './types/webhook.js';
 
 /** Representations one `_entities` call may carry, as `nodes(ids:)` takes ids (docs/limits.md). */
-export const MAX_REPRESENTATIONS = 100;
+export const MAX_REPRESENTATIONS = MAX_NODE_IDS;
 
 /** The key a representation's global id names when it is of `typename`, else null (a malformed id is null too). */
 function keyOfGlobalId(id: unknown, typename: string): string | null {
