@@ -47,7 +47,6 @@ export async function limitBody(request: Request, rest: boolean): Promise<Reques
  */
 export function bodyLimitStage(services: Services): Stage {
   return async (way) => {
-    if (!way.door.readsBody) return undefined;
     const request = ablated.has('body-limit') ? way.received : await limitBody(way.received, way.door.rest);
     if (request instanceof Response) return way.door.refusal(request, way);
     way.request = request;

@@ -42,7 +42,7 @@ export interface Door {
   /** Passes the tenant's rate and body limits (all but the health checks). */
   readonly limited: boolean;
   /** Reads a request body (all but /metrics, which is answered before the body limit). */
-  readsBody: boolean;
+  readonly readsBody: boolean;
   /** The audience a token must have been issued for to count here (an agent's OAuth token: /mcp only). */
   readonly audience: 'mcp' | null;
   /** The answer to a method no door serves (TRACE, WebDAV's, made-up ones), before anything reads the body. */
