@@ -18,12 +18,12 @@ import { type DeliveryWorker, type DeliveryWorkerOptions, startDeliveryWorker } 
 import type { Services } from './services.js';
 import { inShadow } from './core/request-context.js';
 import { createLiveStreams } from './events/live-streams.js';
-import { createGraphQLServer, handBody, type Yoga } from './graphql/server/yoga.js';
+import { createGraphQLServer, documentCaches, handBody, type Yoga } from './graphql/server/yoga.js';
 import { createLiveQueries, type LiveQueries } from './graphql/live/live-queries.js';
 import { keysOfWrites } from './graphql/live/live-keys.js';
 import { createPreparedLane, type PreparedLane } from './graphql/lane/prepared-lane.js';
 import { createDoors, SUBGRAPH_PATH } from './http/doors.js';
-import { subgraphSchema } from './graphql/schema/schema.js';
+import { schema, subgraphSchema } from './graphql/schema/schema.js';
 import { health } from './http/health.js';
 import { createLogger, type Logger } from './core/logger.js';
 import { connectRedis, type RedisLink } from './core/redis.js';
@@ -107,14 +107,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   const liveQueries = config.LIVE_QUERIES ? createAppLiveQueries(config, services, metrics, writes) : null;
   const lane = createAppLane(config, () => yoga);
+  // One set of parse caches for both GraphQL servers: one GRAPHQL_DOCUMENT_CACHE_MB in all (docs/limits.md "Memory").
+  const parseCaches = documentCaches(services);
   const yoga = createGraphQLServer(
     services,
     graphqlPlugins(config, { metrics, traced, generation: writes.generation, options, lane, liveQueries }),
+    { schema, endpoint: '/graphql', documentCaches: parseCaches },
   );
   // The federation subgraph (/subgraph): the same pipeline on the subgraph schema, without the lane or live queries.
   const subgraph = createGraphQLServer(services, [...(traced ? [graphqlSpans] : []), ...(options.plugins ?? [])], {
     schema: subgraphSchema,
     endpoint: SUBGRAPH_PATH,
+    documentCaches: parseCaches,
   });
   const rest = createRestRouter(yoga, services, routes);
   const mcp = createMcpDoor(yoga, services);

@@ -288,6 +288,30 @@ const authenticatedOnce = (() => {
 export interface GraphQLServerOptions {
   schema: GraphQLSchema;
   endpoint: string;
+  /** Another server's parse caches, so that both stay within one GRAPHQL_DOCUMENT_CACHE_MB (docs/limits.md "Memory"). */
+  documentCaches?: DocumentCaches;
+}
+
+export interface DocumentCaches {
+  documentCache: ReturnType<typeof byteBoundedCache<string, DocumentNode>>;
+  errorCache: ReturnType<typeof byteBoundedCache<string, NonNullable<unknown>>>;
+}
+
+/**
+ * yoga's parse caches, bounded in bytes: a parsed document keyed by its text, and a parse error. Validation stays
+ * yoga's own, per schema (it keys its results by schema and document object).
+ */
+export function documentCaches(services: Services): DocumentCaches {
+  return {
+    documentCache: byteBoundedCache<string, DocumentNode>({
+      maxBytes: services.config.GRAPHQL_DOCUMENT_CACHE_MB * MB,
+      sizeOf: (_document, text) => documentBytes(text),
+    }),
+    errorCache: byteBoundedCache<string, NonNullable<unknown>>({
+      maxBytes: PARSE_ERROR_CACHE_MB * MB,
+      sizeOf: (_error, text) => parseErrorBytes(text),
+    }),
+  };
 }
 
 export function createGraphQLServer(
@@ -313,17 +337,9 @@ export function createGraphQLServer(
       withTokenFromLogin((await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options)),
     maskedErrors: { maskError: (error, message, isDev) => maskDomainErrors(services, error, message, isDev) },
     logging: yogaLogger(services.logger),
-    // Parsed documents and parse errors, bounded in bytes (yoga's own caches count 1 024 entries of any size).
-    parserAndValidationCache: {
-      documentCache: byteBoundedCache<string, DocumentNode>({
-        maxBytes: services.config.GRAPHQL_DOCUMENT_CACHE_MB * MB,
-        sizeOf: (_document, text) => documentBytes(text),
-      }),
-      errorCache: byteBoundedCache<string, NonNullable<unknown>>({
-        maxBytes: PARSE_ERROR_CACHE_MB * MB,
-        sizeOf: (_error, text) => parseErrorBytes(text),
-      }),
-    },
+    // Parsed documents and parse errors, bounded in bytes (yoga's own caches count 1 024 entries of any size); shared
+    // with the other server of the app when it passes them (a parse does not depend on the schema).
+    parserAndValidationCache: served.documentCaches ?? documentCaches(services),
     plugins: [
       // First: a later plugin that answers in execution's place (the response cache, read-only tokens) stops the
       // onExecute hooks after its own, and the caches of that context must be let go all the same.
