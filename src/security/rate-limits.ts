@@ -28,6 +28,14 @@ export interface RateLimits {
   /** Counts one signed provider callback of the account, once its signature is verified; the same answer. */
   callback(accountId: string): Promise<number | null>;
   /**
+   * Counts one callback that carried a signature header but was not verified (a wrong signature, an unknown key, a
+   * body refused), against its address and the API key it named together (ANONYMOUS_RATE_LIMIT_PER_MINUTE of them):
+   * what one tenant's wrong token costs never refuses another tenant's callbacks from the provider's shared address.
+   */
+  failedCallback(address: string, apiKey: string): Promise<number | null>;
+  /** Whether this address and key have spent that budget, without counting: the seconds to wait, or null. */
+  failedCallbacksSpent(address: string, apiKey: string): Promise<number | null>;
+  /**
    * Counts a request body of `bytes` against the tenant's budget of large bodies (those over LARGE_BODY_BYTES; the
    * rest are free); the same answer as `request`.
    */
@@ -82,6 +90,7 @@ export function createRateLimits(settings: RateLimitSettings, redis: RedisLink |
   const requests = limiter(redis, 'requests', settings.requestsPerMinute, 60);
   const anonymous = limiter(redis, 'anonymous', settings.anonymousPerMinute, 60);
   const callbacks = limiter(redis, 'callbacks', settings.callbacksPerMinute, 60);
+  const failedCallbacks = limiter(redis, 'failed-callbacks', settings.anonymousPerMinute, 60);
   const bodies = limiter(redis, 'large-bodies', (settings.largeBodyMiBPerMinute * 1024 * 1024) / BODY_UNIT, 60);
   const logins = limiter(redis, 'login-failures', settings.loginMaxFailures, settings.loginWindowSeconds);
   const key = (email: string, address: string) => JSON.stringify([email.trim().toLowerCase(), address]);
@@ -96,6 +105,13 @@ export function createRateLimits(settings: RateLimitSettings, redis: RedisLink |
       return spent && spent.remainingPoints <= 0 ? secondsOf(spent.msBeforeNext) : null;
     },
     callback: (accountId) => consume(callbacks(), accountId),
+    failedCallback: (address, apiKey) => consume(failedCallbacks(), JSON.stringify([address, apiKey])),
+    async failedCallbacksSpent(address, apiKey) {
+      const counted = await failedCallbacks()
+        .get(JSON.stringify([address, apiKey]))
+        .catch(() => null);
+      return counted && counted.remainingPoints <= 0 ? secondsOf(counted.msBeforeNext) : null;
+    },
     bodyBytes: (tenant, bytes) =>
       bytes > LARGE_BODY_BYTES ? consume(bodies(), tenant, Math.ceil(bytes / BODY_UNIT)) : Promise.resolve(null),
     loginAttempt: (email, address) => consume(logins(), key(email, address)),
