@@ -1,5 +1,5 @@
 // Per-account request rate, per-client-address rate of unauthenticated requests, and login throttling per e-mail and
-// client address (docs/limits.md), by rate-limiter-flexible: counted in
+// client address, with a slow-down per e-mail across addresses (docs/limits.md), by rate-limiter-flexible: counted in
 // memory, or in Redis when REDIS_URL is set so that every instance shares the counts. While Redis is away (or a
 // command to it fails) an in-memory limiter stands in, per instance, rather than refusing, waving everything through
 // or making the request wait (docs/decisions.md §15).
@@ -43,11 +43,22 @@ export interface RateLimits {
   /**
    * Counts a login attempt for this e-mail from this client address before the password is checked (so parallel
    * guesses count too): null when it may go ahead, else the seconds before it may try again. A success then clears
-   * the count. Keyed by both, so that nobody can lock another person out from their own address.
+   * the count. The lock is keyed by both, so that nobody can lock another person out from their own address; across
+   * addresses an e-mail is only slowed down (LOGIN_SLOWDOWN_AFTER_ATTEMPTS, LOGIN_SLOWDOWN_INTERVAL_SECONDS), never
+   * locked.
    */
   loginAttempt(email: string, address: string): Promise<number | null>;
   loginSucceeded(email: string, address: string): Promise<void>;
 }
+
+/**
+ * Login attempts of one e-mail, from any addresses, within LOGIN_FAILURE_WINDOW_SECONDS after which that e-mail is
+ * slowed down: a guesser spread over many addresses (each locked only for itself) gets no more than one guess every
+ * LOGIN_SLOWDOWN_INTERVAL_SECONDS, while the owner, elsewhere, waits seconds rather than the window.
+ */
+export const LOGIN_SLOWDOWN_AFTER_ATTEMPTS = 10;
+/** Once an e-mail is slowed down, at most one attempt for it goes ahead per this many seconds (429 with the rest). */
+export const LOGIN_SLOWDOWN_INTERVAL_SECONDS = 2;
 
 /** Bodies up to this size are not counted against the large-body budget. */
 export const LARGE_BODY_BYTES = 64 * 1024;
@@ -94,6 +105,16 @@ export function createRateLimits(settings: RateLimitSettings, redis: RedisLink |
   const bodies = limiter(redis, 'large-bodies', (settings.largeBodyMiBPerMinute * 1024 * 1024) / BODY_UNIT, 60);
   const logins = limiter(redis, 'login-failures', settings.loginMaxFailures, settings.loginWindowSeconds);
   const key = (email: string, address: string) => JSON.stringify([email.trim().toLowerCase(), address]);
+  // Across addresses: the attempts of one e-mail in the window, and once past LOGIN_SLOWDOWN_AFTER_ATTEMPTS a pace of
+  // one attempt per interval. The counter is never refused by itself: only its count is read.
+  const emailAttempts = limiter(redis, 'login-email-attempts', Number.MAX_SAFE_INTEGER, settings.loginWindowSeconds);
+  const emailPace = limiter(redis, 'login-email-pace', 1, LOGIN_SLOWDOWN_INTERVAL_SECONDS);
+  const emailKey = (email: string) => email.trim().toLowerCase();
+  /** Seconds left of a count that has reached `max` points, else null (a limiter that fails answers null). */
+  const spent = async (counter: RateLimiterAbstract, key: string, max: number) => {
+    const counted = await counter.get(key).catch(() => null);
+    return counted && counted.consumedPoints >= max ? secondsOf(counted.msBeforeNext) : null;
+  };
 
   return {
     request: (accountId) => consume(requests(), accountId),
@@ -114,11 +135,29 @@ export function createRateLimits(settings: RateLimitSettings, redis: RedisLink |
     },
     bodyBytes: (tenant, bytes) =>
       bytes > LARGE_BODY_BYTES ? consume(bodies(), tenant, Math.ceil(bytes / BODY_UNIT)) : Promise.resolve(null),
-    loginAttempt: (email, address) => consume(logins(), key(email, address)),
+    async loginAttempt(email, address) {
+      // In this order, so that an attempt refused for one reason spends nothing of another: an address locked for
+      // this e-mail takes no slot of the e-mail's pace, and an attempt refused by the pace does not count towards the
+      // address's lock (an owner retrying during a slow-down is not locked out by it).
+      const locked = await spent(logins(), key(email, address), settings.loginMaxFailures);
+      if (locked !== null) return locked;
+      if ((await spent(emailAttempts(), emailKey(email), LOGIN_SLOWDOWN_AFTER_ATTEMPTS)) !== null) {
+        const wait = await consume(emailPace(), emailKey(email));
+        if (wait !== null) return wait;
+      }
+      const wait = await consume(logins(), key(email, address));
+      if (wait !== null) return wait;
+      await consume(emailAttempts(), emailKey(email));
+      return null;
+    },
     async loginSucceeded(email, address) {
       await logins()
         .delete(key(email, address))
         .catch(() => false);
+      // The owner's own successful attempt does not bring the slow-down closer (nor push it further off: never below 0).
+      const attempts = emailAttempts();
+      const counted = await attempts.get(emailKey(email)).catch(() => null);
+      if (counted && counted.consumedPoints > 0) await attempts.reward(emailKey(email)).catch(() => null);
     },
   };
 }
