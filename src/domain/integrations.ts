@@ -17,13 +17,27 @@ export interface IntegrationView {
   updatedAt: string;
 }
 
-/** Whether a value is shaped like a mask this gateway shows ("****" and at most 4 more characters). */
-export const looksLikeMask = (value: string): boolean => /^\*{4}[^*]{0,4}$/u.test(value);
+/** Characters that do not show (zero-width spaces and joiners, word joiners, the BOM, the soft hyphen) and spaces. */
+const UNSEEN = /[\s\u00AD\u180E\u200B-\u200F\u2060-\u2064\uFEFF]/gu;
+/** Characters drawn like an asterisk that NFKC leaves as they are (it makes the fullwidth and small ones "*"). */
+const ASTERISK_LIKE = /[\u066D\u204E\u2055\u2217\u2731\u2732\u2733]/gu;
 
 /**
- * The plain fields and the secrets to store. A secret sent back as the mask the server shows of the stored one keeps
- * the stored secret (a settings form, or an agent, changes one field and sends back what it read); any other
- * mask-shaped value is refused, never stored as the secret. `stored` is null when the kind is not connected.
+ * Whether a value looks like a mask this gateway shows ("****" and the last 4, or "****" alone) rather than a secret:
+ * once unseen characters and spaces are dropped and asterisk-like characters read as "*", only asterisks, or a run of
+ * three or more followed by at most 6 characters, or two followed by at most 4. So the mask with an asterisk or a
+ * character more or fewer, or with a zero-width space in it, is never taken for a new secret.
+ */
+export function looksLikeMask(value: string): boolean {
+  const seen = value.normalize('NFKC').replace(UNSEEN, '').replace(ASTERISK_LIKE, '*');
+  return /^\*+$/u.test(seen) || /^\*{3,}[^*]{0,6}$/u.test(seen) || /^\*{2}[^*]{0,4}$/u.test(seen);
+}
+
+/**
+ * The plain fields and the secrets to store. A secret sent back as exactly the mask the server shows of the stored one
+ * keeps the stored secret (a settings form, or an agent, changes one field and sends back what it read); any other
+ * mask-like value (looksLikeMask) is refused, never stored as the secret. `stored` is null when the kind is not
+ * connected.
  */
 function split(kind: IntegrationKind, input: Record<string, unknown>, stored: FieldValues | null) {
   const fields: FieldValues = {};
@@ -40,8 +54,8 @@ function split(kind: IntegrationKind, input: Record<string, unknown>, stored: Fi
           path: ['input', name],
           type: 'value_error',
           message:
-            'is a masked value, not the secret: send the secret itself, or send back unchanged the mask the ' +
-            'server showed to keep the stored one',
+            'looks like a masked value, not a secret: send back exactly the mask the server showed to keep the ' +
+            'stored secret, or the real secret to replace it',
         });
       }
     } else secrets[name] = value;

@@ -9,14 +9,14 @@ describe('secretScrubber', () => {
     const secrets = ['hunter2-secret', 'q"uo\\te\nd-secret', 'a'];
     const scrub = secretScrubber(secrets);
     const text = `got "hunter2-secret" and ${JSON.stringify('q"uo\\te\nd-secret')}; a plain a, a quoted "a", "other"`;
-    expect(scrub(text)).toBe('got "****cret" and "****cret"; a plain a, a quoted "****", "other"');
+    expect(scrub(text)).toBe('got "****" and "****"; a plain a, a quoted "****", "other"');
   });
 
   test('no secrets: the text as it is; many secrets: still one scan', () => {
     expect(secretScrubber([])('"x"')).toBe('"x"');
     const many = Array.from({ length: 100_000 }, (_, i) => `secret-${i}`);
     const scrub = secretScrubber(many);
-    expect(scrub('"secret-99999" and "secret-x"')).toBe('"****9999" and "secret-x"');
+    expect(scrub('"secret-99999" and "secret-x"')).toBe('"****" and "secret-x"');
   });
 });
 
@@ -25,7 +25,7 @@ describe('secretValues and redactSecrets', () => {
     const input = { a: { password: 'pw-123456', list: [{ telephonyAuthToken: 'tok-abcdef' }] }, note: 'plain' };
     expect(secretValues(input, SECRET_NAMES).sort()).toEqual(['pw-123456', 'tok-abcdef']);
     expect(redactSecrets(input, SECRET_NAMES)).toEqual({
-      a: { password: '****3456', list: [{ telephonyAuthToken: '****cdef' }] },
+      a: { password: '****', list: [{ telephonyAuthToken: '****' }] },
       note: 'plain',
     });
   });
@@ -78,7 +78,7 @@ describe('what is not a secret string, and how deep inputs are walked', () => {
     const at32 = nested(32, { password: 'secret-at-32' });
     expect(secretValues(at31, SECRET_NAMES)).toEqual(['secret-at-31']);
     expect(secretValues(at32, SECRET_NAMES)).toEqual([]);
-    expect(redactSecrets(at31, SECRET_NAMES)).toEqual(nested(31, { password: '****t-31' }));
+    expect(redactSecrets(at31, SECRET_NAMES)).toEqual(nested(31, { password: '****' }));
     expect(redactSecrets(at32, SECRET_NAMES)).toEqual(nested(32, '…' as unknown as object));
   });
 
