@@ -7,7 +7,10 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'RATE_LIMITED'
-  | 'SERVICE_UNAVAILABLE';
+  | 'SERVICE_UNAVAILABLE'
+  // A document over its cost limit, an answer over its text budget (src/graphql/server/document-cost.ts).
+  | 'COST_LIMIT_EXCEEDED'
+  | 'RESPONSE_TOO_LARGE';
 
 /** One problem with one input value; `type` and `message` follow pydantic v2's wording where one exists. */
 export interface InputIssue {

@@ -21,6 +21,9 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   CONFLICT: 409,
   RATE_LIMITED: 429,
   SERVICE_UNAVAILABLE: 503,
+  // The caller asked for too much at once (a smaller `limit` is answered): 400 with the sentence that says so.
+  COST_LIMIT_EXCEEDED: 400,
+  RESPONSE_TOO_LARGE: 400,
 };
 
 const JSON_HEADERS = { 'content-type': 'application/json' };

@@ -155,7 +155,8 @@ describe('_entities at /subgraph', () => {
 
   it('counts representations against the cost limit of every document', async () => {
     const { token } = await t.account();
-    // Ten aliased campaigns of a call log, each with every scalar of a campaign: a selection that costs over 200.
+    // Ten aliased campaigns of a call log, each with every scalar of a campaign: a selection that costs over 200, times
+    // the representations (src/graphql/server/document-cost.ts).
     const campaign = subgraphSchema.getType('Campaign') as GraphQLObjectType;
     const scalars = Object.values(campaign.getFields())
       .filter((field) => isLeafType(getNamedType(field.type)) && field.args.length === 0)
@@ -172,8 +173,8 @@ describe('_entities at /subgraph', () => {
         },
       });
     const refused = await send(100);
-    expect(refused.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
-    expect(refused.body.errors[0].message).toMatch(/100 representations of a selection that costs \d+ cost \d+/);
+    expect(refused.body.errors[0].extensions).toMatchObject({ code: 'COST_LIMIT_EXCEEDED', limit: 20000 });
+    expect(refused.body.errors[0].message).toMatch(/would cost \d+, more than the limit of 20000/);
     const one = await send(1);
     expect(one.body.errors).toBeUndefined();
     expect(one.body.data._entities).toEqual([null]);

@@ -1,5 +1,6 @@
 // The Pothos builder alone: plugins, context, scalars, error conventions. Types live in ./types/.
 import SchemaBuilder from '@pothos/core';
+import ComplexityPlugin from '@pothos/plugin-complexity';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
 import DirectivePlugin from '@pothos/plugin-directives';
 import FederationPlugin from '@pothos/plugin-federation';
@@ -16,6 +17,7 @@ import { issuesFromZod } from '../../validation/issues.js';
 import { jsonShapeProblem } from '../../validation/json-limits.js';
 import { AUTH_FAILURE_MESSAGES } from '../../authentication.js';
 import { type Context } from './context.js';
+import { FIELD_COSTS } from './field-costs.js';
 import { PLAIN_FIELDS } from './plain-fields.js';
 import { SYNC_GLOBAL_IDS } from './sync-global-ids.js';
 
@@ -72,8 +74,15 @@ export const builder = new SchemaBuilder<{
     // Build-time only (no resolver is wrapped): the subgraph schema's entities and directives (./federation.ts).
     DirectivePlugin,
     FederationPlugin,
+    // Each field's cost (./field-costs.ts), read by src/graphql/server/document-cost.ts before a document runs.
+    // Declarations only: the plugin's own check, in the root fields' resolvers, is off (it would run after the
+    // document started, and not at all for introspection or a subscription's setup). FIELD_COSTS after it, so that
+    // its defaults are in place before the complexity plugin reads them.
+    ComplexityPlugin,
+    FIELD_COSTS,
     SYNC_GLOBAL_IDS,
   ],
+  complexity: { disabled: true, defaultComplexity: 1 },
   defaultFieldNullability: false,
   // Everything is in both graphs unless a field says `subGraphs: INTERNAL_ONLY` (docs/graphql.md#two-graphs).
   subGraphs: { defaultForTypes: ['public', 'internal'], fieldsInheritFromTypes: true },

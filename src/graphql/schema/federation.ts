@@ -14,11 +14,9 @@ import {
   Kind,
   parse,
   print,
-  type SelectionSetNode,
   visit,
 } from 'graphql';
 import { badInput } from '../../core/errors.js';
-import { GRAPHQL_LIMITS } from './document-limits.js';
 import { builder, MAX_NODE_IDS } from './builder.js';
 import type { Context } from './context.js';
 import { AccountRef } from './types/account.js';
@@ -83,27 +81,15 @@ export function declareEntities(): void {
   });
 }
 
-/**
- * What one representation's selection costs: 1 a field, 2 more for each that selects fields of its own, fragments
- * counted where they are spread, every type condition counted (an upper bound of what any one entity costs).
- */
-function selectionCost(selectionSet: SelectionSetNode | undefined, info: GraphQLResolveInfo): number {
-  let cost = 0;
-  for (const selection of selectionSet?.selections ?? []) {
-    if (selection.kind === Kind.FIELD) {
-      cost += selection.selectionSet ? 2 + selectionCost(selection.selectionSet, info) : 1;
-    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      cost += selectionCost(selection.selectionSet, info);
-    } else {
-      cost += selectionCost(info.fragments[selection.name.value]?.selectionSet, info);
-    }
-  }
-  return cost;
-}
+/** `_entities`'s cost (src/graphql/schema/field-costs.ts): what one entity selects, times the representations. */
+export const ENTITIES_COST = (args: { representations?: unknown }) => ({
+  field: 1,
+  multiplier: Array.isArray(args.representations) ? args.representations.length : 1,
+});
 
 /**
- * Before any representation is resolved: at most MAX_REPRESENTATIONS of them, and their selections within the cost
- * limit of every document (graphql-armor counts the selection once; each representation is one more object).
+ * Before any representation is resolved: at most MAX_REPRESENTATIONS of them, each naming an entity. Their cost
+ * (ENTITIES_COST) was counted with the document's before it ran (src/graphql/server/document-cost.ts).
  */
 export function checkRepresentations(representations: unknown, info: GraphQLResolveInfo): void {
   if (!Array.isArray(representations)) return;
@@ -129,19 +115,6 @@ export function checkRepresentations(representations: unknown, info: GraphQLReso
         path: ['representations'],
         type: 'too_long',
         message: `at most ${MAX_REPRESENTATIONS} representations at once (got ${representations.length})`,
-      },
-    ]);
-  }
-  const each = info.fieldNodes.reduce((sum, node) => sum + selectionCost(node.selectionSet, info), 0);
-  const cost = each * representations.length;
-  if (cost > GRAPHQL_LIMITS.cost) {
-    throw badInput([
-      {
-        path: ['representations'],
-        type: 'too_costly',
-        message:
-          `${representations.length} representations of a selection that costs ${each} cost ${cost}, ` +
-          `over the limit of ${GRAPHQL_LIMITS.cost} per document`,
       },
     ]);
   }

@@ -17,7 +17,8 @@ export const limitArg = (max: number, fallback: number, what: string, order: str
   validate: z.int().min(1).max(max),
   description: `At most this many ${what} (1–${max}), ${order} first.`,
 });
-const DEFAULT_PAGE_SIZE = 20;
+/** The page a connection answers when neither `first` nor `last` is given. */
+export const DEFAULT_PAGE_SIZE = 20;
 
 interface ConnectionArgs {
   first?: number | null | undefined;

@@ -1,6 +1,5 @@
 // The graphql-yoga server over the Pothos schema: context from the bearer token, error masking, GraphiQL.
 
-import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
@@ -20,6 +19,7 @@ import { type Services } from '../../services.js';
 import { compiledQueries } from './compiled-queries.js';
 import { isShadowCopy } from './shadow-copies.js';
 import { anonymousDocumentLimit, documentWorkLimits } from './document-work.js';
+import { documentCostLimit } from './document-cost.js';
 import { type Context, type Transport } from '../schema/context.js';
 import { GRAPHQL_LIMITS } from '../schema/document-limits.js';
 import { GRAPHIQL_DEFAULT_QUERY, withTokenFromLogin } from './graphiql.js';
@@ -122,7 +122,10 @@ function maskDomainErrors(services: Services, error: unknown, message: string, i
   return masked;
 }
 
-/** docs/decisions.md §11: depth ≤ 12, aliases ≤ 30, tokens ≤ 5000 and a cost limit, checked before anything runs. */
+/**
+ * docs/decisions.md §11: depth ≤ 12, aliases ≤ 30, tokens ≤ 5000 checked before anything runs, and the cost, counted
+ * with the variables before execution (./document-cost.ts; graphql-armor's cost limit read literals only).
+ */
 export { GRAPHQL_LIMITS };
 
 /**
@@ -165,7 +168,6 @@ function armor(): Plugin[] {
     maxTokensPlugin({ ...common, n: GRAPHQL_LIMITS.tokens, onReject: [refused('GRAPHQL_PARSE_FAILED')] }),
     maxDepthPlugin({ ...common, n: GRAPHQL_LIMITS.depth, ignoreIntrospection: true }),
     maxAliasesPlugin({ ...common, n: GRAPHQL_LIMITS.aliases }),
-    costLimitPlugin({ ...common, maxCost: GRAPHQL_LIMITS.cost, ignoreIntrospection: true }),
   ] as Plugin[];
 }
 
@@ -358,6 +360,8 @@ export function createGraphQLServer(
       nulCharacters,
       inputErrors(),
       readOnlyTokens,
+      // Before compiled queries and live queries: a document over its cost is refused before it is compiled or runs.
+      ...(ablated.has('armor') ? [] : [documentCostLimit]),
       // Compiled execution (graphql-jit) for queries, cached per parsed document and operation
       // (src/graphql/server/compiled-queries.ts): yoga's parser cache and the REST door's prepared documents hand it the same
       // DocumentNode each time. Mutations and subscriptions keep graphql-js's executor: graphql-jit coerces

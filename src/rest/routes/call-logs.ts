@@ -79,6 +79,11 @@ const callbackForm = z
   .record(z.string().max(CALLBACK_FORM_LIMITS.nameLength), z.string().max(CALLBACK_FORM_LIMITS.valueLength))
   .meta({ maxProperties: CALLBACK_FORM_LIMITS.fields });
 
+/** A page whose transcripts and summaries pass the answer's text budget (src/graphql/schema/field-costs.ts). */
+const LIST_ERRORS = {
+  400: "The page's transcripts and summaries hold more than the answer's text budget: ask for a smaller limit",
+};
+
 export const callLogRoutes = [
   defineRoute({
     method: 'GET',
@@ -92,6 +97,7 @@ export const callLogRoutes = [
     variables: listVariables,
     argLocs: listLocs,
     respond: respondList,
+    errors: LIST_ERRORS,
   }),
   defineRoute({
     method: 'GET',
@@ -105,6 +111,7 @@ export const callLogRoutes = [
     variables: listVariables,
     argLocs: listLocs,
     respond: respondList,
+    errors: LIST_ERRORS,
   }),
   defineRoute({
     method: 'POST',

@@ -10,6 +10,7 @@ import {
 import { CALL_STATUSES, type CallStatus, MAX_CALL_LOG_PAGE } from '../../../domain/call-logs.schema.js';
 import { campIdField } from '../../../domain/campaigns.schema.js';
 import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
+import { answerText, LONG_TEXT_COST } from '../field-costs.js';
 import { scopedNode } from '../global-ids.js';
 import type { Context } from '../context.js';
 import { keysetConnection, PLAIN_EDGE } from '../pagination.js';
@@ -131,16 +132,23 @@ export const CallLogRef = builder.loadableNode('CallLog', {
       nullable: true,
       description: 'http(s) URL of the recording the provider made; null when there is none.',
     }),
-    transcript: t.exposeString('transcript', {
+    // Long texts: they weigh more in a document's cost, and count against the answer's text budget as they resolve
+    // (src/graphql/schema/field-costs.ts), so they are not plain.
+    transcript: t.string({
       nullable: true,
+      complexity: LONG_TEXT_COST,
       description: 'The transcript the AI engine attached (callLogRecordOutcome); null until then.',
+      resolve: (call, _args, _context, info) => answerText(call.transcript, info),
     }),
-    summary: t.exposeString('summary', {
+    summary: t.string({
       nullable: true,
+      complexity: LONG_TEXT_COST,
       description: 'The summary the AI engine attached (callLogRecordOutcome); null until then.',
+      resolve: (call, _args, _context, info) => answerText(call.summary, info),
     }),
     analysis: t.field({
       plain: true,
+      complexity: LONG_TEXT_COST,
       type: 'JSON',
       nullable: true,
       description: 'The post-call analysis the AI engine attached (callLogRecordOutcome); null until then.',

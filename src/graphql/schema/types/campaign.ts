@@ -14,6 +14,7 @@ import {
 import { campIdField } from '../../../domain/campaigns.schema.js';
 import { scopedNode } from '../global-ids.js';
 import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
+import { LONG_TEXT_COST } from '../field-costs.js';
 import { keysetConnection, MAX_PAGE_SIZE, PLAIN_EDGE } from '../pagination.js';
 import { asksOnly } from '../selection.js';
 import { VoiceRef } from './voice.js';
@@ -68,6 +69,9 @@ const SUMMARY_FIELDS: ReadonlySet<string> = new Set([
   'description',
 ]);
 
+/** The model fields of many thousand characters: they weigh more in a document's cost (../field-costs.ts). */
+const LONG_TEXTS: ReadonlySet<string> = new Set(['script', 'systemPrompt']);
+
 type CampaignFields = ObjectFieldBuilder<typeof builder.$inferSchemaTypes, Campaign>;
 
 /** The campaign's model fields, from their declarations (src/domain/campaigns.schema.ts), under their GraphQL names. */
@@ -75,7 +79,7 @@ function modelFields(t: CampaignFields) {
   return Object.fromEntries(
     CAMPAIGN_FIELD_NAMES.map((name) => {
       const { kind, description } = CAMPAIGN_FIELDS[name];
-      const options = { description, plain: true };
+      const options = { description, plain: true, ...(LONG_TEXTS.has(name) ? { complexity: LONG_TEXT_COST } : {}) };
       switch (kind) {
         case 'text':
           return [graphqlNameOf(name), t.string({ ...options, resolve: (campaign) => campaign[name] as string })];

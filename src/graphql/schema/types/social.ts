@@ -8,6 +8,7 @@ import {
   verifySocialSubscription,
 } from '../../../domain/social.js';
 import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
+import { LONG_TEXT_COST } from '../field-costs.js';
 import { callbackAccepted } from '../callback-budget.js';
 import { scopedNode } from '../global-ids.js';
 import { keysetConnection } from '../pagination.js';
@@ -27,7 +28,12 @@ const SocialMessageRef = builder.loadableNode('SocialMessage', {
     sender: t.exposeString('sender', {
       description: "The sender's id on the social platform, as the provider gives it.",
     }),
-    text: t.exposeString('text', { nullable: true, description: 'The message text; null when it had none.' }),
+    text: t.exposeString('text', {
+      nullable: true,
+      // Up to 64 KiB: it weighs more in a document's cost (../field-costs.ts).
+      complexity: LONG_TEXT_COST,
+      description: 'The message text; null when it had none.',
+    }),
     receivedAt: t.field({
       type: 'DateTime',
       description: "When the message was sent, by the provider's timestamp (when it arrived if it gave none).",
