@@ -20,6 +20,7 @@ export interface CallLog {
   durationSeconds: number | null;
   cost: number | null;
   recordingUrl: string | null;
+  /** The long texts (CALL_LOG_TEXTS): undefined in a list entry read without them (never asked of it). */
   transcript: string | null;
   summary: string | null;
   analysis: unknown;
@@ -27,9 +28,39 @@ export interface CallLog {
   updatedAt: string;
 }
 
-type Row = Selectable<CallLogsTable>;
+/**
+ * A call log's long texts, each a column of the same name: a transcript runs to 500 000 characters, so a list reads
+ * them only when its query asks for them (docs/performance.md, "Lists read what they select").
+ */
+export const CALL_LOG_TEXTS = ['transcript', 'summary', 'analysis'] as const;
+export type CallLogText = (typeof CALL_LOG_TEXTS)[number];
+/** Which long texts a list reads. */
+export type CallLogTexts = ReadonlySet<CallLogText>;
+/** Every long text: what the lists read unless told otherwise. */
+export const ALL_CALL_LOG_TEXTS: CallLogTexts = new Set(CALL_LOG_TEXTS);
 
-const toCallLog = (row: Row): CallLog => ({
+/** The columns every read of a call log selects; the long texts are added as asked. */
+const SHORT_COLUMNS = [
+  'call_id',
+  'camp_id',
+  'direction',
+  'from_number',
+  'to_number',
+  'status',
+  'started_at',
+  'ended_at',
+  'duration_seconds',
+  'cost',
+  'recording_url',
+  'created_at',
+  'updated_at',
+] as const;
+
+type Row = Selectable<CallLogsTable>;
+/** A row as a list reads it: its long texts only when asked for. */
+type ListedRow = Pick<Row, (typeof SHORT_COLUMNS)[number]> & Partial<Pick<Row, CallLogText>>;
+
+const toCallLog = (row: ListedRow): CallLog => ({
   callId: row.call_id,
   campaignId: row.camp_id,
   direction: row.direction,
@@ -42,9 +73,9 @@ const toCallLog = (row: Row): CallLog => ({
   // A non-finite amount (stored before prices were capped) reads as unknown rather than failing the whole list.
   cost: row.cost === null || !Number.isFinite(Number(row.cost)) ? null : Number(row.cost),
   recordingUrl: row.recording_url,
-  transcript: row.transcript,
-  summary: row.summary,
-  analysis: row.analysis === null ? null : (JSON.parse(row.analysis) as unknown),
+  transcript: row.transcript as string | null,
+  summary: row.summary as string | null,
+  analysis: row.analysis === null || row.analysis === undefined ? row.analysis : (JSON.parse(row.analysis) as unknown),
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -184,25 +215,38 @@ export interface CallLogFilter {
   until?: string | null | undefined;
 }
 
-/** A call-log filter as the parameters of a reusable query (src/db/reusable-query.ts). */
+/**
+ * A call-log filter, and which long texts to read, as the parameters of a reusable query (src/db/reusable-query.ts:
+ * the booleans choose the SQL).
+ */
 interface FilterParameters {
   accountId: string;
   campId: string | null;
   status: string | null;
   since: string | null;
   until: string | null;
+  transcript: boolean;
+  summary: boolean;
+  analysis: boolean;
 }
 
-const filterParameters = (accountId: string, filter: CallLogFilter): FilterParameters => ({
+const filterParameters = (accountId: string, filter: CallLogFilter, texts: CallLogTexts): FilterParameters => ({
   accountId,
   campId: filter.campId || null,
   status: filter.status || null,
   since: filter.since || null,
   until: filter.until || null,
+  transcript: texts.has('transcript'),
+  summary: texts.has('summary'),
+  analysis: texts.has('analysis'),
 });
 
 function filtered(db: Kysely<Database>, p: FilterParameters) {
-  let query = db.selectFrom('call_logs').selectAll().where('account_id', '=', p.accountId);
+  const columns = [...SHORT_COLUMNS, ...CALL_LOG_TEXTS.filter((text) => p[text])];
+  let query = db
+    .selectFrom('call_logs')
+    .select(columns as unknown as typeof SHORT_COLUMNS)
+    .where('account_id', '=', p.accountId);
   if (p.campId !== null) query = query.where('camp_id', '=', p.campId);
   if (p.status !== null) query = query.where('status', '=', p.status);
   if (p.since !== null) query = query.where('started_at', '>=', p.since);
@@ -214,7 +258,7 @@ function filtered(db: Kysely<Database>, p: FilterParameters) {
  * An empty page of a campaign's logs: NOT_FOUND when the campaign does not exist. A page with rows needs no check
  * (a call log's campaign exists: the foreign key cascades), so a read costs one query.
  */
-async function checkedPage(db: Kysely<Database>, accountId: string, filter: CallLogFilter, rows: Row[]) {
+async function checkedPage(db: Kysely<Database>, accountId: string, filter: CallLogFilter, rows: ListedRow[]) {
   if (rows.length === 0 && filter.campId) await requireCampaign(db, accountId, filter.campId);
   return rows.map(toCallLog);
 }
@@ -223,14 +267,18 @@ const callLogList = reusableQuery((db, p: FilterParameters & { limit: number; of
   filtered(db, p).orderBy('started_at', 'desc').orderBy('call_id', 'desc').limit(p.limit).offset(p.offset),
 );
 
-/** Newest first, offset paging (the legacy door). An unknown campaign is NOT_FOUND. */
+/**
+ * Newest first, offset paging (the legacy door). An unknown campaign is NOT_FOUND. Reads only the long texts in
+ * `texts` (the others are left undefined).
+ */
 export async function listCallLogs(
   db: Kysely<Database>,
   accountId: string,
   filter: CallLogFilter & { limit: number; offset: number },
+  texts: CallLogTexts = ALL_CALL_LOG_TEXTS,
 ): Promise<CallLog[]> {
   const { limit, offset } = filter;
-  const rows = await callLogList(db, { ...filterParameters(accountId, filter), limit, offset });
+  const rows = await callLogList(db, { ...filterParameters(accountId, filter, texts), limit, offset });
   return checkedPage(db, accountId, filter, rows);
 }
 
@@ -238,13 +286,17 @@ const callLogPage = reusableQuery((db, p: FilterParameters & KeysetParameters) =
   keysetPage(filtered(db, p), ['started_at', 'call_id'], keysetOf(p)),
 );
 
-/** A keyset page (newest first by startedAt, then callId) for Relay connections. An unknown campaign is NOT_FOUND. */
+/**
+ * A keyset page (newest first by startedAt, then callId) for Relay connections. An unknown campaign is NOT_FOUND.
+ * Reads only the long texts in `texts` (the others are left undefined).
+ */
 export async function pageCallLogs(
   db: Kysely<Database>,
   accountId: string,
   filter: CallLogFilter,
   page: KeysetPage,
+  texts: CallLogTexts = ALL_CALL_LOG_TEXTS,
 ): Promise<CallLog[]> {
-  const rows = await callLogPage(db, { ...filterParameters(accountId, filter), ...keysetParameters(page) });
+  const rows = await callLogPage(db, { ...filterParameters(accountId, filter, texts), ...keysetParameters(page) });
   return checkedPage(db, accountId, filter, rows);
 }

@@ -1,8 +1,11 @@
 // Call logs: the CallLog type, Query.callLogs / Campaign.callLogs connections, callLogList (offset paging).
 import { z } from 'zod';
+import type { GraphQLResolveInfo } from 'graphql';
 import {
+  CALL_LOG_TEXTS,
   type CallLog,
   type CallLogFilter,
+  type CallLogTexts,
   getCallLogsByIds,
   listCallLogs,
   pageCallLogs,
@@ -14,6 +17,7 @@ import { answerText, LONG_TEXT_COST } from '../field-costs.js';
 import { scopedNode } from '../global-ids.js';
 import type { Context } from '../context.js';
 import { keysetConnection, PLAIN_EDGE } from '../pagination.js';
+import { asksFor } from '../selection.js';
 import { CampaignRef } from './campaign.js';
 
 /** GraphQL names (IN_PROGRESS) for the provider's statuses (in-progress). */
@@ -192,13 +196,25 @@ const toFilter = (args: FilterArgs, campId?: string | null): CallLogFilter => ({
   until: args.until?.toISOString(),
 });
 
-function connection(context: Context, args: Parameters<typeof keysetConnection>[1], filter: CallLogFilter) {
+/**
+ * The long texts a list field's query asks for: only those are read (a page of 100 transcripts is 50 MB). Its call
+ * logs reach no other field (lists do not fill the node loader), so one read without a text is never asked for it.
+ */
+const textsAsked = (info: GraphQLResolveInfo): CallLogTexts => asksFor(info, CALL_LOG_TEXTS);
+
+function connection(
+  context: Context,
+  args: Parameters<typeof keysetConnection>[1],
+  filter: CallLogFilter,
+  info: GraphQLResolveInfo,
+) {
   const accountId = viewerOf(context).id;
+  const texts = textsAsked(info);
   return keysetConnection(
     'call-log',
     args,
     (call: CallLog) => [call.startedAt, call.callId],
-    (page) => pageCallLogs(context.db, accountId, filter, page),
+    (page) => pageCallLogs(context.db, accountId, filter, page, texts),
   );
 }
 
@@ -223,7 +239,7 @@ builder.queryFields((t) => ({
         since: t.arg({ type: 'DateTime', description: FILTER.since }),
         until: t.arg({ type: 'DateTime', description: FILTER.until }),
       },
-      resolve: (_root, args, context) => connection(context, args, toFilter(args, args.campId)),
+      resolve: (_root, args, context, info) => connection(context, args, toFilter(args, args.campId), info),
     },
     CallLogConnection,
   ),
@@ -239,12 +255,13 @@ builder.queryFields((t) => ({
       limit: t.arg.int({ required: true, defaultValue: 100, validate: z.int().min(1).max(MAX_CALL_LOG_PAGE) }),
       offset: t.arg.int({ required: true, defaultValue: 0, validate: z.int().min(0) }),
     },
-    resolve: (_root, args, context) =>
-      listCallLogs(context.db, viewerOf(context).id, {
-        ...toFilter(args, args.campId),
-        limit: args.limit,
-        offset: args.offset,
-      }),
+    resolve: (_root, args, context, info) =>
+      listCallLogs(
+        context.db,
+        viewerOf(context).id,
+        { ...toFilter(args, args.campId), limit: args.limit, offset: args.offset },
+        textsAsked(info),
+      ),
   }),
 }));
 
@@ -258,7 +275,7 @@ builder.objectField(CampaignRef, 'callLogs', (t) =>
         since: t.arg({ type: 'DateTime', description: FILTER.since }),
         until: t.arg({ type: 'DateTime', description: FILTER.until }),
       },
-      resolve: (campaign, args, context) => connection(context, args, toFilter(args, campaign.campId)),
+      resolve: (campaign, args, context, info) => connection(context, args, toFilter(args, campaign.campId), info),
     },
     CallLogConnection,
   ),
