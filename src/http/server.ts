@@ -5,6 +5,7 @@ import { createServerAdapter } from '@whatwg-node/server';
 import { isClientAbort } from '../core/client-abort.js';
 import { Response } from '../core/fetch-api.js';
 import { lightRequest, takesLight, writeResponse } from './light-request.js';
+import { duplicateHeaderProblem } from './duplicate-headers.js';
 import { requestTargetProblem } from './request-target.js';
 import type { WebSocketDoor } from './websockets.js';
 
@@ -121,7 +122,7 @@ export function createHttpServer(app: ServedApp, timeouts: ListenerTimeouts = DE
   const server = createServer({ connectionsCheckingInterval: checkEvery }, (req, res) => {
     if (app.draining) res.setHeader('connection', 'close');
     withReasonPhrase(res);
-    const problem = requestTargetProblem(req.headers.host, req.url);
+    const problem = duplicateHeaderProblem(req.rawHeaders) ?? requestTargetProblem(req.headers.host, req.url);
     if (problem) {
       refuseTarget(app, req, problem);
       res.writeHead(400, { 'content-type': 'application/json', connection: 'close' });
@@ -142,7 +143,7 @@ export function createHttpServer(app: ServedApp, timeouts: ListenerTimeouts = DE
   });
   // GraphQL over WebSocket on /graphql (graphql-transport-ws); other upgrades are refused.
   server.on('upgrade', (req, socket, head) => {
-    const problem = requestTargetProblem(req.headers.host, req.url);
+    const problem = duplicateHeaderProblem(req.rawHeaders) ?? requestTargetProblem(req.headers.host, req.url);
     if (!problem) return app.websockets.handleUpgrade(req, socket, head);
     refuseTarget(app, req, problem);
     socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
