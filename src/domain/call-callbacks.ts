@@ -38,6 +38,19 @@ function isCallbackUrlOf(url: string, apiKey: string, campId: string): boolean {
   }
 }
 
+/**
+ * What a callback is refused for before its body is even read (the REST door asks first): an unknown API key, at the
+ * cost of one indexed lookup, or no signature at all. The same words receiveCallStatus answers with.
+ */
+export async function callbackRefusedEarly(
+  db: Kysely<Database>,
+  apiKey: string,
+  signature: string | null,
+): Promise<string | null> {
+  if (!(await findAccountByApiKey(db, apiKey))) return 'Invalid API key';
+  return signature ? null : 'Invalid signature';
+}
+
 /** Nothing is read or stored before the URL, the key and the signature check out. */
 export async function receiveCallStatus(
   db: Kysely<Database>,

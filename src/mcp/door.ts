@@ -18,7 +18,7 @@ import type { Services } from '../services.js';
 import { AUTH_FAILURE_MESSAGES } from '../authentication.js';
 import { noteErrorCode } from '../core/request-context.js';
 import type { Yoga } from '../graphql/server/yoga.js';
-import { jsonTextTooDeepAt } from '../validation/json-limits.js';
+import { jsonTextTooDeepAt, jsonTextValuesOverAt, MAX_JSON_VALUES } from '../validation/json-limits.js';
 import { originAllowed, preflightHeaders, withCors } from './browser-origins.js';
 import { mcpBearerChallenge, mcpScopeChallenge } from './challenge.js';
 import { messageIdOf } from './refusals.js';
@@ -165,6 +165,14 @@ export function createMcpDoor(yoga: Yoga, services: Services): McpDoor {
     const text = await request.text();
     if (jsonTextTooDeepAt(text) >= 0) {
       return jsonRpcError(400, ProtocolErrorCode.ParseError, 'Parse error: nested too deeply');
+    }
+    // Counted before it is parsed (docs/limits.md): no tool takes more, and walking 100 000 keys would cost the loop.
+    if (jsonTextValuesOverAt(text) >= 0) {
+      return jsonRpcError(
+        400,
+        ProtocolErrorCode.InvalidRequest,
+        `Invalid Request: a message may hold at most ${MAX_JSON_VALUES} object keys and list items in all`,
+      );
     }
     let parsedBody: unknown;
     try {

@@ -10,6 +10,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
 import { authenticate } from '../domain/accounts.js';
 import type { RateLimits } from '../security/rate-limits.js';
+import { readFormFields } from '../validation/form-fields.js';
 import { INTERACTION_PATH, mcpResourceUrl } from './endpoints.js';
 import { consentPage, problemPage } from './interaction-page.js';
 
@@ -47,7 +48,9 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams | null> {
     if (read > MAX_FORM_BYTES) return null;
     chunks.push(chunk);
   }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  // Its fields are counted before anything is built of them (MAX_FORM_FIELDS; docs/limits.md).
+  const form = readFormFields(Buffer.concat(chunks).toString('utf8'));
+  return form.ok ? form.fields : null;
 }
 
 const firstOf = (value: unknown): string | undefined =>

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { ErrorCode, InputIssue } from '../core/errors.js';
 import { SECRET_FIELD_NAMES } from '../domain/secrets.schema.js';
 import { redactSecrets } from '../security/redact.js';
+import { tooManyFormFields } from '../validation/form-fields.js';
 import { MAX_JSON_DEPTH } from '../validation/json-limits.js';
 import type { validationErrorSchema } from './responses/errors.js';
 
@@ -110,5 +111,22 @@ export function jsonTooDeep(offset: number): FastApiValidationError {
     msg: 'JSON decode error',
     input: {},
     ctx: { error: `Nested deeper than ${MAX_JSON_DEPTH} levels` },
+  };
+}
+
+/**
+ * A body with more form fields, or JSON keys and list items, than its route takes: refused before it is parsed, the
+ * limit named, nothing of the input echoed.
+ */
+export function tooManyFields(limit: number, kind: 'form' | 'json'): FastApiValidationError {
+  return {
+    type: 'too_long',
+    loc: ['body'],
+    msg:
+      kind === 'form'
+        ? tooManyFormFields(limit)
+        : `A JSON body may hold at most ${limit} object keys and list items in all`,
+    input: null,
+    ctx: { max_length: limit },
   };
 }

@@ -2,7 +2,9 @@
 // Routes hold no SQL and no business rules; the router executes `document` through yoga's pipeline.
 import type { TadaDocumentNode } from 'gql.tada';
 import { print } from 'graphql';
+import type { Kysely } from 'kysely';
 import type { z } from 'zod';
+import type { Database } from '../db/types.js';
 import type { Loc } from './fastapi-errors.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
@@ -37,6 +39,20 @@ export interface RestRoute<Body = unknown, Query = unknown, Data = unknown, Resp
   documentedBody?: z.ZodType;
   /** Accept `application/x-www-form-urlencoded` bodies (OAuth2 password flow) as well as JSON. */
   form?: boolean;
+  /**
+   * At most this many form fields, or object keys and list items in a JSON body (MAX_FORM_FIELDS, MAX_JSON_VALUES when
+   * unset): counted before the body is parsed, and refused with a 422 that names the limit.
+   */
+  maxFields?: number;
+  /**
+   * What is checked before the body is read, at the cost of one indexed lookup at most (a provider callback's API key
+   * and signature header): a refusal (`{"detail": …}` with its status), or null to go on.
+   */
+  precheck?(input: {
+    path: Record<string, string>;
+    headers: Headers;
+    db: Kysely<Database>;
+  }): Promise<{ status: number; detail: string } | null>;
   /** Hand the body over as the exact text received (for signatures over the raw bytes); `body` then sees a string. */
   rawBody?: boolean;
   /** Answer `respond`'s string as text/plain instead of JSON. */

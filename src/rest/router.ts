@@ -18,13 +18,15 @@ import {
   jsonResponse,
   jsonTooDeep,
   type Loc,
+  tooManyFields,
   STATUS_BY_CODE,
   toValidationErrors,
   validationResponse,
 } from './fastapi-errors.js';
 import type { RestRoute } from './route.js';
 import { MAX_BODY_BYTES, noteRoute, UNKNOWN_CLIENT } from '../core/request-context.js';
-import { jsonTextTooDeepAt } from '../validation/json-limits.js';
+import { readFormFields } from '../validation/form-fields.js';
+import { jsonTextTooDeepAt, jsonTextValuesOverAt, MAX_JSON_VALUES } from '../validation/json-limits.js';
 
 export const REST_PREFIX = '/api/v3';
 
@@ -76,12 +78,17 @@ async function readBody(request: Request, route: RestRoute): Promise<Parsed<unkn
   if (Buffer.byteLength(text) > MAX_BODY_BYTES) return detailResponse(413, 'Request body too large');
   if (route.rawBody) return { ok: true, value: text };
   const type = request.headers.get('content-type') ?? '';
+  // Fields and keys are counted before anything is built of them (docs/limits.md): a refusal costs a scan of the text.
   if (route.form && type.includes('application/x-www-form-urlencoded')) {
-    return { ok: true, value: Object.fromEntries(new URLSearchParams(text)), form: true };
+    const form = readFormFields(text, route.maxFields);
+    if (!form.ok) return { ok: false, errors: [tooManyFields(form.limit, 'form')] };
+    return { ok: true, value: Object.fromEntries(form.fields), form: true };
   }
   if (text.trim() === '') return { ok: true, value: undefined };
   const tooDeepAt = jsonTextTooDeepAt(text);
   if (tooDeepAt >= 0) return { ok: false, errors: [jsonTooDeep(tooDeepAt)] };
+  const maxValues = route.maxFields ?? MAX_JSON_VALUES;
+  if (jsonTextValuesOverAt(text, maxValues) >= 0) return { ok: false, errors: [tooManyFields(maxValues, 'json')] };
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch {
@@ -214,6 +221,8 @@ export function createRestRouter(yoga: Yoga, services: Services, routes: readonl
     auth: Authentication,
   ): Promise<Response> {
     if (route.auth && auth.authFailure) return detailResponse(401, AUTH_FAILURE_MESSAGES[auth.authFailure]);
+    const refused = await route.precheck?.({ path: params, headers: request.headers, db: services.db });
+    if (refused) return detailResponse(refused.status, refused.detail);
     const body = route.body ? await readBody(request, route) : { ok: true as const, value: undefined };
     if (body instanceof Response) return body;
     if (!body.ok) return validationResponse(body.errors);

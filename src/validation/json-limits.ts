@@ -1,21 +1,32 @@
 // Limits on the shape of JSON a client sends (docs/limits.md): nesting at most 64 levels deep (REST bodies, GraphQL
-// bodies, variables and JSON scalars) and, in GraphQL variables, no list longer than 1000 items. Both checks are
-// iterative, so a hostile document cannot overflow the stack of the code that measures it, and they run before any
-// recursive code (graphql-js's coercion, jsonc-parser's error reporting, zod) sees the value.
+// bodies, variables and JSON scalars), in GraphQL variables no list longer than 1000 items, and in REST and MCP bodies,
+// GraphQL variables and extensions at most 10 000 object keys and list items together. The checks are iterative, so a
+// hostile document cannot overflow the stack of the code that measures it; they stop at the limit they find passed,
+// and they run before any recursive code (graphql-js's coercion, jsonc-parser's error reporting, zod) sees the value.
 
 export const MAX_JSON_DEPTH = 64;
 export const MAX_LIST_LENGTH = 1000;
+/**
+ * Object keys and list items, counted together, in one REST or MCP body, or in GraphQL variables or extensions: the
+ * largest legitimate input (100 representations, 50 participants, a social delivery of 1000 messages is a raw body)
+ * holds a few thousand; walking, coercing or validating 100 000 costs the shared event loop a good part of a second.
+ */
+export const MAX_JSON_VALUES = 10_000;
 
 export interface ShapeLimits {
   maxDepth?: number;
   /** Longest array allowed anywhere in the value; unlimited when unset. */
   maxListLength?: number;
+  /** Most object keys and list items, counted together, in the whole value; unlimited when unset. */
+  maxValues?: number;
 }
 
 /** What is wrong with a value's shape, as a sentence, or null when it is within the limits. */
 export function jsonShapeProblem(value: unknown, limits: ShapeLimits = {}): string | null {
   const maxDepth = limits.maxDepth ?? MAX_JSON_DEPTH;
   const maxList = limits.maxListLength ?? Infinity;
+  const maxValues = limits.maxValues ?? Infinity;
+  let values = 0;
   const pending: Array<[unknown, number]> = [[value, 0]];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [item, depth] = next;
@@ -24,6 +35,8 @@ export function jsonShapeProblem(value: unknown, limits: ShapeLimits = {}): stri
     const children = Array.isArray(item) ? item : Object.values(item);
     if (Array.isArray(item) && item.length > maxList)
       return `a list has ${item.length} items; at most ${maxList} are allowed`;
+    values += children.length;
+    if (values > maxValues) return `more than ${maxValues} object keys and list items in all`;
     for (const child of children) if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
   }
   return null;
@@ -48,6 +61,37 @@ export function jsonTextTooDeepAt(text: string, maxDepth = MAX_JSON_DEPTH): numb
     } else if (code === 0x5d /* ] */ || code === 0x7d /* } */) {
       depth--;
     }
+  }
+  return -1;
+}
+
+/**
+ * Whether JSON text holds more than `maxValues` object keys and list items, read without parsing it (brackets, colons
+ * and commas inside strings do not count): a key per `:`, an item per `,` inside a list and one more per `[`, so the
+ * count never falls short of the parsed value's. Returns the offset where the limit was passed, or -1.
+ */
+export function jsonTextValuesOverAt(text: string, maxValues = MAX_JSON_VALUES): number {
+  let count = 0;
+  let inString = false;
+  // Whether each open container is a list (only commas inside lists separate items; in objects the colons count).
+  const lists: boolean[] = [];
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 0x5c /* \ */) index++;
+      else if (code === 0x22 /* " */) inString = false;
+      continue;
+    }
+    let counts = false;
+    if (code === 0x22 /* " */) inString = true;
+    else if (code === 0x7b /* { */) lists.push(false);
+    else if (code === 0x5b /* [ */) {
+      lists.push(true);
+      counts = true;
+    } else if (code === 0x7d /* } */ || code === 0x5d /* ] */) lists.pop();
+    else if (code === 0x3a /* : */) counts = true;
+    else if (code === 0x2c /* , */) counts = lists.at(-1) === true;
+    if (counts && ++count > maxValues) return index;
   }
   return -1;
 }

@@ -116,7 +116,16 @@ describe('list caps', () => {
     expect(reply.status, reply.text).toBe(400);
     expect(reply.body.errors).toHaveLength(1);
     expect(reply.body.errors![0].extensions.code).toBe('BAD_USER_INPUT');
-    expect(reply.body.errors![0].message).toMatch(/at most 1000/);
+    // Past the count of keys and items in all (docs/limits.md), taken before the list's own length is looked at.
+    expect(reply.body.errors![0].message).toMatch(/more than 10000 object keys and list items/);
+    // A list of 1001, within that count, is refused for its length.
+    const longList = await t.gql(
+      `query ($ids: [ID!]!) { nodes(ids: $ids) { id } }`,
+      { ids: ids.slice(0, 1001) },
+      user.token,
+    );
+    expect(longList.status, longList.text).toBe(400);
+    expect(longList.body.errors![0].message).toMatch(/at most 1000/);
   });
 
   test('an inbound social delivery holds at most 1000 messages: 422 beyond, and nothing is stored', async () => {

@@ -3,7 +3,12 @@
 // for a single result. Anything yoga would read differently, refuse or answer in another shape (batches, extensions,
 // other content types, an Accept only the SSE or multipart processors match) is not the lane's: it returns null and
 // yoga reads the request as always.
-import { jsonShapeProblem, MAX_LIST_LENGTH } from '../../validation/json-limits.js';
+import {
+  jsonShapeProblem,
+  jsonTextValuesOverAt,
+  MAX_JSON_VALUES,
+  MAX_LIST_LENGTH,
+} from '../../validation/json-limits.js';
 
 export interface LaneParams {
   query: string;
@@ -72,7 +77,8 @@ function laneParams(
   // Persisted operations and anything else carried in extensions are yoga's (its plugins read them).
   if (extensions != null) return null;
   // The variables' shape limits (src/graphql/server/request-limits.ts): a request past them gets yoga's 400.
-  if (variables != null && jsonShapeProblem(variables, { maxListLength: MAX_LIST_LENGTH })) return null;
+  const limits = { maxListLength: MAX_LIST_LENGTH, maxValues: MAX_JSON_VALUES };
+  if (variables != null && jsonShapeProblem(variables, limits)) return null;
   return { query, operationName, variables } as LaneParams;
 }
 
@@ -103,6 +109,8 @@ export const isLanePost = (request: Request): boolean => request.method === 'POS
 /** Reads a JSON POST's body: its parameters when the lane takes them; otherwise what yoga needs to read it again. */
 export async function postParams(request: Request): Promise<PostBody> {
   const text = await request.text();
+  // Too many keys and items to be worth building: yoga reads the text again and refuses it (request-limits.ts).
+  if (jsonTextValuesOverAt(text, MAX_JSON_VALUES) >= 0) return { text };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -6,6 +6,7 @@ import {
   type CallStatus,
   callLogListQuerySchema,
 } from '../../domain/call-logs.schema.js';
+import { callbackRefusedEarly } from '../../domain/call-callbacks.js';
 import { campIdField } from '../../domain/campaigns.schema.js';
 import { callbackReceivedResponse, callLogResponse } from '../responses/call-logs.js';
 import { defineRoute } from '../route.js';
@@ -121,6 +122,13 @@ export const callLogRoutes = [
     errors: { 403: 'Unknown API key, or a missing or wrong X-Telephony-Signature' },
     auth: false,
     form: true,
+    // The key (one indexed lookup) and the signature header are checked before the body is read, and the body is
+    // counted as it is read: a made-up key or a 100 000-field form costs nothing more (docs/limits.md).
+    maxFields: CALLBACK_FORM_LIMITS.fields,
+    precheck: async ({ path, headers, db }) => {
+      const refusal = await callbackRefusedEarly(db, path.apiKey ?? '', headers.get('x-telephony-signature'));
+      return refusal ? { status: 403, detail: refusal } : null;
+    },
     document: graphql(`
       mutation LegacyTelephonyCallback(
         $apiKey: String!
