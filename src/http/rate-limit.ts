@@ -5,6 +5,7 @@
 // 429 with Retry-After, shaped for the door that was called.
 import { type RequestAuth, requestAuth } from '../authentication.js';
 import type { Services } from '../services.js';
+import { callbackApiKeyOf } from '../rest/door.js';
 import { refuse } from './refusal.js';
 import type { Stage, Tenant } from './way.js';
 
@@ -28,7 +29,9 @@ const tooMany = (rest: boolean, what: string, wait: number) =>
 /**
  * Provider callbacks that carry a signature (`POST /api/v3/telephony_webhook/…` with X-Telephony-Signature,
  * `POST /api/v3/social_webhook/…` with X-Hub-Signature-256): counted after their signature is checked, against their
- * own account (src/graphql/schema/callback-budget.ts), not here against the sender's address.
+ * own account (src/graphql/schema/callback-budget.ts), not here against the sender's address; one that does not check
+ * out counts against its address and the API key its path names (src/rest/door.ts), and only that pair's budget is
+ * asked here, so a tenant with a wrong token (or a made-up key) refuses nobody else's callbacks from that address.
  */
 const SIGNED_CALLBACKS: ReadonlyArray<[prefix: string, header: string]> = [
   ['/api/v3/telephony_webhook/', 'x-telephony-signature'],
@@ -40,28 +43,32 @@ export const isSignedCallback = (request: Request, pathname: string): boolean =>
   SIGNED_CALLBACKS.some(([prefix, header]) => pathname.startsWith(prefix) && request.headers.has(header));
 
 /**
- * The request rate check before a door. `signedCallback`: the request is let through uncounted while its address has
- * budget left (its signature is checked, then counted, by the callback's resolver).
+ * The request rate check before a door. `signedCallbackKey`: the API key a signed callback's path names; the request
+ * is let through uncounted while its address and that key have not spent their budget of failed callbacks (its
+ * signature is checked, then counted, by the callback's resolver).
  */
 export async function rateLimitResponse(
   services: Services,
   tenant: Tenant,
   rest: boolean,
-  signedCallback = false,
+  signedCallbackKey: string | null = null,
 ): Promise<Response | null> {
   const { config, limits } = services;
   const address = tenant.key.slice('address:'.length);
   const wait = tenant.authenticated
     ? await limits.request(tenant.key.slice('account:'.length))
-    : signedCallback
-      ? await limits.anonymousSpent(address)
+    : signedCallbackKey !== null
+      ? await limits.failedCallbacksSpent(address, signedCallbackKey)
       : await limits.anonymousRequest(address);
   if (wait === null) return null;
   return tooMany(
     rest,
     tenant.authenticated
       ? `${config.RATE_LIMIT_PER_MINUTE} per minute`
-      : `${config.ANONYMOUS_RATE_LIMIT_PER_MINUTE} per minute per client address without a token`,
+      : signedCallbackKey !== null
+        ? `${config.ANONYMOUS_RATE_LIMIT_PER_MINUTE} callbacks per minute whose signature does not check out, per ` +
+          'client address and API key'
+        : `${config.ANONYMOUS_RATE_LIMIT_PER_MINUTE} per minute per client address without a token`,
     wait,
   );
 }
@@ -98,7 +105,8 @@ export function authenticationStage(services: Services): Stage {
 export function rateLimitStage(services: Services): Stage {
   return async (way) => {
     if (!way.limiting || !way.tenant) return undefined;
-    const limited = await rateLimitResponse(services, way.tenant, way.door.rest, way.signedCallback);
+    const key = way.signedCallback ? callbackApiKeyOf(way.url.pathname) : null;
+    const limited = await rateLimitResponse(services, way.tenant, way.door.rest, key);
     return limited ? way.door.refusal(limited, way) : undefined;
   };
 }

@@ -1,10 +1,12 @@
 // The budget of provider callbacks (docs/limits.md; issue 41). A provider sends every tenant's callbacks from a few
 // egress addresses, so a signed callback must not count against its sender's address: a busy campaign would starve
 // every other tenant's callbacks and every login from that address. The HTTP door lets a request that carries a
-// signature header through uncounted while its address has budget left (src/http/rate-limit.ts); here, once the
-// signature checks out, it counts against its own account (CALLBACK_RATE_LIMIT_PER_MINUTE, 429 with Retry-After past
-// it: providers retry). Whatever else such a request turns out to be (a wrong signature, an unknown key, a body the
-// door refuses, a social channel without an app secret), the door counts it against its address after all.
+// signature header through uncounted while its address and the API key its path names have budget left
+// (src/http/rate-limit.ts); here, once the signature checks out, it counts against its own account
+// (CALLBACK_RATE_LIMIT_PER_MINUTE, 429 with Retry-After past it: providers retry). Whatever else such a request turns
+// out to be (a wrong signature, an unknown key, a body the door refuses, a social channel without an app secret), the
+// door counts it against that address and key (src/rest/door.ts): never against what other tenants' callbacks from
+// the same address are let in on.
 import { rateLimited } from '../../core/errors.js';
 import { noteCallbackCounted } from '../../core/request-context.js';
 import type { Context } from './context.js';
