@@ -11,23 +11,43 @@ import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { createApp } from '../src/app.js';
+import { type App, createApp } from '../src/app.js';
 import { loadConfig } from '../src/core/config.js';
 import { chunks } from '../src/db/chunks.js';
 import { telephonySignature } from '../src/security/telephony-signature.js';
+import { type Attack, AUTH_TOKEN, sleep, Tally } from './attack.js';
 import { EXPENSIVE_DOCUMENTS } from './expensive-documents.js';
-import { callLogRow, campaignData, hasTaskset, insertCallLogs, signUpAndLogin, START_NODE_FLAGS } from './support.js';
+import { CATALOGUE, type CatalogueSeed, type Receiver, seedCatalogue, startReceiver } from './hostile-catalogue.js';
+import {
+  administer,
+  callLogRow,
+  campaignData,
+  hasTaskset,
+  insertCallLogs,
+  signUpAndLogin,
+  START_NODE_FLAGS,
+} from './support.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10);
 const ATTACKERS = Number(process.env.ATTACKERS ?? 4);
 const DURATION = Number(process.env.DURATION ?? 8);
 const WARMUP = Number(process.env.WARMUP ?? 2);
-const AUTH_TOKEN = 'bench-telephony-auth-token-0123456789';
 
 const dir = mkdtempSync(join(tmpdir(), 'gateway-isolation-'));
+/**
+ * With BENCH_DATABASE_URL (or DATABASE_URL) = postgres://…, the run's own database is made there (and dropped at the
+ * end); otherwise a SQLite file in the run's folder.
+ */
+const POSTGRES_AT = [process.env.BENCH_DATABASE_URL, process.env.DATABASE_URL].find((url) =>
+  url?.startsWith('postgres'),
+);
+const POSTGRES = POSTGRES_AT ? new URL(POSTGRES_AT) : null;
+const benchDatabase = `gateway_isolation_${Date.now()}`;
 const env = {
-  DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`,
+  DATABASE_URL: POSTGRES
+    ? Object.assign(new URL(POSTGRES.toString()), { pathname: `/${benchDatabase}` }).toString()
+    : `sqlite:${join(dir, 'bench.db')}`,
   JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
   SECRETS_KEY: Buffer.alloc(32, 9).toString('base64'),
 };
@@ -82,51 +102,95 @@ const LIVE_QUERY = /* GraphQL */ `
 `;
 
 interface Scenario {
+  /** Short name: BENCH_ONLY matches it (or the name), NOT_YET_JUDGED lists it. */
+  id: string;
   name: string;
   env: Record<string, string>;
-  attack: 'hostile' | 'live' | 'documents' | 'signed-in documents';
+  make(base: string, seeded: Seeded): Attack;
+  /** After the case's server has exited: what it left that would weigh on the next cases (the fan-out's backlog). */
+  after?(app: App, seeded: Seeded): Promise<void>;
   /** Whether its ratio is held to the target (the others are shown for information). */
   judged: boolean;
 }
 
 /**
- * Five runs: the hostile requests with the defaults as users run them (judged), the same with the request rate limits
- * raised (caps only), the expensive documents anonymous (judged) and signed in (for information), and the @live case (judged). In the @live case the callbacks
- * stand for the telephony provider's: signed, they count against their account's callback budget, not the address
- * (src/graphql/schema/callback-budget.ts); every setting is the default.
+ * Cases a short run (the CI smoke run, `npm run bench:smoke`) reports but does not judge: those whose guard has not
+ * landed yet, so that CI fails on a regression of a guard that holds, never on an attack still known to get through.
+ * A full run judges every case. Take a case out of this list once its guard holds (run the smoke command twice).
+ */
+const NOT_YET_JUDGED: readonly string[] = [
+  'page-sizes',
+  'introspection',
+  'bodies',
+  'failing-signatures',
+  'fan-out',
+  'long-texts',
+  'costly-documents',
+  'registrations',
+  'login-lockout',
+];
+
+/**
+ * In a short run the victim's p99 over one second is noisy: its ratio is judged only once the p99 under attack is also
+ * over this floor (ms), so that a quiet p99 of 8 ms becoming 20 ms fails nothing while a stalled loop (hundreds of ms
+ * or seconds) does.
+ */
+const SHORT_RUN_FLOOR_MS = Number(process.env.SHORT_RUN_FLOOR_MS ?? 150);
+
+/**
+ * The cases: the hostile requests of issue 11 with the defaults as users run them (judged), the same with the request
+ * rate limits raised (caps only), the expensive documents anonymous (judged) and signed in (for information), the
+ * @live case of issue 35 (judged), then the hostile catalogue of issue 52 (bench/hostile-catalogue.ts). In the @live
+ * case the callbacks stand for the telephony provider's: signed, they count against their account's callback budget,
+ * not the address (src/graphql/schema/callback-budget.ts); every setting is the default unless a case says otherwise.
  */
 const SCENARIOS: Scenario[] = [
-  { name: 'default settings', env: {}, attack: 'hostile', judged: true },
   {
+    id: 'hostile',
+    name: 'default settings',
+    env: {},
+    make: (base, seeded) => hostileAttack(base, seeded),
+    judged: true,
+  },
+  {
+    id: 'hostile-unlimited',
     name: 'request rate limits raised: every hostile request is processed, only the caps and the large-body budget hold',
     env: { RATE_LIMIT_PER_MINUTE: '1000000', ANONYMOUS_RATE_LIMIT_PER_MINUTE: '1000000' },
-    attack: 'hostile',
+    make: (base, seeded) => hostileAttack(base, seeded),
     judged: false,
   },
   {
+    id: 'documents',
     name:
       'expensive documents: one anonymous address at its full rate limit (the default), a new worst-case document ' +
       'each time (bench/expensive-documents.ts)',
     env: {},
-    attack: 'documents',
+    make: (base) => documentsAttack(base),
     judged: true,
   },
   {
+    id: 'signed-in-documents',
     name:
       'expensive documents, signed in: the attacker account at its rate limit (the default), worst cases of 5 000 ' +
       'tokens (for information)',
     env: {},
-    attack: 'signed-in documents',
+    make: (base, seeded) => documentsAttack(base, seeded.attacker),
     judged: false,
   },
   {
+    id: 'live',
     name:
       `@live queries on busy campaigns: ${LIVE_STREAMS} open over ${ACCOUNTS_SHOWN}, signed call-status ` +
       `callbacks at ${CALLBACKS_PER_SECOND}/s (the provider's: counted per account, CALLBACK_RATE_LIMIT_PER_MINUTE)`,
     env: {},
-    attack: 'live',
+    make: (base, seeded) => liveAttack(base, seeded),
     judged: true,
   },
+  ...CATALOGUE.map(({ after, make, ...entry }): Scenario => ({
+    ...entry,
+    make: (base, seeded) => make(base, seeded.catalogue, seeded.receiver),
+    ...(after ? { after: (app: App, seeded: Seeded) => after(app, seeded.catalogue) } : {}),
+  })),
 ];
 
 /** An attacker account of the @live case: its token, its API key (callback URLs) and its busy campaign. */
@@ -142,11 +206,22 @@ interface Seeded {
   attackerEmail: string;
   attackerKey: string;
   live: LiveAccount[];
+  catalogue: CatalogueSeed;
+  /** The fan-out case's webhook receiver. */
+  receiver: Receiver;
 }
 
-async function seed(): Promise<Seeded> {
+async function seed(receiver: Receiver): Promise<Seeded> {
   const app = await createApp(
-    loadConfig({ ...env, LOG_LEVEL: 'silent', PASSWORD_HASH_COST: '10', ANONYMOUS_RATE_LIMIT_PER_MINUTE: '1000000' }),
+    loadConfig({
+      ...env,
+      LOG_LEVEL: 'silent',
+      PASSWORD_HASH_COST: '10',
+      ANONYMOUS_RATE_LIMIT_PER_MINUTE: '1000000',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      // The fan-out case's webhooks point at the receiver on loopback.
+      ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+    }),
     { worker: false },
   );
   const call = async (path: string, token: string | null, body: unknown, headers: Record<string, string> = {}) => {
@@ -161,7 +236,9 @@ async function seed(): Promise<Seeded> {
         body: typeof body === 'string' ? body : JSON.stringify(body),
       }),
     );
-    if (response.status !== 200) throw new Error(`seeding ${path} failed: ${await response.text()}`);
+    if (response.status !== 200 && response.status !== 201) {
+      throw new Error(`seeding ${path} failed: ${await response.text()}`);
+    }
     return (await response.json()) as Record<string, unknown>;
   };
   try {
@@ -258,7 +335,8 @@ async function seed(): Promise<Seeded> {
       await insertCallLogs(app, logs);
       live.push({ token, apiKey: account.apiKey as string, campId: BUSY_CAMPAIGN });
     }
-    return { victims, attacker, attackerEmail, attackerKey, live };
+    const catalogue = await seedCatalogue(app, call, receiver.url);
+    return { victims, attacker, attackerEmail, attackerKey, live, catalogue, receiver };
   } finally {
     await app.close();
   }
@@ -329,12 +407,14 @@ async function startServer(scenarioEnv: Record<string, string>): Promise<{ child
     env: { ...process.env, ...env, ...scenarioEnv, PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' },
     stdio: ['ignore', openSync(log, 'w'), 'inherit'],
   });
-  for (let i = 0; i < 200; i++) {
+  // Up to a minute: on a loaded machine (a CI runner, a shared one) the compiled server takes seconds to start.
+  for (let i = 0; i < 1200 && child.exitCode === null; i++) {
     const found = /listening on (http:\/\/\S+)/.exec(readFileSync(log, 'utf8'));
     if (found?.[1]) return { child, base: found[1] };
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error('the server did not start');
+  child.kill('SIGTERM');
+  throw new Error(`the server did not start:\n${readFileSync(log, 'utf8').slice(-2000)}`);
 }
 
 /** CPU seconds (user + system) and peak RSS of a process, from /proc. */
@@ -369,35 +449,6 @@ async function victimLoad(base: string, tokens: string[], duration: number) {
     errors: result.non2xx + result.errors,
     answered: result.requests.total,
   };
-}
-
-/** What an attack phase tells: its own lines of the report, its 5xx answers, and what made it less than it claims. */
-interface AttackOutcome {
-  report: string[];
-  serverErrors: number;
-  /** Why the attack was not the one it claims to be (streams not opened, nothing re-run): a strict run fails on any. */
-  problems: string[];
-}
-
-interface Attack {
-  /** Before the attack phase (not part of it): the @live case opens its streams here. */
-  open(): Promise<void>;
-  /** Attacks until `until` (ms since the epoch). */
-  run(until: number): Promise<AttackOutcome>;
-  /** After the phase: the @live case closes its streams. */
-  close(): Promise<void>;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
-
-/** A count per outcome, shown as `3× 200, 1× 429`. */
-class Tally extends Map<string, number> {
-  note(outcome: string): void {
-    this.set(outcome, (this.get(outcome) ?? 0) + 1);
-  }
-  override toString(): string {
-    return [...this].map(([outcome, n]) => `${n}× ${outcome}`).join(', ');
-  }
 }
 
 /** ATTACKERS loops sending the hostile requests back to back until `until`; counts statuses per kind. */
@@ -738,22 +789,21 @@ function liveAttack(base: string, seeded: Seeded): Attack {
 }
 
 interface ScenarioResult {
+  id: string;
   name: string;
   judged: boolean;
+  quietP99: number;
+  attackP99: number;
   ratio: number;
   serverErrors: number;
   victimErrors: number;
   problems: string[];
+  failures: string[];
 }
 
 async function scenario(spec: Scenario, seeded: Seeded): Promise<ScenarioResult> {
   const { child, base } = await startServer(spec.env);
-  const attack =
-    spec.attack === 'live'
-      ? liveAttack(base, seeded)
-      : spec.attack === 'documents' || spec.attack === 'signed-in documents'
-        ? documentsAttack(base, spec.attack === 'signed-in documents' ? seeded.attacker : undefined)
-        : hostileAttack(base, seeded);
+  const attack = spec.make(base, seeded);
   try {
     const pid = child.pid ?? 0;
     await victimLoad(base, seeded.victims, WARMUP);
@@ -795,56 +845,122 @@ async function scenario(spec: Scenario, seeded: Seeded): Promise<ScenarioResult>
     );
     for (const line of outcome.report) console.log(line);
     for (const problem of outcome.problems) console.log(`\nNOT THE ATTACK MEANT: ${problem}`);
+    for (const failure of outcome.failures ?? []) console.log(`\nJUDGED: ${failure}`);
     return {
+      id: spec.id,
       name: spec.name,
       judged: spec.judged,
+      quietP99: quiet.p99,
+      attackP99: underAttack.answered === 0 ? Infinity : underAttack.p99,
       ratio,
+      failures: outcome.failures ?? [],
       serverErrors: outcome.serverErrors,
       victimErrors: quiet.errors + underAttack.errors,
       problems: outcome.problems,
     };
   } finally {
     await attack.close();
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await stop(child);
+    if (spec.after) await withDatabase((app) => spec.after!(app, seeded));
+  }
+}
+
+/** SIGTERM, and SIGKILL if the server has not exited 15 s later (a backlog must not hold the run up). */
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const killed = sleep(15_000).then(() => {
+    if (child.exitCode !== null) return;
+    console.log('(the server had not exited 15 s after SIGTERM: killed)');
+    child.kill('SIGKILL');
+  });
+  await Promise.race([exited, killed]);
+  await exited;
+}
+
+/** The run's database opened in this process (no worker) for `work`, then closed. */
+async function withDatabase(work: (app: App) => Promise<void>): Promise<void> {
+  const app = await createApp(loadConfig({ ...env, LOG_LEVEL: 'silent' }), { worker: false });
+  try {
+    await work(app);
+  } finally {
+    await app.close();
   }
 }
 
 async function main(): Promise<void> {
   if (hasTaskset) execFileSync('taskset', ['-cp', '1', String(process.pid)], { stdio: 'ignore' });
   // As `npm start` runs it: compiled JavaScript (dist/), built first.
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
-  const seeded = await seed();
-  console.log(
-    `\nvictim: GET /api/v3/get_campaigns (50 campaigns) over ${seeded.victims.length} accounts, ${CONNECTIONS} ` +
-      `connections, ${DURATION} s after ${WARMUP} s of warm-up; attacker: one account, ${ATTACKERS} loops of hostile ` +
-      `requests; @live: ${LIVE_STREAMS} live queries over ${ACCOUNTS_SHOWN}, each busy campaign starting ` +
-      `with ${BUSY_CALL_LOGS} call logs, callbacks at ${CALLBACKS_PER_SECOND}/s; server ` +
-      `${hasTaskset ? 'pinned to core 0' : 'not pinned (no taskset)'}`,
-  );
+  // BENCH_SKIP_BUILD=1: run the dist/ already there (built by hand, e.g. while a shared tree does not typecheck).
+  if (process.env.BENCH_SKIP_BUILD !== '1') {
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  }
+  await administer(POSTGRES, `create database ${benchDatabase}`);
+  const receiver = await startReceiver();
   try {
-    const results: ScenarioResult[] = [];
-    // BENCH_ONLY=<regex>: only the scenarios whose name matches (e.g. `@live`).
-    const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
-    for (const spec of SCENARIOS) if (!only || only.test(spec.name)) results.push(await scenario(spec, seeded));
+    const seeded = await seed(receiver);
     console.log(
-      '\n| run | p99 under attack / quiet | target ≤ 2× (judged: the default settings, expensive documents, @live) |',
+      `\nvictim: GET /api/v3/get_campaigns (50 campaigns) over ${seeded.victims.length} accounts, ${CONNECTIONS} ` +
+        `connections, ${DURATION} s after ${WARMUP} s of warm-up; attacker: one account, ${ATTACKERS} loops of hostile ` +
+        `requests; @live: ${LIVE_STREAMS} live queries over ${ACCOUNTS_SHOWN}, each busy campaign starting ` +
+        `with ${BUSY_CALL_LOGS} call logs, callbacks at ${CALLBACKS_PER_SECOND}/s; server ` +
+        `${hasTaskset ? 'pinned to core 0' : 'not pinned (no taskset)'}; database ` +
+        `${POSTGRES ? `PostgreSQL (${benchDatabase} at ${POSTGRES.host})` : 'SQLite (a file)'}`,
     );
-    console.log('|---|---|---|');
-    // A run of a few seconds (the CI smoke run) is too short for its p99 to mean anything: it is shown, not judged.
-    const long = DURATION >= 5;
-    for (const r of results) {
-      const verdict = !long ? 'not judged: too short a run' : r.ratio <= 2 ? 'PASS' : 'FAIL';
-      const shown = Number.isFinite(r.ratio) ? `${r.ratio.toFixed(2)}×` : '∞ (stalled)';
-      console.log(`| ${r.name} | ${shown} | ${r.judged ? verdict : `(${verdict})`} |`);
+    const results: ScenarioResult[] = [];
+    // BENCH_ONLY=<regex>: only the cases whose id or name matches (e.g. `@live`, `^fan-out$`, `page-sizes|bodies`).
+    const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
+    for (const spec of SCENARIOS) {
+      if (!only || only.test(spec.id) || only.test(spec.name)) results.push(await scenario(spec, seeded));
     }
-    const failed = results.some((r) => r.serverErrors > 0 || r.victimErrors > 0 || r.problems.length > 0);
-    if (process.env.BENCH_STRICT === '1' && failed) {
-      throw new Error('a 5xx to a hostile request, a failed victim request, or an attack that was not the one meant');
+    const failedAny = judge(results);
+    if (process.env.BENCH_STRICT === '1' && failedAny) {
+      throw new Error(
+        'a judged case failed: its ratio, its own judgement, a 5xx to a hostile request, a failed victim request, ' +
+          'or an attack that was not the one meant',
+      );
     }
   } finally {
+    await receiver.close();
     rmSync(dir, { recursive: true, force: true });
+    await administer(POSTGRES, `drop database if exists ${benchDatabase} with (force)`);
   }
+}
+
+/**
+ * The verdicts, as a table; whether any case that counts failed. A full run (DURATION ≥ 5) judges every judged case's
+ * ratio against 2×; a short run (the CI smoke run) judges it only past SHORT_RUN_FLOOR_MS, and only the cases not in
+ * NOT_YET_JUDGED (those are shown, their verdict in brackets).
+ */
+function judge(results: ScenarioResult[]): boolean {
+  const long = DURATION >= 5;
+  console.log(
+    `\n| case | quiet p99 ms | p99 under attack ms | ratio | verdict (target ≤ 2×${long ? '' : `, or under attack ≤ ${SHORT_RUN_FLOOR_MS} ms in a short run`}) |`,
+  );
+  console.log('|---|---|---|---|---|');
+  let failedAny = false;
+  for (const r of results) {
+    const ratioHolds = r.ratio <= 2 || (!long && r.attackP99 <= SHORT_RUN_FLOOR_MS);
+    const broken = r.serverErrors > 0 || r.victimErrors > 0 || r.problems.length > 0;
+    const passes = (!r.judged || ratioHolds) && r.failures.length === 0 && !broken;
+    const counts = long || !NOT_YET_JUDGED.includes(r.id);
+    if (counts && !passes) failedAny = true;
+    const reasons = [
+      ...(r.judged && !ratioHolds ? ['ratio'] : []),
+      ...r.failures,
+      ...(r.serverErrors > 0 ? [`${r.serverErrors}× 5xx`] : []),
+      ...(r.victimErrors > 0 ? [`${r.victimErrors} victim errors`] : []),
+      ...r.problems.map((p) => `not the attack meant: ${p}`),
+    ];
+    const verdict = `${passes ? 'PASS' : `FAIL (${reasons.join('; ')})`}${r.judged ? '' : ', ratio not judged'}`;
+    const shown = Number.isFinite(r.ratio) ? `${r.ratio.toFixed(2)}×` : '∞ (stalled)';
+    const attackP99 = Number.isFinite(r.attackP99) ? String(r.attackP99) : '— (no answer)';
+    console.log(
+      `| ${r.id}: ${r.name} | ${r.quietP99} | ${attackP99} | ${shown} | ${counts ? verdict : `(${verdict}; not yet judged in a short run)`} |`,
+    );
+  }
+  return failedAny;
 }
 
 main().catch((error: unknown) => {
