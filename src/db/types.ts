@@ -181,6 +181,19 @@ export interface EventsTable {
   /** The JSON body sent to receivers, byte for byte. */
   payload: string;
   created_at: string;
+  /** The fan-out that has yet to write this event's delivery rows (migration 0017), else null. */
+  fan_out_id: string | null;
+}
+
+/** A fan-out to expand into delivery rows a slice at a time (src/domain/fan-outs.ts, migration 0017). */
+export interface FanOutsTable {
+  fan_out_id: string;
+  account_id: string;
+  camp_id: string;
+  /** JSON array of FanOutTarget. */
+  targets: string;
+  turn_at: string;
+  created_at: string;
 }
 
 export interface WebhookDeliveriesTable {
@@ -237,6 +250,7 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_campaigns: WebhookCampaignsTable;
   events: EventsTable;
+  fan_outs: FanOutsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   persisted_queries: PersistedQueriesTable;
   oauth_artifacts: OAuthArtifactsTable;

@@ -2,7 +2,7 @@
 // attempt's outcome, abandons what can no longer be sent. A claim is a lease: `next_attempt_at` moves to the lease's
 // end and `lease_owner` names the worker, so a worker that dies mid-attempt only delays the delivery until the lease
 // runs out, and another worker takes it then. What owners see of deliveries is src/domain/deliveries.ts.
-import type { Kysely, UpdateQueryBuilder, UpdateResult } from 'kysely';
+import { type Kysely, sql, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import { dialectOf } from '../db/dialect.js';
 import type { Database } from '../db/types.js';
 import { failedFor } from './deliveries.js';
@@ -27,9 +27,42 @@ export interface ClaimedDelivery {
   leaseUntil: string;
 }
 
+/** Where a worker's round robin between accounts stands: the last account it claimed for. */
+export interface ClaimCursor {
+  after: string;
+}
+
+/** Accounts served by one claim, at most: each gets an equal share of it. */
+export const MAX_ACCOUNTS_PER_CLAIM = 32;
+
 /**
- * Leases up to `limit` due deliveries to `owner` until `leaseUntil`. On PostgreSQL the candidate rows are locked
- * with SKIP LOCKED, so workers of several instances claim disjoint sets; SQLite runs one writer at a time anyway.
+ * Up to `max` accounts with due deliveries, in account order after `after`: a loose index scan (one index probe per
+ * account, on webhook_deliveries_account_due) that does not read one account's backlog row by row.
+ */
+async function accountsWithDue(db: Kysely<Database>, now: string, after: string, max: number): Promise<string[]> {
+  const { rows } = await sql<{ account_id: string }>`
+    with recursive due_accounts(account_id, depth) as (
+      select (
+        select min(account_id) from webhook_deliveries
+        where status = 'pending' and account_id > ${after} and next_attempt_at <= ${now}
+      ), 1
+      union all
+      select (
+        select min(d.account_id) from webhook_deliveries d
+        where d.status = 'pending' and d.account_id > due_accounts.account_id and d.next_attempt_at <= ${now}
+      ), depth + 1
+      from due_accounts where due_accounts.account_id is not null and depth < ${max}
+    )
+    select account_id from due_accounts where account_id is not null`.execute(db);
+  return rows.map((row) => row.account_id);
+}
+
+/**
+ * Leases up to `limit` due deliveries to `owner` until `leaseUntil`, shared fairly between the accounts that have
+ * some due: round robin from `cursor` (which moves on), each account at most an equal share of the claim, the
+ * oldest due first within it — so one account's backlog of thousands does not hold up another's single delivery.
+ * On PostgreSQL the candidate rows are locked with SKIP LOCKED, so workers of several instances claim disjoint sets;
+ * SQLite runs one writer at a time anyway.
  *
  * What is handed out is checked as it is read here, after the lease was taken: a delivery cancelled meanwhile
  * (its text pipeline deleted) is not returned, and one whose pipeline is gone comes with no URL. The worker POSTs
@@ -38,21 +71,48 @@ export interface ClaimedDelivery {
  */
 export async function claimDueDeliveries(
   db: Kysely<Database>,
-  claim: { owner: string; now: string; leaseUntil: string; limit: number },
+  claim: { owner: string; now: string; leaseUntil: string; limit: number; cursor?: ClaimCursor },
 ): Promise<ClaimedDelivery[]> {
-  const due = db
+  const cursor = claim.cursor ?? { after: '' };
+  const most = Math.min(MAX_ACCOUNTS_PER_CLAIM, claim.limit);
+  // Most polls find nothing: the first probe answers that without taking a write lock.
+  let accounts = await accountsWithDue(db, claim.now, cursor.after, most);
+  if (accounts.length < most && cursor.after !== '') {
+    const wrapped = await accountsWithDue(db, claim.now, '', most - accounts.length);
+    accounts = [...accounts, ...wrapped.filter((account) => !accounts.includes(account))];
+  }
+  if (accounts.length === 0) return [];
+  cursor.after = accounts.length < most ? '' : accounts[accounts.length - 1]!;
+  const share = Math.ceil(claim.limit / accounts.length);
+  const oldestDue = (accountId: string) =>
+    db
+      .selectFrom(
+        db
+          .selectFrom('webhook_deliveries')
+          .select('delivery_id')
+          .where('status', '=', 'pending')
+          .where('account_id', '=', accountId)
+          .where('next_attempt_at', '<=', claim.now)
+          .orderBy('next_attempt_at')
+          .limit(share)
+          .as('due'),
+      )
+      .select('delivery_id');
+  const candidates = accounts
+    .slice(1)
+    .reduce((query, accountId) => query.unionAll(oldestDue(accountId)), oldestDue(accounts[0]!));
+  const ids = (await candidates.execute()).map((row) => row.delivery_id).slice(0, claim.limit);
+  if (ids.length === 0) return [];
+  const still = db
     .selectFrom('webhook_deliveries')
     .select('delivery_id')
+    .where('delivery_id', 'in', ids)
     .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', claim.now)
-    .orderBy('next_attempt_at')
-    .limit(claim.limit);
-  // Most polls find nothing: a plain indexed read answers that without taking a write lock.
-  if (!(await due.limit(1).executeTakeFirst())) return [];
+    .where('next_attempt_at', '<=', claim.now);
   const claimed = await db
     .updateTable('webhook_deliveries')
     .set({ next_attempt_at: claim.leaseUntil, lease_owner: claim.owner })
-    .where('delivery_id', 'in', dialectOf(db) === 'postgres' ? due.forUpdate().skipLocked() : due)
+    .where('delivery_id', 'in', dialectOf(db) === 'postgres' ? still.forUpdate().skipLocked() : still)
     .where('status', '=', 'pending')
     .where('next_attempt_at', '<=', claim.now)
     // The account and webhook as well: what a live query of the delivery keys on (src/db/written-rows.ts).
@@ -160,6 +220,36 @@ export async function recordAttempt(
           },
     )
     .$call(whileLeaseHeld(lease, deliveryId))
+    .returning(LIVE_KEY_COLUMNS)
+    .execute();
+}
+
+/**
+ * Records many successful attempts made under one lease end, in one statement (the worker gathers those that end
+ * in the same turn of the event loop: one write instead of one per delivery), each only while its lease is held.
+ */
+export async function recordSuccesses(
+  db: Kysely<Database>,
+  lease: Lease,
+  deliveryIds: readonly string[],
+  responseCode: number,
+): Promise<void> {
+  if (deliveryIds.length === 0) return;
+  await db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({
+      lease_owner: null,
+      last_response_code: responseCode,
+      updated_at: new Date().toISOString(),
+      status: 'succeeded',
+      attempts: eb('attempts', '+', 1),
+      next_attempt_at: null,
+      last_error: null,
+    }))
+    .where('delivery_id', 'in', deliveryIds)
+    .where('lease_owner', '=', lease.owner)
+    .where('next_attempt_at', '=', lease.leaseUntil)
+    .where('status', '=', 'pending')
     .returning(LIVE_KEY_COLUMNS)
     .execute();
 }

@@ -1,11 +1,22 @@
 // Campaign events and the outbox (docs/decisions.md §9). An event is written in the transaction of the change that raised
-// it, together with one delivery row per webhook attached to its campaign (and one for the text pipeline's
-// postWebhook when a social message arrives), so a committed change always has its deliveries and a rolled-back
-// one never does. Listeners (live subscriptions, the delivery worker) hear of events only after the commit.
+// it, together with its delivery rows — one per webhook attached to its campaign (and one for the text pipeline's
+// postWebhook when a social message arrives) — or, when events × targets exceed one slice, with a fan-out record that
+// workers expand into those rows a slice at a time (src/domain/fan-outs.ts). Either way a committed change always has
+// its deliveries and a rolled-back one never does. Listeners (live subscriptions, the delivery worker) hear of events
+// only after the commit.
 import type { Insertable, Kysely, Transaction } from 'kysely';
 import { chunks } from '../db/chunks.js';
 import type { Database } from '../db/types.js';
 import { newId } from '../security/api-keys.js';
+import {
+  countPendingOf,
+  FAN_OUT_SLICE_ROWS,
+  type FanOutTarget,
+  insertDeliveries,
+  PENDING_DELIVERIES_PER_ACCOUNT,
+  recordFanOut,
+  yieldToLoop,
+} from './fan-outs.js';
 import type { EventType } from './webhooks.schema.js';
 
 export interface CampaignEvent {
@@ -51,16 +62,11 @@ export async function withEvents<T>(
 const payloadOf = (event: CampaignEvent) =>
   JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, data: event.data });
 
-async function insertChunked<T extends 'events' | 'webhook_deliveries'>(
-  trx: Transaction<Database>,
-  table: T,
-  rows: Array<Insertable<Database[T]>>,
-): Promise<void> {
-  for (const chunk of chunks(rows)) {
-    await trx
-      .insertInto(table)
-      .values(chunk as never)
-      .execute();
+/** Inserts in chunks, letting the event loop run between them (on PostgreSQL other requests then run meanwhile). */
+async function insertChunked(trx: Transaction<Database>, rows: Array<Insertable<Database['events']>>): Promise<void> {
+  for (const [index, chunk] of chunks(rows).entries()) {
+    if (index > 0) await yieldToLoop();
+    await trx.insertInto('events').values(chunk).execute();
   }
 }
 
@@ -81,19 +87,6 @@ async function recordEvents(
     createdAt,
     data: item,
   }));
-  await insertChunked(
-    trx,
-    'events',
-    events.map((event) => ({
-      event_id: event.id,
-      account_id: accountId,
-      camp_id: campId,
-      type,
-      payload: payloadOf(event),
-      created_at: createdAt,
-    })),
-  );
-
   const webhooks = await trx
     .selectFrom('webhooks')
     .innerJoin('webhook_campaigns', 'webhook_campaigns.webhook_id', 'webhooks.webhook_id')
@@ -102,13 +95,12 @@ async function recordEvents(
     .where('webhook_campaigns.camp_id', '=', campId)
     .where('webhooks.enabled', '=', 1)
     .execute();
-  const targets: Array<{ webhookId: string | null; url: string | null; delays: number[] | null; due: string }> =
-    webhooks
-      .filter((w) => {
-        const wanted = JSON.parse(w.events) as string[];
-        return wanted.length === 0 || wanted.includes(type);
-      })
-      .map((w) => ({ webhookId: w.webhook_id, url: null, delays: null, due: createdAt }));
+  const targets: FanOutTarget[] = webhooks
+    .filter((w) => {
+      const wanted = JSON.parse(w.events) as string[];
+      return wanted.length === 0 || wanted.includes(type);
+    })
+    .map((w) => ({ webhookId: w.webhook_id, url: null, delays: null, due: createdAt }));
 
   if (type === 'social.message.received') {
     const pipeline = await trx
@@ -127,32 +119,29 @@ async function recordEvents(
       });
     }
   }
-  if (targets.length === 0) return events;
-
+  const rows = events.length * targets.length;
+  // Small fan-outs (one slice, within the account's cap) are written here; bigger ones by the workers, in slices.
+  const inline =
+    rows <= FAN_OUT_SLICE_ROWS &&
+    (rows === 0 || (await countPendingOf(trx, accountId)) + rows <= PENDING_DELIVERIES_PER_ACCOUNT);
+  const fanOutId = inline ? null : await recordFanOut(trx, { accountId, campId, targets, createdAt });
   await insertChunked(
     trx,
-    'webhook_deliveries',
-    events.flatMap((event) =>
-      targets.map((target) => ({
-        delivery_id: newId('msg'),
-        account_id: accountId,
-        camp_id: campId,
-        event_id: event.id,
-        webhook_id: target.webhookId,
-        target_url: target.url,
-        retry_delays: target.delays && JSON.stringify(target.delays),
-        status: 'pending',
-        attempts: 0,
-        retries: 0,
-        next_attempt_at: target.due,
-        lease_owner: null,
-        last_response_code: null,
-        last_error: null,
-        created_at: createdAt,
-        updated_at: createdAt,
-      })),
-    ),
+    events.map((event) => ({
+      event_id: event.id,
+      account_id: accountId,
+      camp_id: campId,
+      type,
+      payload: payloadOf(event),
+      created_at: createdAt,
+      fan_out_id: fanOutId,
+    })),
   );
+  if (inline && rows > 0) {
+    const cap = PENDING_DELIVERIES_PER_ACCOUNT;
+    const refs = events.map((event) => ({ eventId: event.id, createdAt }));
+    await insertDeliveries(trx, { accountId, campId, targets, room: cap, cap }, refs);
+  }
   return events;
 }
 

@@ -11,6 +11,7 @@ import { findAccountByApiKey } from './accounts.js';
 import { getCampaign, requireCampaign } from './campaigns.js';
 import { badInput, DomainError, forbidden } from '../core/errors.js';
 import { withEvents } from './events.js';
+import { yieldToLoop } from './fan-outs.js';
 import { readIntegrationSecrets } from './integrations.js';
 import { social } from './integrations.schema.js';
 import {
@@ -128,7 +129,9 @@ export async function receiveSocialMessages(
   // In chunks, in one transaction.
   return withEvents(db, account.id, async (trx, raise) => {
     const stored: Array<Selectable<SocialMessagesTable>> = [];
-    for (const chunk of chunks(rows)) {
+    for (const [index, chunk] of chunks(rows).entries()) {
+      // Other requests' work runs between chunks (on PostgreSQL their queries too).
+      if (index > 0) await yieldToLoop();
       stored.push(
         ...(await trx
           .insertInto('social_messages')

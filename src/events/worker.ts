@@ -2,21 +2,30 @@
 // each with Standard Webhooks headers, and records the outcome: success on a 2xx, otherwise a retry on the schedule
 // (with up to 10 % jitter), `failed` after the last one. A 410 Gone disables the webhook. The same `webhook-id` (the
 // delivery id) goes with every attempt. Requests never wait for it: a commit that raised events only wakes it.
+// Beside it runs the fan-out expander: big fan-outs become delivery rows a slice at a time (src/domain/fan-outs.ts).
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
 import {
   abandonDelivery,
   type AttemptOutcome,
   type ClaimedDelivery,
+  type ClaimCursor,
   claimDueDeliveries,
   disableWebhook,
   recordAttempt,
+  recordSuccesses,
 } from '../domain/delivery-leases.js';
 import type { Logger } from '../core/logger.js';
 import { newId } from '../security/api-keys.js';
 import type { SecretBox } from '../security/secrets.js';
 import { signWebhook } from '../security/webhook-signature.js';
 import { postJson, TargetRefusedError } from './http-post.js';
+import {
+  expandFanOutSlice,
+  PENDING_DELIVERIES_PER_ACCOUNT,
+  type SliceResult,
+  yieldToLoop,
+} from '../domain/fan-outs.js';
 import { SpanKind, trace } from '@opentelemetry/api';
 import { inSpan, tracer } from '../core/tracing.js';
 
@@ -34,7 +43,7 @@ export interface DeliveryWorkerOptions {
   availability?: { failed(error: unknown): boolean };
   /** How often to look for due deliveries when nothing wakes the worker (scheduled retries, other instances). */
   pollMs?: number;
-  /** Attempts in flight at once. */
+  /** Attempts in flight at once (DELIVERY_CONCURRENCY). */
   concurrency?: number;
   /** The worker's idea of now, in ms (tests move it forward to reach scheduled retries). */
   clock?: () => number;
@@ -53,33 +62,59 @@ export interface DeliveryWorker {
 /** How long a stopping worker waits for attempts in flight. */
 const STOP_GRACE_MS = 1000;
 
+/**
+ * Attempts in flight at once, per instance: enough to deliver hundreds a second to receivers that answer in a few ms
+ * (`npm run bench:deliveries`), few enough that slow receivers (up to WEBHOOK_TIMEOUT_SECONDS) hold few sockets.
+ */
+export const DELIVERY_CONCURRENCY = 32;
+
+/** Something to wait on until notified or `ms` have passed (a loop's idle time). */
+function signal() {
+  let notified = false;
+  let wakeUp: (() => void) | null = null;
+  return {
+    notify() {
+      notified = true;
+      wakeUp?.();
+    },
+    wait(ms: number) {
+      return new Promise<void>((resolve) => {
+        if (notified) return resolve();
+        const timer = setTimeout(resolve, ms);
+        wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    },
+    /** Called at the start of a round: what notifies from now on wakes the next wait. */
+    reset() {
+      notified = false;
+      wakeUp = null;
+    },
+  };
+}
+
 export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { db, logger } = options;
   const pollMs = options.pollMs ?? 500;
-  const concurrency = options.concurrency ?? 8;
+  const concurrency = options.concurrency ?? DELIVERY_CONCURRENCY;
+  // Claims wait for a quarter of the slots to be free: fewer, bigger claims than one per finished attempt.
+  const claimAtLeast = Math.max(1, Math.floor(concurrency / 4));
+  const cursor: ClaimCursor = { after: '' };
   const clock = options.clock ?? Date.now;
   // A lease outlives the attempt's timeout, so a live worker always records its outcome first.
   const leaseMs = Math.ceil(options.timeoutMs * 1.5) + 1000;
   const owner = newId('worker');
   const inFlight = new Set<Promise<void>>();
   let running = true;
-  let wakeUp: (() => void) | null = null;
-  let woken = false;
+  const claims = signal();
+  const fanOuts = signal();
 
   const wake = () => {
-    woken = true;
-    wakeUp?.();
+    claims.notify();
+    fanOuts.notify();
   };
-
-  const idle = () =>
-    new Promise<void>((resolve) => {
-      if (woken) return resolve();
-      const timer = setTimeout(resolve, pollMs);
-      wakeUp = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
 
   function retryAt(delivery: ClaimedDelivery): string | null {
     const delays = delivery.retryDelays ?? options.retrySchedule;
@@ -149,8 +184,39 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         'webhook delivery attempt failed',
       );
     }
-    await recordAttempt(db, lease, delivery.deliveryId, outcome);
+    if (outcome.ok) await recordSuccess(delivery, outcome.responseCode);
+    else await recordAttempt(db, lease, delivery.deliveryId, outcome);
     options.onAttempt?.(outcome.ok ? 'delivered' : outcome.retryAt === null ? 'failed' : 'retry');
+  }
+
+  /** Successes waiting to be recorded together (one statement per lease end and status code). */
+  let successes: Array<{ delivery: ClaimedDelivery; code: number; settle: (error?: unknown) => void }> = [];
+
+  function recordSuccess(delivery: ClaimedDelivery, code: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (successes.length === 0) setImmediate(() => void flushSuccesses());
+      successes.push({ delivery, code, settle: (error) => (error === undefined ? resolve() : reject(error)) });
+    });
+  }
+
+  async function flushSuccesses(): Promise<void> {
+    const batch = successes;
+    successes = [];
+    const groups = new Map<string, typeof batch>();
+    for (const success of batch) {
+      const key = `${success.delivery.leaseUntil} ${success.code}`;
+      groups.set(key, [...(groups.get(key) ?? []), success]);
+    }
+    for (const group of groups.values()) {
+      const [{ delivery, code }] = group as [(typeof batch)[number]];
+      const ids = group.map((success) => success.delivery.deliveryId);
+      try {
+        await recordSuccesses(db, { owner, leaseUntil: delivery.leaseUntil }, ids, code);
+        for (const success of group) success.settle();
+      } catch (error) {
+        for (const success of group) success.settle(error ?? new Error('could not record deliveries'));
+      }
+    }
   }
 
   function track(delivery: ClaimedDelivery): void {
@@ -166,17 +232,17 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       })
       .finally(() => {
         inFlight.delete(running);
-        wake();
+        claims.notify();
       });
     inFlight.add(running);
   }
 
   async function loop(): Promise<void> {
     while (running) {
-      woken = false;
+      claims.reset();
       const free = concurrency - inFlight.size;
       let claimed: ClaimedDelivery[] = [];
-      if (free > 0) {
+      if (free >= claimAtLeast || inFlight.size === 0) {
         try {
           const now = clock();
           claimed = await claimDueDeliveries(db, {
@@ -184,6 +250,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
             now: new Date(now).toISOString(),
             leaseUntil: new Date(now + leaseMs).toISOString(),
             limit: free,
+            cursor,
           });
         } catch (error) {
           // An unreachable database is logged once by the availability tracker, not at every poll.
@@ -194,12 +261,42 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         for (const delivery of claimed) track(delivery);
       }
       // A full batch suggests more are due: claim again at once (while there is room).
-      if (claimed.length === 0 || claimed.length < free) await idle();
-      wakeUp = null;
+      if (claimed.length === 0 || claimed.length < free) await claims.wait(pollMs);
     }
   }
 
-  const done = loop();
+  /** Accounts whose deliveries were refused for the cap, logged once until one of theirs is queued again. */
+  const capped = new Set<string>();
+
+  function noteSlice(slice: SliceResult): void {
+    if (slice.refused > 0 && !capped.has(slice.accountId)) {
+      capped.add(slice.accountId);
+      logger.warn(
+        { accountId: slice.accountId, refused: slice.refused, cap: PENDING_DELIVERIES_PER_ACCOUNT },
+        'webhook deliveries refused: the account has too many pending (they are listed as failed, to redeliver)',
+      );
+    } else if (slice.refused === 0 && slice.pending > 0) capped.delete(slice.accountId);
+    if (slice.pending > 0) claims.notify();
+  }
+
+  /** Expands fan-outs a slice at a time, yielding to the event loop between slices. */
+  async function expand(): Promise<void> {
+    while (running) {
+      fanOuts.reset();
+      let slice: SliceResult | null = null;
+      try {
+        slice = await expandFanOutSlice(db);
+      } catch (error) {
+        if (running && !options.availability?.failed(error)) logger.error({ err: error }, 'could not expand a fan-out');
+      }
+      if (slice) {
+        noteSlice(slice);
+        await yieldToLoop();
+      } else await fanOuts.wait(pollMs);
+    }
+  }
+
+  const done = Promise.all([loop(), expand()]);
   return {
     wake,
     async stop(graceMs = STOP_GRACE_MS) {

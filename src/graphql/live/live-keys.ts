@@ -139,10 +139,17 @@ export const TABLES: Record<string, TableKeys> = {
 };
 
 /**
- * Tables no query reads (persisted documents, OAuth state, idempotency keys, the static voice catalogue). Deleting an account removes
- * every row of it (cascades not listed above): its live queries end at their next credential check.
+ * Tables no query reads (persisted documents, OAuth state, idempotency keys, the static voice catalogue, fan-outs still
+ * to expand). Deleting an account removes every row of it (cascades not listed above): its live queries end at their
+ * next credential check.
  */
-export const UNREAD_TABLES = ['persisted_queries', 'oauth_artifacts', 'idempotency_keys', 'voices'] as const;
+export const UNREAD_TABLES = [
+  'persisted_queries',
+  'oauth_artifacts',
+  'idempotency_keys',
+  'voices',
+  'fan_outs',
+] as const;
 
 /** The fallback key of a node or list the row does not name: any of the type in the row's account, or anywhere. */
 const unnamed = (row: Row, type: string) => {
