@@ -6,15 +6,25 @@ import { z } from 'zod';
 /** Messages in one delivery: Meta batches at most 1000 (docs/limits.md). */
 export const MAX_MESSAGES_PER_DELIVERY = 1000;
 
+/**
+ * Text that is stored: NUL (U+0000) refused here, before any database sees it, as on every other door (SQLite stored
+ * it; PostgreSQL refused the whole batch at the INSERT).
+ */
+const storedText = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((value) => !value.includes('\u0000'), { message: 'Text must not contain the NUL character (\\u0000)' });
+
 const timestamp = z.union([z.number(), z.string().regex(/^\d+$/)]).transform(Number);
 
 const changeMessage = z
   .object({
-    id: z.string().min(1).max(256),
-    from: z.string().min(1).max(256),
+    id: storedText(256).min(1),
+    from: storedText(256).min(1),
     timestamp: timestamp.optional(),
     text: z
-      .object({ body: z.string().max(65_536) })
+      .object({ body: storedText(65_536) })
       .loose()
       .optional(),
   })
@@ -22,10 +32,10 @@ const changeMessage = z
 
 const messagingEvent = z
   .object({
-    sender: z.object({ id: z.string().min(1).max(256) }).loose(),
+    sender: z.object({ id: storedText(256).min(1) }).loose(),
     timestamp: timestamp.optional(),
     message: z
-      .object({ mid: z.string().min(1).max(256), text: z.string().max(65_536).optional() })
+      .object({ mid: storedText(256).min(1), text: storedText(65_536).optional() })
       .loose()
       .optional(),
   })

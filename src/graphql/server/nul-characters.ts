@@ -1,7 +1,8 @@
 // Text holding U+0000 (NUL) is refused on every door, the same on both databases (issue 41): SQLite stored it,
 // PostgreSQL refused it at the INSERT (22021), answered 422 at `["body"]` with the request's internal variables echoed.
 // Checked before anything runs: in the variables (where every REST body and MCP argument arrives), naming the place
-// of the first one (REST turns that path into the field's `loc`), and in string literals of the document.
+// of the first one (REST turns that path into the field's `loc`), and in string literals of the document; a
+// provider's raw signed body is left to its resolver, which checks it once parsed (RAW_BODIES).
 import { GraphQLError, Kind, type StringValueNode, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
@@ -29,6 +30,20 @@ export function nulPath(value: unknown, path: Array<string | number> = [], depth
   return null;
 }
 
+/**
+ * Variables that carry a provider's signed body as received (the social webhook's `rawBody`): their resolver checks
+ * it once parsed, refusing NUL at the message field that holds it (src/domain/social.schema.ts) or, for a raw NUL
+ * byte, which no JSON text holds, answering `json_invalid` at the body. Refused here, the whole body would be echoed.
+ */
+const RAW_BODIES: ReadonlySet<string> = new Set(['rawBody']);
+
+/** The variables this plugin looks at: all of them but raw bodies. */
+function checkedVariables(variables: Record<string, unknown> | null | undefined): Record<string, unknown> | null {
+  if (!variables) return null;
+  if (!Object.keys(variables).some((name) => RAW_BODIES.has(name))) return variables;
+  return Object.fromEntries(Object.entries(variables).filter(([name]) => !RAW_BODIES.has(name)));
+}
+
 const refusal = (path: Array<string | number>) =>
   new GraphQLError(`${path.join('.')}: ${MESSAGE}`, {
     extensions: { code: 'BAD_USER_INPUT', issues: [{ path, type: 'string_type', message: MESSAGE }] },
@@ -44,11 +59,11 @@ export const nulCharacters: Plugin = {
     }));
   },
   onExecute({ args, setResultAndStopExecution }) {
-    const path = nulPath(args.variableValues ?? null);
+    const path = nulPath(checkedVariables(args.variableValues));
     if (path) setResultAndStopExecution({ errors: [refusal(path)] });
   },
   onSubscribe({ args, setResultAndStopExecution }) {
-    const path = nulPath(args.variableValues ?? null);
+    const path = nulPath(checkedVariables(args.variableValues));
     if (path) setResultAndStopExecution({ errors: [refusal(path)] });
   },
 };
