@@ -144,10 +144,16 @@ const envSchema = z
     /** Dynamic client registration (RFC 7591), the deprecated fallback to client ID metadata documents. */
     OAUTH_DYNAMIC_CLIENT_REGISTRATION: booleanFlag.default(true),
     /**
-     * At most this many dynamically registered clients exist at once: one never used within a day is deleted, one
-     * used is kept 90 days after its last use (docs/mcp-oauth.md "State and limits").
+     * At most this many pending registrations (no code issued to them yet) exist at once, from all addresses: past it
+     * the oldest pending one is deleted, none is refused (docs/mcp-oauth.md "Registrations"). A pending one goes after
+     * an hour; one that authorised is not counted, and is kept 90 days after its last token.
      */
     OAUTH_MAX_REGISTERED_CLIENTS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+    /**
+     * At most this many pending registrations per client address (an IPv6 /64): past it that address's oldest pending
+     * one is deleted. Hosted platforms register for all their users from a few addresses: raise it for a busy one.
+     */
+    OAUTH_MAX_PENDING_CLIENTS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(50),
     /** Tests only: client metadata documents may be fetched from private and loopback addresses. */
     OAUTH_ALLOW_PRIVATE_CLIENT_METADATA: booleanFlag.default(false),
     /** Tests only: a PEM file of extra CA certificates trusted when fetching client metadata documents. */

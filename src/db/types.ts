@@ -225,6 +225,8 @@ export interface OAuthArtifactsTable {
   uid: string | null;
   expires_at: string | null;
   consumed_at: string | null;
+  /** A registration not yet used to authorise: the address (IPv6: /64) it came from (migration 0018). */
+  pending_address: string | null;
 }
 
 /** Idempotency keys of the create operations without a natural key (migration 0016). */

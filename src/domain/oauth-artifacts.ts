@@ -14,8 +14,13 @@ import type { Database } from '../db/types.js';
 
 /** A registered client (dynamic client registration) is kept this long after a token was last issued to it. */
 export const REGISTERED_CLIENT_DAYS = 90;
-/** A registered client no token was ever issued to is deleted this long after it registered. */
-export const UNUSED_CLIENT_SECONDS = 86_400;
+/**
+ * A registration no code was issued to yet ("pending": docs/mcp-oauth.md "Registrations") is deleted this long after
+ * it registered, or after its consent page was last opened.
+ */
+export const PENDING_CLIENT_SECONDS = 3600;
+/** At most this many pending registrations are evicted by one registration (the rest go with the next ones). */
+const MAX_EVICTED_AT_ONCE = 100;
 /** No artefact's payload is larger than this (a registration's metadata is the largest). */
 const MAX_PAYLOAD_BYTES = 64 * 1024;
 /** Expired rows are swept at most this often by one instance. */
@@ -158,20 +163,24 @@ export function oauthArtifactAdapter(db: Kysely<Database>): (model: string) => A
     await db.deleteFrom('oauth_artifacts').where('expires_at', '<', now).execute();
   };
   return (model) => {
-    const row = (id: string) =>
-      db
-        .selectFrom('oauth_artifacts')
-        .select(['payload', 'expires_at', 'consumed_at'])
-        .where('model', '=', model)
-        .where('id', '=', keyOf(model, id))
-        .executeTakeFirst();
+    const row = async (id: string) =>
+      // No id or uid the provider makes holds a NUL (the OAuth door refuses one in any parameter): PostgreSQL would
+      // answer an error rather than nothing.
+      id.includes('\0')
+        ? undefined
+        : db
+            .selectFrom('oauth_artifacts')
+            .select(['payload', 'expires_at', 'consumed_at'])
+            .where('model', '=', model)
+            .where('id', '=', keyOf(model, id))
+            .executeTakeFirst();
     return {
       async upsert(id, payload, expiresIn) {
         if (NOT_STORED.has(model)) return;
         const json = JSON.stringify(storedPayload(model, payload));
         if (Buffer.byteLength(json) > MAX_PAYLOAD_BYTES) throw new errors.InvalidRequest('request too large');
         const now = new Date();
-        const seconds = expiresIn ?? (model === 'Client' ? UNUSED_CLIENT_SECONDS : undefined);
+        const seconds = expiresIn ?? (model === 'Client' ? PENDING_CLIENT_SECONDS : undefined);
         const values = {
           payload: json,
           grant_id: typeof payload.grantId === 'string' ? payload.grantId : null,
@@ -183,6 +192,10 @@ export function oauthArtifactAdapter(db: Kysely<Database>): (model: string) => A
           .values({ model, id: keyOf(model, id), consumed_at: null, ...values })
           .onConflict((oc) => oc.columns(['model', 'id']).doUpdateSet(values))
           .execute();
+        // A code issued to a pending registration makes it a client that authorised: it is no longer pending.
+        if (model === 'AuthorizationCode' && typeof payload.clientId === 'string') {
+          await keepRegisteredClient(db, payload.clientId);
+        }
         await sweep(now.toISOString());
       },
       async find(id) {
@@ -190,6 +203,7 @@ export function oauthArtifactAdapter(db: Kysely<Database>): (model: string) => A
         return live(found, new Date().toISOString()) ? toPayload(found, model, id) : undefined;
       },
       async findByUid(uid) {
+        if (uid.includes('\0')) return undefined;
         const found = await db
           .selectFrom('oauth_artifacts')
           .select(['payload', 'expires_at', 'consumed_at'])
@@ -201,6 +215,7 @@ export function oauthArtifactAdapter(db: Kysely<Database>): (model: string) => A
       // The device flow (the only user of user codes) is off.
       findByUserCode: async () => undefined,
       async consume(id) {
+        if (id.includes('\0')) throw new errors.InvalidGrant('unknown token');
         const result = await db
           .updateTable('oauth_artifacts')
           .set({ consumed_at: new Date().toISOString() })
@@ -223,6 +238,7 @@ export function oauthArtifactAdapter(db: Kysely<Database>): (model: string) => A
         );
       },
       async destroy(id) {
+        if (id.includes('\0')) return;
         await db.deleteFrom('oauth_artifacts').where('model', '=', model).where('id', '=', keyOf(model, id)).execute();
       },
       // A grant is revoked when one of its codes is used twice: the named token the first use got is revoked with it
@@ -234,25 +250,110 @@ export function oauthArtifactAdapter(db: Kysely<Database>): (model: string) => A
   };
 }
 
-/** How many dynamically registered clients exist now (the registration endpoint refuses more than the cap). */
-export async function countRegisteredClients(db: Kysely<Database>): Promise<number> {
-  const { count } = await db
-    .selectFrom('oauth_artifacts')
-    .select((eb) => eb.fn.countAll<string | number>().as('count'))
+/** Deletes these pending registrations (one that authorised meanwhile is kept); how many went. */
+async function evictPending(db: Kysely<Database>, ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const result = await db
+    .deleteFrom('oauth_artifacts')
     .where('model', '=', 'Client')
-    .where('expires_at', '>', new Date().toISOString())
-    .executeTakeFirstOrThrow();
-  return Number(count);
+    .where('id', 'in', ids)
+    .where('pending_address', 'is not', null)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 /**
- * A registered client a token was issued to is kept REGISTERED_CLIENT_DAYS from now (one never used goes after
- * UNUSED_CLIENT_SECONDS). Nothing happens for a client that was not registered here (a metadata document's).
+ * Marks a registration just made as pending from `address`, then keeps the bounds (docs/mcp-oauth.md
+ * "Registrations"): the address's expired pending ones are deleted, at most `perAddress` of its pending ones are kept
+ * (the oldest go), and at most `total` pending ones in all (the oldest of all go): never one that authorised, nor
+ * (being the newest) the one just made. Answers how many were evicted. Each step is one statement on an index of migration 0018; the
+ * two that find what to evict read at most perAddress and total index entries.
+ */
+export async function settlePendingClient(
+  db: Kysely<Database>,
+  clientId: string,
+  address: string,
+  bounds: { perAddress: number; total: number },
+): Promise<number> {
+  const now = new Date().toISOString();
+  await db
+    .updateTable('oauth_artifacts')
+    .set({ pending_address: address })
+    .where('model', '=', 'Client')
+    .where('id', '=', clientId)
+    .execute();
+  await db
+    .deleteFrom('oauth_artifacts')
+    .where('model', '=', 'Client')
+    .where('pending_address', '=', address)
+    .where('expires_at', '<=', now)
+    .execute();
+  const beyond = await db
+    .selectFrom('oauth_artifacts')
+    .select('id')
+    .where('model', '=', 'Client')
+    .where('pending_address', '=', address)
+    .orderBy('expires_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(MAX_EVICTED_AT_ONCE)
+    .offset(bounds.perAddress)
+    .execute();
+  const evicted = await evictPending(
+    db,
+    beyond.map((row) => row.id),
+  );
+  // Beyond the newest `total` pending ones of all (never below it: concurrent registrations each delete only what is
+  // beyond the newest `total` they see, and newer rows only push those further back). Pending rows expire within
+  // PENDING_CLIENT_SECONDS (a touch included): the range leaves out clients that authorised, kept for months.
+  const newest = new Date(Date.now() + PENDING_CLIENT_SECONDS * 1000 + 1000).toISOString();
+  const oldest = await db
+    .selectFrom('oauth_artifacts')
+    .select('id')
+    .where('model', '=', 'Client')
+    .where('expires_at', '>', now)
+    .where('expires_at', '<=', newest)
+    .where('pending_address', 'is not', null)
+    .orderBy('expires_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(MAX_EVICTED_AT_ONCE)
+    .offset(bounds.total)
+    .execute();
+  return (
+    evicted +
+    (await evictPending(
+      db,
+      oldest.map((row) => row.id),
+    ))
+  );
+}
+
+/**
+ * A pending registration whose consent page was opened is kept PENDING_CLIENT_SECONDS from now, and counts as the
+ * newest again (the oldest are evicted first): a user signing in is not overtaken by registrations made meanwhile.
+ */
+export async function touchPendingClient(db: Kysely<Database>, clientId: string): Promise<void> {
+  if (clientId.includes('\0')) return;
+  await db
+    .updateTable('oauth_artifacts')
+    .set({ expires_at: new Date(Date.now() + PENDING_CLIENT_SECONDS * 1000).toISOString() })
+    .where('model', '=', 'Client')
+    .where('id', '=', clientId)
+    .where('pending_address', 'is not', null)
+    .execute();
+}
+
+/**
+ * A registered client a code or a token was issued to is no longer pending, and is kept REGISTERED_CLIENT_DAYS from
+ * now (a pending one goes after PENDING_CLIENT_SECONDS). Nothing happens for a client that was not registered here (a
+ * metadata document's).
  */
 export async function keepRegisteredClient(db: Kysely<Database>, clientId: string): Promise<void> {
   await db
     .updateTable('oauth_artifacts')
-    .set({ expires_at: new Date(Date.now() + REGISTERED_CLIENT_DAYS * 86_400_000).toISOString() })
+    .set({
+      expires_at: new Date(Date.now() + REGISTERED_CLIENT_DAYS * 86_400_000).toISOString(),
+      pending_address: null,
+    })
     .where('model', '=', 'Client')
     .where('id', '=', clientId)
     .execute();

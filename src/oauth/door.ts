@@ -16,8 +16,17 @@ import {
   PROTECTED_RESOURCE_PATHS,
   SCOPES,
 } from './endpoints.js';
+import {
+  bodyKindOf,
+  controlInAuthorization,
+  controlInBody,
+  controlInTarget,
+  methodsOf,
+  readBody,
+  replayBody,
+} from './hostile-input.js';
 import { handleInteraction } from './interactions.js';
-import { createOAuthProvider } from './provider.js';
+import { createOAuthProvider, MAX_OAUTH_BODY_BYTES } from './provider.js';
 import { mintNamedTokens } from './token-minting.js';
 
 export interface OAuthDoor {
@@ -74,7 +83,7 @@ export function createOAuthDoor(services: Services, addressOf: (req: IncomingMes
   const providerFor = (issuer: string) => {
     let entry = providers.get(issuer);
     if (!entry) {
-      const provider = createOAuthProvider(issuer, config, db);
+      const provider = createOAuthProvider(issuer, config, db, { addressOf, logger });
       provider.use(
         mintNamedTokens({
           db,
@@ -123,14 +132,67 @@ export function createOAuthDoor(services: Services, addressOf: (req: IncomingMes
         { 'retry-after': String(wait) },
       );
     }
+    // Methods a path does not serve, and control characters in any parameter, are refused here, before the provider
+    // or the database sees them (src/oauth/hostile-input.ts).
+    const methods = methodsOf(pathname, config.OAUTH_DYNAMIC_CLIENT_REGISTRATION);
+    if (!methods) return json(res, 404, { error: 'not_found', error_description: 'no such OAuth endpoint' });
+    const method = req.method ?? 'GET';
+    const allow = methods.allow.join(', ');
+    if (!methods.allow.includes(method) && !(method === 'HEAD' && methods.allow.includes('GET'))) {
+      logger.info({ method, path: pathname }, 'OAuth request refused: method not allowed');
+      return json(
+        res,
+        405,
+        { error: 'invalid_request', error_description: `this endpoint serves ${allow} only` },
+        { allow },
+      );
+    }
+    // A CORS preflight (it names an Origin) is the provider's to answer where it serves them; any other OPTIONS is ours.
+    if (method === 'OPTIONS' && (!methods.cors || !req.headers.origin)) {
+      res.writeHead(204, { allow, 'cache-control': 'no-store' });
+      return void res.end();
+    }
+    const registering = pathname === OAUTH_ROUTES.registration && method === 'POST';
+    const refuse = (field: string) => {
+      logger.info({ method, path: pathname, parameter: field }, 'OAuth request refused: a control character');
+      return json(res, 400, {
+        error: registering ? 'invalid_client_metadata' : 'invalid_request',
+        error_description: `${field} holds a control character (U+0000-U+001F, U+007F-U+009F), which no OAuth parameter may`,
+      });
+    };
+    const query = (req.url ?? '').indexOf('?');
+    const inTarget =
+      controlInTarget(pathname, query === -1 ? '' : (req.url ?? '').slice(query + 1)) ??
+      controlInAuthorization(req.headers.authorization);
+    if (inTarget) return refuse(inTarget);
+    const kind = bodyKindOf(req);
+    if (method === 'POST' && kind && !pathname.startsWith(INTERACTION_PATH)) {
+      // Read here (at most what the provider would read) and handed back to it: src/oauth/hostile-input.ts.
+      const tooLarge = () =>
+        json(res, 413, {
+          error: 'invalid_request',
+          error_description: `the request body is larger than ${MAX_OAUTH_BODY_BYTES} bytes`,
+        });
+      if (Number(req.headers['content-length']) > MAX_OAUTH_BODY_BYTES) return tooLarge();
+      let body: Awaited<ReturnType<typeof readBody>>;
+      try {
+        body = await readBody(req, MAX_OAUTH_BODY_BYTES);
+      } catch (error) {
+        if (!isClientAbort(error)) throw error;
+        logger.info({ path: pathname }, 'OAuth request abandoned by the client');
+        return void res.destroy();
+      }
+      if (body === 'too large') return tooLarge();
+      const inBody = controlInBody(kind, body, req.headers['content-type']);
+      if (inBody) return refuse(inBody);
+      replayBody(req, body);
+    }
     if (PROTECTED_RESOURCE_PATHS.has(pathname)) {
       const cors = { 'access-control-allow-origin': '*' };
-      if (req.method === 'OPTIONS') {
+      if (method === 'OPTIONS') {
         res.writeHead(204, { ...cors, 'access-control-allow-methods': 'GET', 'access-control-allow-headers': '*' });
         return void res.end();
       }
-      if (req.method !== 'GET' && req.method !== 'HEAD')
-        return json(res, 405, { error: 'method not allowed' }, { allow: 'GET' });
       // The issuer comes from the Host header unless PUBLIC_BASE_URL is set: then no cache may keep it.
       const caching = config.PUBLIC_BASE_URL ? 'max-age=3600' : 'no-store';
       return json(res, 200, protectedResourceMetadata(issuer), { ...cors, 'cache-control': caching });

@@ -9,9 +9,11 @@ import type { Logger } from '../core/logger.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
 import { authenticate } from '../domain/accounts.js';
+import { touchPendingClient } from '../domain/oauth-artifacts.js';
 import type { RateLimits } from '../security/rate-limits.js';
 import { readFormFields } from '../validation/form-fields.js';
 import { INTERACTION_PATH, mcpResourceUrl } from './endpoints.js';
+import { hasControl } from './hostile-input.js';
 import { consentPage, problemPage } from './interaction-page.js';
 
 /** A form is a few short fields: more than this is refused. */
@@ -84,7 +86,11 @@ export async function handleInteraction(
     redirectUri: firstOf(details.params.redirect_uri) ?? '',
     writeRequested: requested.has('mcp:write'),
   };
-  if (req.method === 'GET') return send(res, 200, consentPage(view));
+  if (req.method === 'GET' || req.method === 'HEAD') {
+    // A pending registration (docs/mcp-oauth.md "Registrations") whose user is signing in counts as the newest again.
+    await touchPendingClient(services.db, clientId);
+    return send(res, 200, consentPage(view));
+  }
   if (req.method !== 'POST') return send(res, 405, problemPage('Method not allowed.'), { allow: 'GET, POST' });
 
   const origin = req.headers.origin;
@@ -94,6 +100,18 @@ export async function handleInteraction(
   }
   const form = await readForm(req);
   if (!form) return send(res, 400, problemPage('The form could not be read.'));
+  // The e-mail goes to the database (where a NUL is an error, not a miss): no field but the password, which is only
+  // hashed, may hold a control character (src/oauth/hostile-input.ts).
+  if ([...form].some(([key, value]) => hasControl(key) || (key !== 'password' && hasControl(value)))) {
+    services.logger.info({ path: INTERACTION_PATH }, 'OAuth request refused: a control character');
+    res.writeHead(400, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+    return void res.end(
+      JSON.stringify({
+        error: 'invalid_request',
+        error_description: 'a form field holds a control character (U+0000-U+001F, U+007F-U+009F)',
+      }),
+    );
+  }
   if (form.get('decision') === 'deny') {
     return provider.interactionFinished(
       req,

@@ -7,14 +7,11 @@
 import { createHmac, createPrivateKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
+import type { IncomingMessage } from 'node:http';
 import type { Config } from '../core/config.js';
+import type { Logger } from '../core/logger.js';
 import type { Database } from '../db/types.js';
-import {
-  accountExists,
-  clientSecretDigest,
-  countRegisteredClients,
-  oauthArtifactAdapter,
-} from '../domain/oauth-artifacts.js';
+import { accountExists, clientSecretDigest, oauthArtifactAdapter } from '../domain/oauth-artifacts.js';
 import {
   clientMetadataFetch,
   FAILED_FETCH_SECONDS,
@@ -24,6 +21,7 @@ import {
 import { CHECKED_CLIENT_METADATA, settleClientMetadata, validateClientMetadata } from './client-rules.js';
 import { problemPage } from './interaction-page.js';
 import { INTERACTION_PATH, mcpResourceUrl, OAUTH_ROUTES, SCOPES } from './endpoints.js';
+import { settleRegistration } from './registrations.js';
 
 /** An authorisation code is good for this long (and once). */
 export const AUTHORIZATION_CODE_SECONDS = 60;
@@ -49,6 +47,7 @@ export type OAuthConfig = Pick<
   | 'OAUTH_REFRESH_TOKEN_DAYS'
   | 'OAUTH_DYNAMIC_CLIENT_REGISTRATION'
   | 'OAUTH_MAX_REGISTERED_CLIENTS'
+  | 'OAUTH_MAX_PENDING_CLIENTS_PER_ADDRESS'
   | 'OAUTH_ALLOW_PRIVATE_CLIENT_METADATA'
   | 'OAUTH_CLIENT_METADATA_CA_FILE'
 >;
@@ -76,7 +75,18 @@ const findAccount: Configuration['findAccount'] = async (ctx, id) => {
   return { accountId: id, claims: () => ({ sub: id }) };
 };
 
-export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kysely<Database>): Provider {
+/** Who registers (the bounds on pending registrations count by client address) and where evictions are noted. */
+export interface RegistrantContext {
+  addressOf(req: IncomingMessage): string;
+  logger: Logger;
+}
+
+export function createOAuthProvider(
+  issuer: string,
+  config: OAuthConfig,
+  db: Kysely<Database>,
+  registrants: RegistrantContext,
+): Provider {
   const resource = mcpResourceUrl(issuer);
   // The provider's own access token is never handed out (src/oauth/token-minting.ts): its lifetime is a formality.
   const accessTokenSeconds = config.OAUTH_ACCESS_TOKEN_MINUTES * 60;
@@ -272,25 +282,11 @@ export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kys
       error_description: `the request body is larger than ${MAX_OAUTH_BODY_BYTES} bytes`,
     };
   };
-  // The database for findAccount, the body limit, the cap on registered clients, and the metadata documents that
-  // failed.
+  // The database for findAccount, the body limit, the bounds on pending registrations, and the metadata documents
+  // that failed.
   provider.use(async (ctx, next) => {
     (ctx.state as { db?: Kysely<Database> }).db = db;
     if (Number(ctx.get('content-length')) > MAX_OAUTH_BODY_BYTES) return tooLarge(ctx as KoaContextWithOIDC);
-    const registering =
-      config.OAUTH_DYNAMIC_CLIENT_REGISTRATION && ctx.path === OAUTH_ROUTES.registration && ctx.method === 'POST';
-    // Registrations are bounded by a global cap, not per address: hosted platforms register from a few shared
-    // addresses for all their users (docs/mcp-oauth.md "State and limits"). One never used goes after a day.
-    if (registering && (await countRegisteredClients(db)) >= config.OAUTH_MAX_REGISTERED_CLIENTS) {
-      ctx.status = 400;
-      ctx.set('cache-control', 'no-store');
-      ctx.body = {
-        error: 'invalid_client_metadata',
-        error_description:
-          'no more clients can be registered now (unused registrations are deleted after a day); a client ID metadata document needs no registration',
-      };
-      return;
-    }
     try {
       await next();
     } finally {
@@ -298,6 +294,16 @@ export function createOAuthProvider(issuer: string, config: OAuthConfig, db: Kys
       for (const clientId of seen?.tried ?? []) if (!seen?.got.has(clientId)) failedFetches.add(clientId);
     }
     if ((ctx.state as { bodyTooLarge?: boolean }).bodyTooLarge) tooLarge(ctx as KoaContextWithOIDC);
+    // A registration is never refused for want of room (docs/mcp-oauth.md "Registrations"): it is pending from its
+    // address until a code is issued to it, and the oldest pending ones of that address, then of all, make room.
+    const registered = ctx.status === 201 && (ctx as KoaContextWithOIDC).oidc?.route === 'registration';
+    const clientId = registered ? (ctx.body as { client_id?: unknown } | undefined)?.client_id : undefined;
+    if (typeof clientId === 'string') {
+      await settleRegistration(db, registrants.logger, clientId, registrants.addressOf(ctx.req), {
+        perAddress: config.OAUTH_MAX_PENDING_CLIENTS_PER_ADDRESS,
+        total: config.OAUTH_MAX_REGISTERED_CLIENTS,
+      });
+    }
     // The RFC 7592 read of a registration: the secret was shown once, at registration; what is kept is its digest.
     const oidc = (ctx as KoaContextWithOIDC).oidc;
     if (oidc?.route === 'client' && ctx.body && typeof ctx.body === 'object') {
