@@ -1,12 +1,12 @@
 // Error bodies exactly as the legacy FastAPI service sent them (docs/decisions.md §10).
 import { Response } from '../core/fetch-api.js';
-import { type ParseError, parse as parseJsonc } from 'jsonc-parser';
+import { visit as visitJsonc } from 'jsonc-parser';
 import type { z } from 'zod';
 import type { ErrorCode, InputIssue } from '../core/errors.js';
 import { SECRET_FIELD_NAMES } from '../domain/secrets.schema.js';
 import { redactSecrets } from '../security/redact.js';
 import { tooManyFormFields } from '../validation/form-fields.js';
-import { MAX_JSON_DEPTH } from '../validation/json-limits.js';
+import { jsonShapeProblem, MAX_JSON_DEPTH } from '../validation/json-limits.js';
 import type { validationErrorSchema } from './responses/errors.js';
 
 export type Loc = Array<string | number>;
@@ -40,6 +40,16 @@ export function detailResponse(status: number, detail: string, headers: Record<s
 }
 
 /**
+ * The most object keys and list items, in all, of an input echoed back: FastAPI echoes the whole body for a missing
+ * field, once per missing field, which for a hostile body of thousands of keys is megabytes. A bigger input is echoed
+ * as null; strings are echoed as they came (the body limit bounds them).
+ */
+export const MAX_ECHOED_VALUES = 100;
+
+const echoable = (input: unknown): unknown =>
+  jsonShapeProblem(input, { maxValues: MAX_ECHOED_VALUES }) === null ? input : null;
+
+/**
  * One entry per issue, `loc` prefixed with where the value came from ("body", "query", "path").
  * `perField`: the values were validated one by one (query, path and form parameters), so a missing one has no
  * parent input, as FastAPI reports it.
@@ -51,7 +61,7 @@ export function toValidationErrors(
 ): FastApiValidationError[] {
   return issues.map((issue) => {
     const loc = locate(issue.path);
-    const given = issue.type === 'missing' && (perField || loc[0] !== 'body') ? null : issue.input;
+    const given = issue.type === 'missing' && (perField || loc[0] !== 'body') ? null : echoable(issue.input);
     // FastAPI echoes inputs; secrets (passwords, tokens, keys) are echoed masked.
     const input = redactSecrets(
       given,
@@ -85,14 +95,30 @@ const PYTHON_JSON_ERRORS: Record<number, string> = {
   12: 'Unterminated string',
 };
 
+const FIRST_ERROR_FOUND = new Error('the first JSON error is found');
+
 /**
  * What FastAPI answers for a body that is not JSON: `loc` holds the offset where Python's parser stopped.
  * JSON.parse has already failed; jsonc-parser (strict options) tells where and why.
  */
 export function jsonInvalid(text: string): FastApiValidationError {
-  const errors: ParseError[] = [];
-  parseJsonc(text, errors, { allowTrailingComma: false, disallowComments: true, allowEmptyContent: false });
-  const first = errors[0];
+  // Only the first error is reported: the scan stops there rather than reading on through a megabyte of errors.
+  const found: Array<{ error: number; offset: number }> = [];
+  try {
+    visitJsonc(
+      text,
+      {
+        onError(error, offset) {
+          found.push({ error, offset });
+          throw FIRST_ERROR_FOUND;
+        },
+      },
+      { allowTrailingComma: false, disallowComments: true, allowEmptyContent: false },
+    );
+  } catch (stop) {
+    if (stop !== FIRST_ERROR_FOUND) throw stop;
+  }
+  const first = found[0];
   const error = first ? (PYTHON_JSON_ERRORS[first.error] ?? 'Expecting value') : 'Expecting value';
   return {
     type: 'json_invalid',
