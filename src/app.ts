@@ -28,6 +28,7 @@ import { health } from './http/health.js';
 import { createLogger, type Logger } from './core/logger.js';
 import { connectRedis, type RedisLink } from './core/redis.js';
 import { createRateLimits } from './security/rate-limits.js';
+import { createWorkBudget } from './security/work-budget.js';
 import { createDocs } from './rest/docs.js';
 import { createRestRouter } from './rest/router.js';
 import { createMcpDoor } from './mcp/door.js';
@@ -240,6 +241,16 @@ function createServices(
         largeBodyMiBPerMinute: config.LARGE_BODY_MIB_PER_MINUTE,
         loginMaxFailures: config.LOGIN_MAX_FAILURES,
         loginWindowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS,
+      },
+      redis,
+    ),
+    work: createWorkBudget(
+      {
+        accountMsPerMinute: config.WORK_BUDGET_MS_PER_MINUTE,
+        addressMsPerMinute: config.ANONYMOUS_WORK_BUDGET_MS_PER_MINUTE,
+        inFlightPerAccount: config.REQUESTS_IN_FLIGHT_PER_ACCOUNT,
+        inFlightPerAddress: config.REQUESTS_IN_FLIGHT_PER_ADDRESS,
+        queuedPerTenant: config.REQUESTS_QUEUED_PER_TENANT,
       },
       redis,
     ),

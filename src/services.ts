@@ -11,6 +11,7 @@ import type { CampaignEventBus } from './events/pubsub.js';
 import type { RateLimits } from './security/rate-limits.js';
 import type { SecretBox } from './security/secrets.js';
 import type { TokenIssuer } from './security/tokens.js';
+import type { WorkBudget } from './security/work-budget.js';
 
 export interface Services {
   db: Kysely<Database>;
@@ -21,6 +22,8 @@ export interface Services {
   /** Live campaign events for subscriptions. */
   events: CampaignEventBus;
   limits: RateLimits;
+  /** Each tenant's share of the server's time and its requests at once (src/security/work-budget.ts). */
+  work: WorkBudget;
   /** Live subscription streams, ended on token expiry or revocation and at shutdown. */
   streams: LiveStreams;
   /** Whether the database answers (503s while it does not). */

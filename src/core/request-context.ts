@@ -15,6 +15,8 @@ interface RequestState {
   shadow?: boolean;
   /** A signed provider callback counted against its account's budget (src/graphql/schema/callback-budget.ts). */
   callbackCounted?: boolean;
+  /** The account that callback's signature verified for: its handling time is charged there (src/http/work-budget.ts). */
+  callbackAccount?: string;
 }
 
 /**
@@ -77,9 +79,16 @@ export function noteErrorCode(code: string): void {
 }
 
 /** A signed callback of this request was verified and counted against its account. */
-export function noteCallbackCounted(): void {
+export function noteCallbackCounted(accountId?: string): void {
   const state = storage.getStore();
-  if (state) state.callbackCounted = true;
+  if (!state) return;
+  state.callbackCounted = true;
+  if (accountId) state.callbackAccount = accountId;
+}
+
+/** The account a verified signed callback of this request was counted against, if any. */
+export function callbackAccount(): string | undefined {
+  return storage.getStore()?.callbackAccount;
 }
 
 export function callbackCounted(): boolean {

@@ -23,6 +23,7 @@ import { pathVariants } from './path-variants.js';
 import { authenticationStage, rateLimitStage } from './rate-limit.js';
 import { clientClosed, databaseUnavailable } from './refusal.js';
 import { authenticated, type Door, type DoorName, type Stage, type Way } from './way.js';
+import { workBudgetStage } from './work-budget.js';
 
 export interface DoorParts {
   services: Services;
@@ -76,6 +77,9 @@ export function createDoors(parts: DoorParts): FetchHandler {
     rateLimitStage(services),
     // /metrics reads no body: served before the body limit.
     (way) => (way.door.readsBody ? undefined : way.door.serve(way)),
+    // The tenant's share of the server's time and its requests at once; its time is charged once answered
+    // (src/http/work-budget.ts).
+    workBudgetStage(services),
     // At most 1 MiB, and the tenant's budget of large bodies (src/http/body-limit.ts).
     bodyLimitStage(services),
   ];
@@ -105,13 +109,17 @@ export function createDoors(parts: DoorParts): FetchHandler {
       signedCallback: false,
       limiting: !ablated.has('rate-limit'),
     };
-    for (const stage of stages) {
-      const answered = stage(way);
-      // Most stages answer synchronously; only those that are waited on cost a turn.
-      const response = answered instanceof Promise ? await answered : answered;
-      if (response) return response;
+    try {
+      for (const stage of stages) {
+        const answered = stage(way);
+        // Most stages answer synchronously; only those that are waited on cost a turn.
+        const response = answered instanceof Promise ? await answered : answered;
+        if (response) return response;
+      }
+      return await throughTheDoor(way);
+    } finally {
+      way.settle?.();
     }
-    return throughTheDoor(way);
   });
 }
 

@@ -30,6 +30,8 @@ export interface Way {
   signedCallback: boolean;
   /** False while the benchmark's ablation takes the rate and body budgets out. */
   readonly limiting: boolean;
+  /** Set by the work budget's stage: charges the request's time and gives its place back once it is answered. */
+  settle?: () => void;
 }
 
 /** A stage answers the request (a refusal, a health check) or lets it go on (undefined). */

@@ -198,9 +198,11 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
   };
   /** Each account's share of the time: when its live queries may run again without going over LIVE_QUERY_SHARE. */
   const budgets = new Map<string, { freeAt: number }>();
+  // And its work budget, which its requests share (src/security/work-budget.ts): spent, its re-executions wait.
   const budgetWait = (accountId: string) => {
     const budget = budgets.get(accountId);
-    return budget ? Math.max(0, budget.freeAt - BUDGET_BURST_MS - performance.now()) : 0;
+    const share = budget ? Math.max(0, budget.freeAt - BUDGET_BURST_MS - performance.now()) : 0;
+    return Math.max(share, services.work.wait(`account:${accountId}`));
   };
   const charge = (accountId: string, ms: number) => {
     const now = performance.now();
@@ -209,6 +211,7 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
     // account's live queries for long.
     budget.freeAt = Math.min(Math.max(budget.freeAt, now) + ms / options.share, now + MAX_DEBT_MS);
     budgets.set(accountId, budget);
+    services.work.charge(`account:${accountId}`, ms);
   };
   /**
    * The lane: re-executions run one at a time on this instance, each in an event-loop turn of its own (after the I/O

@@ -14,7 +14,16 @@ import type { Context } from './context.js';
 /** Counts a verified callback against its account: RATE_LIMITED (429 + Retry-After) past the budget. */
 export async function countCallback(context: Context, accountId: string): Promise<void> {
   const wait = await context.limits.callback(accountId);
-  noteCallbackCounted();
+  // Its handling time is its account's too (src/http/work-budget.ts), and refused while that account's share is spent.
+  noteCallbackCounted(accountId);
+  const working = context.work.wait(`account:${accountId}`);
+  if (wait === null && working > 0) {
+    const seconds = Math.max(1, Math.ceil(working / 1000));
+    throw rateLimited(
+      `Too much work: this account has spent its ${context.config.WORK_BUDGET_MS_PER_MINUTE} ms per minute of handling time; try again in ${seconds} seconds`,
+      seconds,
+    );
+  }
   if (wait !== null) {
     const most = context.config.CALLBACK_RATE_LIMIT_PER_MINUTE;
     throw rateLimited(

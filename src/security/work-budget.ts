@@ -1,0 +1,153 @@
+// Each tenant's share of the server's time (docs/limits.md "Work budget"; issue 52): what its requests actually cost,
+// in milliseconds of handling time (from the door to the answer), whatever their number, and how many of them may be
+// handled at once. The budget is a token bucket per tenant (a minute's budget at most in hand, refilled at the budget per
+// minute), counted in memory with one Map lookup and a subtraction per request; with REDIS_URL each charge is also
+// added to a shared per-minute count (rate-limiter-flexible), and an instance that hears the tenant is over it refuses
+// it locally until that minute ends. The cap on requests at once is per instance.
+import type { RedisLink } from '../core/redis.js';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+
+export interface WorkBudgetSettings {
+  /** ms of handling time per minute for an account (WORK_BUDGET_MS_PER_MINUTE). */
+  accountMsPerMinute: number;
+  /** The same for a client address without a token (ANONYMOUS_WORK_BUDGET_MS_PER_MINUTE). */
+  addressMsPerMinute: number;
+  /** Requests of one account handled at once on one instance (REQUESTS_IN_FLIGHT_PER_ACCOUNT). */
+  inFlightPerAccount: number;
+  /** The same for one client address without a token (REQUESTS_IN_FLIGHT_PER_ADDRESS). */
+  inFlightPerAddress: number;
+  /** Requests of one tenant that may wait for a place beyond those (REQUESTS_QUEUED_PER_TENANT). */
+  queuedPerTenant: number;
+}
+
+/** Where a request stands once it asked to be handled. */
+export type Admission = 'admitted' | 'queue-full' | 'gave-up';
+
+export interface WorkBudget {
+  /** ms before the tenant (`account:<id>` or `address:<ip>`) may start more work: 0 when it may now. */
+  wait(tenant: string): number;
+  /**
+   * A place among the tenant's requests handled at once: at once while there is one, else after those ahead of it in
+   * the tenant's queue (a promise), or `queue-full` at once. `gave-up`: it waited QUEUE_WAIT_MS, or its client left.
+   */
+  admit(tenant: string, authenticated: boolean, signal: AbortSignal): Admission | Promise<Admission>;
+  /** Gives the place back (to the next request waiting in the tenant's queue). */
+  release(tenant: string): void;
+  /** Charges `ms` of handling time to the tenant. */
+  charge(tenant: string, ms: number): void;
+}
+
+/** The longest a request waits in its tenant's queue for a place before it is refused. */
+export const QUEUE_WAIT_MS = 10_000;
+/** A tenant's debt is never more than this beyond its budget: one slow request (the database slow for everyone, say)
+ * does not lock a tenant out for longer than the window its budget is counted over. */
+const MAX_WAIT_MS = 60_000;
+const MINUTE_MS = 60_000;
+/** How often idle tenants that owe nothing are forgotten (on the next new tenant after it: no timer). */
+const SWEEP_EVERY_MS = 60_000;
+
+interface TenantState {
+  /** The bucket is full again (it owes nothing) at this performance.now(); it may start work while freeAt - minute ≤ now. */
+  freeAt: number;
+  /** Set when the shared count (Redis) says the tenant is over budget: refused here until then. */
+  blockedUntil: number;
+  inFlight: number;
+  queue: Array<(admitted: boolean) => void> | null;
+}
+
+export function createWorkBudget(settings: WorkBudgetSettings, redis: RedisLink | null): WorkBudget {
+  const tenants = new Map<string, TenantState>();
+  let lastSweep = performance.now();
+  // ms of wall clock that one ms of handling costs: the bucket refills at the budget per minute.
+  const accountRate = MINUTE_MS / settings.accountMsPerMinute;
+  const addressRate = MINUTE_MS / settings.addressMsPerMinute;
+  const isAccount = (tenant: string) => tenant.startsWith('account:');
+
+  const shared = (points: number, keyPrefix: string) =>
+    redis ? new RateLimiterRedis({ storeClient: redis.command, keyPrefix, points, duration: 60 }) : null;
+  const sharedAccounts = shared(settings.accountMsPerMinute, 'gateway:work-accounts');
+  const sharedAddresses = shared(settings.addressMsPerMinute, 'gateway:work-addresses');
+
+  const sweep = (now: number) => {
+    lastSweep = now;
+    for (const [tenant, state] of tenants) {
+      if (state.inFlight === 0 && state.freeAt <= now && state.blockedUntil <= now) tenants.delete(tenant);
+    }
+  };
+  const stateOf = (tenant: string): TenantState => {
+    let state = tenants.get(tenant);
+    if (!state) {
+      const now = performance.now();
+      if (now - lastSweep > SWEEP_EVERY_MS) sweep(now);
+      state = { freeAt: 0, blockedUntil: 0, inFlight: 0, queue: null };
+      tenants.set(tenant, state);
+    }
+    return state;
+  };
+
+  const wait = (tenant: string): number => {
+    const state = tenants.get(tenant);
+    if (!state) return 0;
+    const now = performance.now();
+    return Math.max(0, state.freeAt - MINUTE_MS - now, state.blockedUntil - now);
+  };
+
+  return {
+    wait,
+    admit(tenant, authenticated, signal) {
+      const state = stateOf(tenant);
+      const cap = authenticated ? settings.inFlightPerAccount : settings.inFlightPerAddress;
+      if (state.inFlight < cap) {
+        state.inFlight += 1;
+        return 'admitted';
+      }
+      state.queue ??= [];
+      if (state.queue.length >= settings.queuedPerTenant) return 'queue-full';
+      const queue = state.queue;
+      return new Promise<Admission>((resolve) => {
+        const onAbort = () => settle(false);
+        const timer = setTimeout(() => settle(false), QUEUE_WAIT_MS);
+        timer.unref();
+        const waiter = (admitted: boolean) => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', onAbort);
+          resolve(admitted ? 'admitted' : 'gave-up');
+        };
+        // Given up (timed out, client gone): out of the queue, so that no place is handed to it.
+        const settle = (admitted: boolean) => {
+          const at = queue.indexOf(waiter);
+          if (at >= 0) queue.splice(at, 1);
+          waiter(admitted);
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        queue.push(waiter);
+      });
+    },
+    release(tenant) {
+      const state = tenants.get(tenant);
+      if (!state) return;
+      // The place goes to the next one waiting, if any (the count of those at work stays the same).
+      const next = state.queue?.shift();
+      if (next) next(true);
+      else state.inFlight = Math.max(0, state.inFlight - 1);
+    },
+    charge(tenant, ms) {
+      if (!(ms > 0)) return;
+      const state = stateOf(tenant);
+      const now = performance.now();
+      const account = isAccount(tenant);
+      state.freeAt = Math.min(
+        Math.max(state.freeAt, now) + ms * (account ? accountRate : addressRate),
+        now + MINUTE_MS + MAX_WAIT_MS,
+      );
+      const limiter = account ? sharedAccounts : sharedAddresses;
+      if (!limiter || !redis?.available) return;
+      // Not waited for: the request has been answered; the shared count refuses the tenant's next requests.
+      limiter.consume(tenant, Math.ceil(ms)).catch((rejection: unknown) => {
+        if (!(rejection instanceof RateLimiterRes)) return;
+        const later = stateOf(tenant);
+        later.blockedUntil = Math.max(later.blockedUntil, performance.now() + rejection.msBeforeNext);
+      });
+    },
+  };
+}
