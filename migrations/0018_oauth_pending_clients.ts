@@ -11,11 +11,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('oauth_artifacts')
     .columns(['model', 'pending_address', 'expires_at'])
     .execute();
-  // The oldest pending registrations of all (evicted when the cap is full): registered clients by expiry.
+  // The pending registrations of all, newest first (past the cap, the rest are evicted): registered clients by expiry,
+  // the columns read included, so that stepping over the newest ones reads the index alone.
   await db.schema
     .createIndex('oauth_artifacts_model_expiry')
     .on('oauth_artifacts')
-    .columns(['model', 'expires_at'])
+    .columns(['model', 'expires_at', 'pending_address', 'id'])
     .execute();
 }
 

@@ -294,7 +294,6 @@ export async function settlePendingClient(
     .where('model', '=', 'Client')
     .where('pending_address', '=', address)
     .orderBy('expires_at', 'desc')
-    .orderBy('id', 'desc')
     .limit(MAX_EVICTED_AT_ONCE)
     .offset(bounds.perAddress)
     .execute();
@@ -314,7 +313,6 @@ export async function settlePendingClient(
     .where('expires_at', '<=', newest)
     .where('pending_address', 'is not', null)
     .orderBy('expires_at', 'desc')
-    .orderBy('id', 'desc')
     .limit(MAX_EVICTED_AT_ONCE)
     .offset(bounds.total)
     .execute();
