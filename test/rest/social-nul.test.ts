@@ -110,6 +110,30 @@ describe('NUL in an inbound social message', () => {
     expect(await t!.app.database.db.selectFrom('social_messages').selectAll().execute()).toEqual([]);
   });
 
+  it('in the path or the handshake: refused at the parameter as sent, the verify token not echoed', async () => {
+    const account = await setUp();
+    const posted = await t!.rest('POST', `/social_webhook/${account.apiKey}%00/spring`, {
+      raw: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(posted.status, posted.text).toBe(422);
+    expect(posted.body.detail[0].loc).toEqual(['path', 'apiKey']);
+    expect(posted.text).not.toContain(account.apiKey.slice(-4));
+    const query = new URLSearchParams({
+      'hub.mode': 'subscribe',
+      'hub.verify_token': 'verify-0123456789\u0000',
+      'hub.challenge': 'c',
+    });
+    const handshake = await t!.rest('GET', `/social_webhook/${account.apiKey}/spring?${query.toString()}`);
+    expect(handshake.status, handshake.text).toBe(422);
+    expect(handshake.body.detail[0]).toMatchObject({ loc: ['query', 'hub.verify_token'], input: '****' });
+    expect(handshake.text).not.toContain('verify-0123456789');
+    const long = new URLSearchParams({ 'hub.mode': 'subscribe', 'hub.verify_token': `${'v'.repeat(600)}QZXW` });
+    const tooLong = await t!.rest('GET', `/social_webhook/${account.apiKey}/spring?${long.toString()}`);
+    expect(tooLong.status, tooLong.text).toBe(422);
+    expect(tooLong.text).not.toContain('QZXW');
+  });
+
   it('the same delivery without NUL is stored', async () => {
     const account = await setUp();
     const raw = JSON.stringify(whatsapp([{ id: 'wamid.1', from: '15551234567', text: { body: 'fine' } }]));

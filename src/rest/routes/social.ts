@@ -41,6 +41,14 @@ export const socialRoutes = [
       token: query['hub.verify_token'],
       challenge: query['hub.challenge'],
     }),
+    // A refusal names the parameter as sent, never the operation's variable (hub.verify_token is echoed masked).
+    argLocs: {
+      apiKey: ['path', 'apiKey'],
+      campId: ['path', 'campId'],
+      mode: ['query', 'hub.mode'],
+      token: ['query', 'hub.verify_token'],
+      challenge: ['query', 'hub.challenge'],
+    },
     respond: ({ verifySocialWebhook }) => verifySocialWebhook,
   }),
   defineRoute({
@@ -66,8 +74,14 @@ export const socialRoutes = [
       rawBody: body,
       signature: headers.get('x-hub-signature-256'),
     }),
-    // Envelope problems are reported at their place in the body.
-    argLocs: { body: ['body'] },
+    // Envelope problems are reported at their place in the body; the other variables by the parameter they came from.
+    argLocs: {
+      body: ['body'],
+      rawBody: ['body'],
+      apiKey: ['path', 'apiKey'],
+      campId: ['path', 'campId'],
+      signature: ['header', 'x-hub-signature-256'],
+    },
     respond: ({ receiveSocialWebhook }) => ({ received: receiveSocialWebhook }),
   }),
 ];
