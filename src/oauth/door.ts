@@ -1,7 +1,8 @@
 // The OAuth door (docs/mcp-oauth.md): the protected resource metadata of /mcp (RFC 9728), the authorisation server's
 // metadata and endpoints under /oauth (oidc-provider, a Koa app, so this door is served from the node:http listener
 // before the fetch-API doors: src/http/server.ts), and the login and consent page. Requests are rate limited per
-// client address like anonymous requests elsewhere and get one access-log line.
+// client address like anonymous requests elsewhere, refused here for a method the path does not serve or a control
+// character in a parameter (src/oauth/hostile-input.ts), and get one access-log line.
 import { isClientAbort } from '../core/client-abort.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildOAuthProtectedResourceMetadata } from '@modelcontextprotocol/server';
