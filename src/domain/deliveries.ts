@@ -5,6 +5,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { type KeysetPage, keysetPage } from '../db/keyset.js';
 import type { Database, WebhookDeliveriesTable } from '../db/types.js';
 import { conflict, notFound } from '../core/errors.js';
+import { countPendingOf, PENDING_DELIVERIES_PER_ACCOUNT } from './fan-outs.js';
 import { requireWebhook } from './webhooks.js';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
@@ -134,6 +135,12 @@ export async function redeliver(db: Kysely<Database>, accountId: string, deliver
   const pipelineTarget = current.webhookId ? null : await currentPostWebhook(db, accountId, current.campId);
   if (!current.webhookId && !pipelineTarget) {
     throw conflict('The text pipeline has no postWebhook to deliver to any more');
+  }
+  // The account's pending cap holds for redeliveries too (docs/webhooks.md "Pending cap").
+  if ((await countPendingOf(db, accountId)) >= PENDING_DELIVERIES_PER_ACCOUNT) {
+    throw conflict(
+      `The account already has ${PENDING_DELIVERIES_PER_ACCOUNT} deliveries pending; redeliver once they have gone out`,
+    );
   }
   const now = new Date().toISOString();
   await db

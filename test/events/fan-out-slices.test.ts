@@ -131,6 +131,23 @@ it('1 000 messages × 50 webhooks: answered, written in slices with the loop nev
     pending: PENDING_DELIVERIES_PER_ACCOUNT,
     failed: MESSAGES * WEBHOOKS - PENDING_DELIVERIES_PER_ACCOUNT,
   });
+  // A refused delivery can be redelivered once the backlog has gone out, not while the account is at its cap.
+  const refused = await db
+    .selectFrom('webhook_deliveries')
+    .select('delivery_id')
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'failed')
+    .executeTakeFirstOrThrow();
+  const redeliver = await app.gql(
+    'mutation ($id: String!) { webhookDeliveryRedeliver(input: { deliveryId: $id }) { delivery { status } } }',
+    { id: refused.delivery_id },
+    token,
+  );
+  expect(redeliver.body.errors?.[0]).toMatchObject({
+    message: `The account already has ${PENDING_DELIVERIES_PER_ACCOUNT} deliveries pending; redeliver once they have gone out`,
+    extensions: { code: 'CONFLICT' },
+  });
+
   const refusals = logs.lines.filter((line) => line.msg.startsWith('webhook deliveries refused'));
   expect(refusals).toHaveLength(1);
   expect(refusals[0]).toMatchObject({ level: 40, cap: PENDING_DELIVERIES_PER_ACCOUNT });
