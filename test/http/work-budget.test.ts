@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { closeAll, subscribe } from '../events/sse.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
+import { AUTH_TOKEN, connectTelephony, sign } from '../helpers/telephony.js';
 
 /** Busy for `ms` on the event loop, as a costly document is. */
 const busy = (ms: number) => {
@@ -190,5 +191,48 @@ describe('work budget', () => {
     await mine.expectNothing(1500);
     expect(mine.ended).toBe(false);
     expect((await write(a.token, 'Cheap')).status).toBe(429);
+  });
+
+  it("charges a signed provider callback to its account: refused while that account's budget is spent, never taking its address's places", async () => {
+    const t = await start({
+      WORK_BUDGET_MS_PER_MINUTE: '3000',
+      REQUESTS_IN_FLIGHT_PER_ADDRESS: '1',
+      REQUESTS_QUEUED_PER_TENANT: '0',
+    });
+    const tenant = async () => {
+      const account = await t.account();
+      await connectTelephony(t, account.token);
+      await createLegacyCampaign(t, account.token, 'spring');
+      return account;
+    };
+    const a = await tenant();
+    const b = await tenant();
+    let sid = 0;
+    const callback = async (apiKey: string) => {
+      const path = `/api/v3/telephony_webhook/${apiKey}/spring`;
+      const params = { CallSid: `CA${++sid}`, CallStatus: 'completed' };
+      const response = await t.app.fetch(
+        new Request(`http://127.0.0.1${path}`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            'x-telephony-signature': sign(AUTH_TOKEN, `http://127.0.0.1${path}`, params),
+          },
+          body: new URLSearchParams(params).toString(),
+        }),
+        { address: '198.51.100.7' },
+      );
+      return { status: response.status, retryAfter: response.headers.get('retry-after'), text: await response.text() };
+    };
+    // A provider sends every tenant's callbacks from one address: many at once, beyond that address's one place.
+    const together = await Promise.all(Array.from({ length: 6 }, (_, i) => callback(i % 2 ? a.apiKey : b.apiKey)));
+    expect(together.map((reply) => reply.status)).toEqual(Array(6).fill(200));
+    // Account a spends its budget; its callbacks are refused (providers retry), b's from the same address are not.
+    for (let i = 0; i < 3 && (await post(t, 'query Heavy { viewer { email } }', a.token)).status === 200; i++);
+    const refused = await callback(a.apiKey);
+    expect(refused.status, refused.text).toBe(429);
+    expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(refused.text).toMatch(/handling time/);
+    expect((await callback(b.apiKey)).status).toBe(200);
   });
 });
