@@ -1,0 +1,94 @@
+// The work budget's arithmetic (src/security/work-budget.ts): a token bucket of a minute's budget per tenant, the wait
+// it tells, accounts and addresses on their own budgets, the places at once and their queue, and the count shared
+// through Redis (an instance that hears a tenant is over refuses it too).
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/core/logger.js';
+import { connectRedis, type RedisLink } from '../../src/core/redis.js';
+import { createWorkBudget, type WorkBudgetSettings } from '../../src/security/work-budget.js';
+
+const SETTINGS: WorkBudgetSettings = {
+  accountMsPerMinute: 600,
+  addressMsPerMinute: 300,
+  inFlightPerAccount: 2,
+  inFlightPerAddress: 1,
+  queuedPerTenant: 1,
+};
+
+describe('in memory', () => {
+  it("spends a minute's budget at once, then tells how long until the bucket has some again", () => {
+    const work = createWorkBudget(SETTINGS, null);
+    work.charge('account:a', 500);
+    expect(work.wait('account:a')).toBe(0);
+    work.charge('account:a', 200);
+    // 100 ms over a budget of 600 ms a minute: 10 s before it is back to zero.
+    expect(work.wait('account:a')).toBeGreaterThan(9_000);
+    expect(work.wait('account:a')).toBeLessThanOrEqual(10_000);
+    // Another account, and an address, are on their own.
+    expect(work.wait('account:b')).toBe(0);
+    work.charge('address:10.0.0.1', 400);
+    // The address's budget is 300 ms: 100 ms over is 20 s.
+    expect(work.wait('address:10.0.0.1')).toBeGreaterThan(19_000);
+  });
+
+  it('never owes more than a minute beyond its budget', () => {
+    const work = createWorkBudget(SETTINGS, null);
+    work.charge('account:a', 1_000_000);
+    expect(work.wait('account:a')).toBeLessThanOrEqual(60_000);
+  });
+
+  it('gives so many places at once, queues one more, refuses the next, and hands a place to the queue', async () => {
+    const work = createWorkBudget(SETTINGS, null);
+    const signal = new AbortController().signal;
+    expect(work.admit('account:a', true, signal)).toBe('admitted');
+    expect(work.admit('account:a', true, signal)).toBe('admitted');
+    const queued = work.admit('account:a', true, signal);
+    expect(queued).toBeInstanceOf(Promise);
+    expect(work.admit('account:a', true, signal)).toBe('queue-full');
+    // Another account, and an address (one place), are on their own.
+    expect(work.admit('account:b', true, signal)).toBe('admitted');
+    expect(work.admit('address:x', false, signal)).toBe('admitted');
+    work.release('account:a');
+    expect(await queued).toBe('admitted');
+    work.release('account:a');
+    work.release('account:a');
+    expect(work.admit('account:a', true, signal)).toBe('admitted');
+  });
+
+  it('a queued request whose client leaves gives up its turn', async () => {
+    const work = createWorkBudget({ ...SETTINGS, inFlightPerAccount: 1 }, null);
+    const signal = new AbortController().signal;
+    const leaving = new AbortController();
+    expect(work.admit('account:a', true, signal)).toBe('admitted');
+    const queued = work.admit('account:a', true, leaving.signal);
+    leaving.abort();
+    expect(await queued).toBe('gave-up');
+    // The place goes back, not to the one that left.
+    work.release('account:a');
+    expect(work.admit('account:a', true, signal)).toBe('admitted');
+  });
+});
+
+describe('in Redis', () => {
+  let redis: RedisLink | undefined;
+  afterAll(async () => {
+    await redis?.close();
+  });
+
+  it('an instance refuses a tenant that spent its budget on another instance', async () => {
+    redis = await connectRedis('redis://127.0.0.1:6379', createLogger('silent'), { commandTimeoutMs: 2000 });
+    const first = createWorkBudget(SETTINGS, redis);
+    const second = createWorkBudget(SETTINGS, redis);
+    const tenant = `account:${randomBytes(6).toString('hex')}`;
+    // 400 ms on each instance: neither is over on its own, together they are over 600.
+    first.charge(tenant, 400);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    second.charge(tenant, 400);
+    expect(first.wait(tenant)).toBe(0);
+    for (let i = 0; i < 50 && second.wait(tenant) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(second.wait(tenant)).toBeGreaterThan(0);
+    expect(second.wait(tenant)).toBeLessThanOrEqual(60_000);
+    expect(await redis.command.get(`gateway:work-accounts:${tenant}`)).toBe('800');
+    await redis.command.del(`gateway:work-accounts:${tenant}`);
+  });
+});
