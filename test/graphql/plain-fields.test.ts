@@ -29,7 +29,8 @@ describe('the served schema', () => {
       'voice',
       'webhooks',
     ]);
-    expect(resolved(schema, 'CallLog')).toEqual(['campaign', 'id']);
+    // A call log's transcript and summary count against the answer's text budget as they resolve (field-costs.ts).
+    expect(resolved(schema, 'CallLog')).toEqual(['campaign', 'id', 'summary', 'transcript']);
     expect(resolved(schema, 'Meeting')).toEqual(['campaign']);
     expect(resolved(schema, 'Webhook')).toEqual(['campaigns', 'deliveries', 'secret']);
     expect(resolved(schema, 'WebhookDelivery')).toEqual([]);

@@ -155,15 +155,15 @@ describe('_entities at /subgraph', () => {
 
   it('counts representations against the cost limit of every document', async () => {
     const { token } = await t.account();
-    // Ten aliased campaigns of a call log, each with every scalar of a campaign: a selection that costs over 200, times
-    // the representations (src/graphql/server/document-cost.ts).
+    // Ten aliased campaigns of a call log, each with every scalar of a campaign and a page of its call logs: a selection
+    // that costs over 2 000, times the representations (src/graphql/server/document-cost.ts).
     const campaign = subgraphSchema.getType('Campaign') as GraphQLObjectType;
     const scalars = Object.values(campaign.getFields())
       .filter((field) => isLeafType(getNamedType(field.type)) && field.args.length === 0)
       .map((field) => field.name);
     const branches = Array.from({ length: 10 }, (_, index) => `c${index}: campaign { ...C }`).join(' ');
     const query = `query ($r: [_Any!]!) { _entities(representations: $r) { ... on CallLog { ${branches} } } }
-      fragment C on Campaign { ${scalars.join(' ')} }`;
+      fragment C on Campaign { ${scalars.join(' ')} callLogs(first: 100) { edges { node { callId } } } }`;
     const send = (count: number) =>
       t.request('POST', '/subgraph', {
         token,

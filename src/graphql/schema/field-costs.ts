@@ -1,13 +1,14 @@
 // What each field of the graph costs (docs/limits.md, "What a document costs"), declared the way
-// @pothos/plugin-complexity reads it (its `complexity` field option): a field costs 1; a list multiplies what one
-// item selects by how many items it can answer — a connection by its page size (`first`/`last`, DEFAULT_PAGE_SIZE when
-// neither is given), a bounded list by its `limit` (argument defaults applied), `nodes` by its ids — and a long text
-// weighs LONG_TEXT_COST. The cost is computed on each document with its variables before it runs
-// (src/graphql/server/document-cost.ts). Long texts are also counted as they resolve, against the answer's text budget.
+// @pothos/plugin-complexity reads it (its `complexity` field option): a field answering an object costs 1 (Pothos's
+// default), a scalar or enum LEAF_FIELD_COST, a long text LONG_TEXT_COST; a list multiplies what one item selects by
+// how many items it can answer — a connection by its page size (`first`/`last`, DEFAULT_PAGE_SIZE when neither is
+// given), a bounded list by its `limit` (argument defaults applied), `nodes` by its ids. The cost is computed on each
+// document with its variables before it runs (src/graphql/server/document-cost.ts). Long texts are also counted as
+// they resolve, against the answer's text budget.
 import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
 import type { FieldComplexity } from '@pothos/plugin-complexity';
 import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
-import { DEFAULT_PAGE_SIZE } from './pagination.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination.js';
 
 /**
  * Items a list without a size argument counts as (Pothos's own default): such lists are bounded by the domain (a
@@ -16,25 +17,49 @@ import { DEFAULT_PAGE_SIZE } from './pagination.js';
 export const UNSIZED_LIST_ITEMS = 10;
 
 /**
- * What a long text costs (a transcript, a summary, a script): one value of the answer is tens of bytes, a long text
- * up to hundreds of thousands; it weighs more, and the answer's text budget (below) bounds what it can add.
+ * What a field answering a scalar or an enum costs: 1/20 of an object. An object (or each item of a list of them) is
+ * a completion of its own, often a load; a scalar of a shaped object is a property read
+ * (src/graphql/schema/plain-fields.ts). So 100 campaigns with 200 meetings of 6 fields each cost 6 301, where 100
+ * campaigns with 100 call logs each with its campaign cost 30 801.
  */
-export const LONG_TEXT_COST = 10;
+export const LEAF_FIELD_COST = 0.05;
+
+/**
+ * What a long text costs (a transcript, a summary, a script): as much as an object, 20 short scalars. What it adds to
+ * an answer is bounded by the answer's text budget (below), counted as it resolves.
+ */
+export const LONG_TEXT_COST = 1;
 
 /** Characters of long text (transcripts, summaries) one answer may hold: past it they are left out, with an error. */
 export const MAX_ANSWER_TEXT_CHARACTERS = 16 * 1024 * 1024;
 
 type Args = Record<string, unknown>;
+
+/** A field answering a scalar or an enum (or a list of them): the kinds Pothos's type references carry. */
+const isLeaf = (config: PothosOutputFieldConfig<SchemaTypes>): boolean => {
+  const type = config.type.kind === 'List' ? config.type.type : config.type;
+  return type.kind === 'Scalar' || type.kind === 'Enum';
+};
 const sized = (items: unknown) => ({ field: 1, multiplier: typeof items === 'number' ? Math.max(items, 0) : 0 });
 const listLength = (value: unknown) => ({ field: 1, multiplier: Array.isArray(value) ? value.length : 1 });
 
 /** The cost of a field that declares none, from its arguments and its type (null: Pothos's default of 1). */
 function costOf(config: PothosOutputFieldConfig<SchemaTypes>): FieldComplexity<unknown, Args> | null {
   const args = config.args;
+  // A size past what the argument takes counts as the most it takes: execution refuses it (BAD_USER_INPUT, naming
+  // the argument), which tells the caller more than a cost would.
   if ('first' in args && 'last' in args) {
-    return (given) => sized((given.first as number | null | undefined) ?? given.last ?? DEFAULT_PAGE_SIZE);
+    return (given) => {
+      const page = (given.first ?? given.last ?? DEFAULT_PAGE_SIZE) as number;
+      return sized(Math.min(page, MAX_PAGE_SIZE));
+    };
   }
-  if ('limit' in args) return (given) => sized(given.limit);
+  if ('limit' in args) {
+    const most = (args.limit?.pothosOptions as { validate?: { maxValue?: unknown } } | undefined)?.validate?.maxValue;
+    const cap = typeof most === 'number' ? most : Number.POSITIVE_INFINITY;
+    return (given) => sized(Math.min(given.limit as number, cap));
+  }
+  if (isLeaf(config)) return LEAF_FIELD_COST;
   if (config.type.kind !== 'List') return null;
   if ('ids' in args) return (given) => listLength(given.ids);
   // A connection's edges: the connection counted its page already.

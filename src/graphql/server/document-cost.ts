@@ -35,19 +35,15 @@ import {
   __Type,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { badInput, DomainError } from '../../core/errors.js';
 import { GRAPHQL_LIMITS } from '../schema/document-limits.js';
-import { internalSchema } from '../schema/schema.js';
+import { LEAF_FIELD_COST } from '../schema/field-costs.js';
 
 /**
- * The cost limit of the REST door's own documents (they run on the internal graph): its list routes answer up to
- * 1000 items, the largest (1000 call logs with their long texts) costs 44 001 (test/graphql/document-cost.test.ts
- * costs every route at its largest page against it).
+ * The limit every document runs under, the REST door's and MCP's own included: their largest (1000 call logs with
+ * their texts, by the REST door) costs 3 651 (test/graphql/document-cost.test.ts costs every one at its largest page).
  */
-export const REST_DOCUMENT_COST_LIMIT = 50_000;
-
-/** The limit a document on this graph runs under. */
-export const costLimitOf = (schema: GraphQLSchema): number =>
-  schema === internalSchema ? REST_DOCUMENT_COST_LIMIT : GRAPHQL_LIMITS.cost;
+export const costLimitOf = (_schema: GraphQLSchema): number => GRAPHQL_LIMITS.cost;
 
 /** Introspection's count went past the limit: the walk stops there. */
 class PastTheLimit extends Error {}
@@ -79,8 +75,10 @@ function introspected(value: object, type: GraphQLObjectType, selectionSet: Sele
       }
       continue;
     }
-    cost += 1;
-    if ((walk.counted += 1) > walk.limit) throw new PastTheLimit();
+    // As every field of the graph costs (src/graphql/schema/field-costs.ts): an object 1, a scalar or enum less.
+    const own = selection.selectionSet ? 1 : LEAF_FIELD_COST;
+    cost += own;
+    if ((walk.counted += own) > walk.limit) throw new PastTheLimit();
     const field = type.getFields()[selection.name.value];
     if (!field || !selection.selectionSet) continue;
     cost += fieldValues(value, field, selection, walk);
@@ -135,6 +133,9 @@ function introspectionCost(operation: OperationDefinitionNode, walk: Walk): numb
   return cost;
 }
 
+/** Scalars cost a fraction (LEAF_FIELD_COST): a sum is rounded up, once the binary fractions' dust is wiped off. */
+const roundedUp = (cost: number): number => Math.ceil(Math.round(cost * 100) / 100);
+
 /** The cost of the operation that runs, or null when there is none or its variables do not coerce (execution says). */
 export function documentCost(
   schema: GraphQLSchema,
@@ -162,28 +163,31 @@ function operationCost(
   }
   // complexityFromQuery counts the first operation of a document: this one first, the fragments after it. It coerces
   // the variables itself (defaults applied).
-  const { complexity } = complexityFromQuery(
+  const counted = complexityFromQuery(
     { kind: Kind.DOCUMENT, definitions: [operation, ...Object.values(fragments)] },
     { schema, variables: variableValues ?? {} },
-  );
+  ).complexity;
+  const complexity = roundedUp(counted);
   if (complexity > limit) return { cost: complexity, atLeast: false };
   const walk: Walk = { schema, fragments, variables: coerced.coerced, limit, counted: complexity, args: new Map() };
   try {
-    return { cost: complexity + introspectionCost(operation, walk), atLeast: false };
+    return { cost: roundedUp(complexity + introspectionCost(operation, walk)), atLeast: false };
   } catch (error) {
-    if (error instanceof PastTheLimit) return { cost: walk.counted, atLeast: true };
+    if (error instanceof PastTheLimit) return { cost: roundedUp(walk.counted), atLeast: true };
     throw error;
   }
 }
 
-/** The refusal: the cost found and the limit, in the caller's terms. */
-export function costRefusal(cost: number, limit: number, atLeast = false): GraphQLError {
+/** The refusal: the cost found and the limit, in the caller's terms (`http`: for yoga's HTTP answer). */
+export function costRefusal(cost: number, limit: number, atLeast = false, http = true): GraphQLError {
   return new GraphQLError(
     `The query would cost ${atLeast ? 'at least ' : ''}${cost}, more than the limit of ${limit}: ask for fewer items ` +
       '(first/last, limit) or fewer nested lists (docs/limits.md, "What a document costs").',
     // As the other refusals of a document before it runs: 400, and 200 under application/json as the GraphQL-over-HTTP
-    // spec asks of that media type (src/graphql/server/yoga.ts, `refused`).
-    { extensions: { code: 'COST_LIMIT_EXCEEDED', cost, limit, http: { status: 400, spec: true } } },
+    // spec asks of that media type (src/graphql/server/yoga.ts, `refused`). Other transports answer no status.
+    {
+      extensions: { code: 'COST_LIMIT_EXCEEDED', cost, limit, ...(http ? { http: { status: 400, spec: true } } : {}) },
+    },
   );
 }
 
@@ -252,6 +256,23 @@ function knownOf(schema: GraphQLSchema, document: DocumentNode): Known {
   return known;
 }
 
+/** Whether yoga answers this execution over HTTP (a WebSocket message or a REST/MCP answer carries no status). */
+const overHttp = (args: ExecutionArgs): boolean =>
+  (args.contextValue as { transport?: string } | undefined)?.transport === 'http';
+
+/** A field's refusal of an argument, met while reading it for the cost, in the shape execution would answer it. */
+function argumentError(error: unknown): GraphQLError | null {
+  const domain =
+    error instanceof DomainError
+      ? error
+      : error instanceof PothosValidationError
+        ? badInput([{ path: [], type: 'value_error', message: error.message }])
+        : null;
+  if (!domain) return null;
+  const issues = domain.issues?.map(({ path, type, message }) => ({ path, type, message }));
+  return new GraphQLError(domain.message, { extensions: { code: domain.code, ...(issues ? { issues } : {}) } });
+}
+
 /** The refusal of a document over its limit, or null. */
 function refusalOf(args: ExecutionArgs): GraphQLError | null {
   const { schema, document, operationName } = args;
@@ -275,7 +296,7 @@ function refusalOf(args: ExecutionArgs): GraphQLError | null {
     key = name;
     for (const variable of sizing) key += `\n${sizeOf(variables?.[variable])}`;
     const cost = known.costs.get(key);
-    if (cost !== undefined) return cost > limit ? costRefusal(cost, limit) : null;
+    if (cost !== undefined) return cost > limit ? costRefusal(cost, limit, false, overHttp(args)) : null;
   }
   operation ??= getOperationAST(document, operationName);
   if (!operation) return null;
@@ -283,10 +304,13 @@ function refusalOf(args: ExecutionArgs): GraphQLError | null {
   try {
     found = operationCost(schema, document, operation, variables, limit);
   } catch (error) {
-    // A value Pothos could not read (a malformed global id in `nodes(ids:)`): the client's mistake, as execution would
-    // report it (masked to BAD_USER_INPUT). Anything else is a fault of ours, masked and logged.
-    if (error instanceof PothosValidationError) return error;
-    return new GraphQLError('Unexpected error.', { originalError: error as Error });
+    // An argument the cost reads that its field refuses (a `limit` out of range, a malformed id): reading it ran the
+    // field's own argument checks, and their error is the answer, as execution would give it (yoga's masking does not
+    // see a result set here, so it is shaped as maskDomainErrors shapes it). Anything else is left to execution,
+    // which meets it again where it is masked and logged.
+    const refused = argumentError(error);
+    if (refused) return refused;
+    found = null;
   }
   // Variables that do not coerce: execution reports them, before any resolver runs.
   if (!found) return null;
@@ -294,7 +318,7 @@ function refusalOf(args: ExecutionArgs): GraphQLError | null {
     if (known.costs.size >= MAX_COSTS_PER_DOCUMENT) known.costs.clear();
     known.costs.set(key, found.cost);
   }
-  return found.cost > limit ? costRefusal(found.cost, limit, found.atLeast) : null;
+  return found.cost > limit ? costRefusal(found.cost, limit, found.atLeast, overHttp(args)) : null;
 }
 
 /**
