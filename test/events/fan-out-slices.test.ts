@@ -106,9 +106,12 @@ it('1 000 messages × 50 webhooks: answered, written in slices with the loop nev
   expect(Number(events.n)).toBe(MESSAGES);
   await eventually(async () => expect(await countFanOuts(db)).toBe(0), 120_000);
   const expandedMs = performance.now() - started;
+  // Timers run once more before the measurement ends: a stall just before it would otherwise go unrecorded.
+  await new Promise((resolve) => setTimeout(resolve, 100));
   delay.disable();
   monitor.stop();
-  const maxDelayMs = delay.max / 1e6;
+  // perf_hooks' histogram, and the monitor's own view (the histogram has been seen to miss one long stall).
+  const maxDelayMs = Math.max(delay.max / 1e6, ...monitor.stalls.map((stall) => stall.ms));
   const maxStallCpuMs = Math.max(0, ...monitor.stalls.map((stall) => stall.cpuMs));
   console.info(
     `fan-out of ${MESSAGES * WEBHOOKS}: answered in ${answeredMs.toFixed(0)} ms, rows written in ${expandedMs.toFixed(0)} ms; ` +
