@@ -17,6 +17,9 @@ const app = await createApp(
     RATE_LIMIT_PER_MINUTE: '1000000',
     ANONYMOUS_RATE_LIMIT_PER_MINUTE: '1000000',
     LARGE_BODY_MIB_PER_MINUTE: '100000',
+    // The handling-time budgets out of the way too: what is measured is one request's cost, not a tenant's minute.
+    WORK_BUDGET_MS_PER_MINUTE: '100000000',
+    ANONYMOUS_WORK_BUDGET_MS_PER_MINUTE: '100000000',
     PASSWORD_HASH_COST: '10',
   }),
   { worker: false },
@@ -40,7 +43,14 @@ const { access_token: token } = (await login.json()) as { access_token: string }
 
 const form = Array.from({ length: FIELDS }, (_, i) => `f${i}=x`).join('&');
 const manyKeys = Object.fromEntries(Array.from({ length: KEYS }, (_, i) => [`k${i}`, 1]));
-const gql = (part: 'variables' | 'extensions') => JSON.stringify({ query: 'query { __typename }', [part]: manyKeys });
+// Every body is built once, before the clock starts.
+const GQL = {
+  variables: JSON.stringify({ query: 'query { __typename }', variables: manyKeys }),
+  extensions: JSON.stringify({ query: 'query { __typename }', extensions: manyKeys }),
+};
+const gql = (part: 'variables' | 'extensions') => GQL[part];
+const KEYS_JSON = JSON.stringify(manyKeys);
+const MCP_JSON = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: manyKeys });
 const FORM = 'application/x-www-form-urlencoded';
 const JSON_TYPE = 'application/json';
 
@@ -59,11 +69,7 @@ const cases: Array<[string, () => Promise<Response>, number]> = [
   ],
   ['login, 100 000-field form', () => post('/api/v3/login', FORM, form), form.length],
   ['signup, 100 000-field form (JSON route)', () => post('/api/v3/signup', FORM, form), form.length],
-  [
-    'signup, JSON of 60 000 keys',
-    () => post('/api/v3/signup', JSON_TYPE, JSON.stringify(manyKeys)),
-    JSON.stringify(manyKeys).length,
-  ],
+  ['signup, JSON of 60 000 keys', () => post('/api/v3/signup', JSON_TYPE, KEYS_JSON), KEYS_JSON.length],
   ['/graphql variables of 60 000 keys', () => post('/graphql', JSON_TYPE, gql('variables')), gql('variables').length],
   [
     '/graphql extensions of 60 000 keys',
@@ -74,31 +80,38 @@ const cases: Array<[string, () => Promise<Response>, number]> = [
   [
     '/mcp message of 60 000 keys',
     () =>
-      post('/mcp', JSON_TYPE, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: manyKeys }), {
+      post('/mcp', JSON_TYPE, MCP_JSON, {
         authorization: `Bearer ${token}`,
         accept: 'application/json, text/event-stream',
       }),
-    JSON.stringify(manyKeys).length,
+    KEYS_JSON.length,
   ],
 ];
 
 for (const [name, send, bytes] of cases) {
   const times: number[] = [];
+  // CPU time too (the process's, user + system): on a loaded machine wall time mostly measures the wait for a core.
+  const cpu: number[] = [];
   let status = 0;
   let answer = 0;
   for (let run = 0; run < RUNS; run++) {
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     const response = await send();
     const text = await response.text();
     times.push(performance.now() - started);
+    const used = process.cpuUsage(cpuBefore);
+    cpu.push((used.user + used.system) / 1000);
     status = response.status;
     answer = Buffer.byteLength(text);
   }
   times.sort((a, b) => a - b);
+  cpu.sort((a, b) => a - b);
   const median = times[Math.floor(times.length / 2)] ?? 0;
+  const cpuMedian = cpu[Math.floor(cpu.length / 2)] ?? 0;
   const per100k = (median / bytes) * 100_000;
   console.log(
-    `${name.padEnd(52)} ${String(status).padStart(3)}  ${median.toFixed(1).padStart(8)} ms (min ${(times[0] ?? 0).toFixed(1)})` +
+    `${name.padEnd(52)} ${String(status).padStart(3)}  ${median.toFixed(1).padStart(8)} ms (min ${(times[0] ?? 0).toFixed(1)}), CPU ${cpuMedian.toFixed(1)} ms` +
       `  (${per100k.toFixed(2)} ms per 100 KB of ${(bytes / 1024).toFixed(0)} KiB)  answer ${answer} bytes`,
   );
 }
