@@ -73,7 +73,7 @@ const envSchema = z
     LARGE_BODY_MIB_PER_MINUTE: z.coerce.number().positive().max(100_000).default(16),
     /**
      * The work budget (docs/limits.md "Work budget"): ms of handling time (from the door to the answer) an account's
-     * requests may take per minute, whatever their number; a minute's budget may be spent at once, then it refills.
+     * requests may take per minute, whatever their number; a sixth of it may be spent at once, then it refills.
      */
     WORK_BUDGET_MS_PER_MINUTE: z.coerce.number().int().min(100).max(100_000_000).default(20_000),
     /** The same per client address for requests without a valid token. */

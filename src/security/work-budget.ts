@@ -1,7 +1,7 @@
 // Each tenant's share of the server's time (docs/limits.md "Work budget"; issue 52): what its requests actually cost,
 // in milliseconds of handling time (from the door to the answer), whatever their number, and how many of them may be
-// handled at once. The budget is a token bucket per tenant (a minute's budget at most in hand, refilled at the budget per
-// minute), counted in memory with one Map lookup and a subtraction per request; with REDIS_URL each charge is also
+// handled at once. The budget is a token bucket per tenant (ten seconds' worth of its budget at most in hand, refilled at
+// the budget per minute), counted in memory with one Map lookup and a subtraction per request; with REDIS_URL each charge is also
 // added to a shared per-minute count (rate-limiter-flexible), and an instance that hears the tenant is over it refuses
 // it locally until that minute ends. The cap on requests at once is per instance.
 import type { RedisLink } from '../core/redis.js';
@@ -43,11 +43,17 @@ export const QUEUE_WAIT_MS = 10_000;
  * does not lock a tenant out for longer than the window its budget is counted over. */
 const MAX_WAIT_MS = 60_000;
 const MINUTE_MS = 60_000;
+/**
+ * How much of its budget a tenant may spend at once: the bucket holds ten seconds' worth (a sixth of a minute's
+ * budget: 3.3 s of handling time by default), so that a tenant with several connections takes the loop for about a
+ * second before it is held to its share, rather than for the time a whole minute's budget lasts.
+ */
+const BURST_MS = 10_000;
 /** How often idle tenants that owe nothing are forgotten (on the next new tenant after it: no timer). */
 const SWEEP_EVERY_MS = 60_000;
 
 interface TenantState {
-  /** The bucket is full again (it owes nothing) at this performance.now(); it may start work while freeAt - minute ≤ now. */
+  /** The bucket is full again (it owes nothing) at this performance.now(); it may start work while freeAt - BURST_MS ≤ now. */
   freeAt: number;
   /** Set when the shared count (Redis) says the tenant is over budget: refused here until then. */
   blockedUntil: number;
@@ -89,7 +95,7 @@ export function createWorkBudget(settings: WorkBudgetSettings, redis: RedisLink 
     const state = tenants.get(tenant);
     if (!state) return 0;
     const now = performance.now();
-    return Math.max(0, state.freeAt - MINUTE_MS - now, state.blockedUntil - now);
+    return Math.max(0, state.freeAt - BURST_MS - now, state.blockedUntil - now);
   };
 
   return {
@@ -138,7 +144,7 @@ export function createWorkBudget(settings: WorkBudgetSettings, redis: RedisLink 
       const account = isAccount(tenant);
       state.freeAt = Math.min(
         Math.max(state.freeAt, now) + ms * (account ? accountRate : addressRate),
-        now + MINUTE_MS + MAX_WAIT_MS,
+        now + BURST_MS + MAX_WAIT_MS,
       );
       const limiter = account ? sharedAccounts : sharedAddresses;
       if (!limiter || !redis?.available) return;

@@ -8,27 +8,27 @@ import { connectRedis, type RedisLink } from '../../src/core/redis.js';
 import { createWorkBudget, type WorkBudgetSettings } from '../../src/security/work-budget.js';
 
 const SETTINGS: WorkBudgetSettings = {
-  accountMsPerMinute: 600,
-  addressMsPerMinute: 300,
+  accountMsPerMinute: 6000,
+  addressMsPerMinute: 3000,
   inFlightPerAccount: 2,
   inFlightPerAddress: 1,
   queuedPerTenant: 1,
 };
 
 describe('in memory', () => {
-  it("spends a minute's budget at once, then tells how long until the bucket has some again", () => {
+  it("spends ten seconds' worth of its budget at once, then tells how long until the bucket has some again", () => {
     const work = createWorkBudget(SETTINGS, null);
-    work.charge('account:a', 500);
+    work.charge('account:a', 900);
     expect(work.wait('account:a')).toBe(0);
     work.charge('account:a', 200);
-    // 100 ms over a budget of 600 ms a minute: 10 s before it is back to zero.
-    expect(work.wait('account:a')).toBeGreaterThan(9_000);
-    expect(work.wait('account:a')).toBeLessThanOrEqual(10_000);
+    // 1000 ms at once (6000 ms a minute), and 100 ms over: 1 s before it may start again.
+    expect(work.wait('account:a')).toBeGreaterThan(900);
+    expect(work.wait('account:a')).toBeLessThanOrEqual(1_000);
     // Another account, and an address, are on their own.
     expect(work.wait('account:b')).toBe(0);
-    work.charge('address:10.0.0.1', 400);
-    // The address's budget is 300 ms: 100 ms over is 20 s.
-    expect(work.wait('address:10.0.0.1')).toBeGreaterThan(19_000);
+    work.charge('address:10.0.0.1', 600);
+    // The address's budget is 3000 ms a minute (500 ms at once): 100 ms over is 2 s.
+    expect(work.wait('address:10.0.0.1')).toBeGreaterThan(1_900);
   });
 
   it('never owes more than a minute beyond its budget', () => {
@@ -77,18 +77,20 @@ describe('in Redis', () => {
 
   it('an instance refuses a tenant that spent its budget on another instance', async () => {
     redis = await connectRedis('redis://127.0.0.1:6379', createLogger('silent'), { commandTimeoutMs: 2000 });
-    const first = createWorkBudget(SETTINGS, redis);
-    const second = createWorkBudget(SETTINGS, redis);
+    // Seven instances, 900 ms each: none is over on its own (1000 ms at once), together they are over 6000 a minute.
+    const instances = Array.from({ length: 7 }, () => createWorkBudget(SETTINGS, redis!));
     const tenant = `account:${randomBytes(6).toString('hex')}`;
-    // 400 ms on each instance: neither is over on its own, together they are over 600.
-    first.charge(tenant, 400);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    second.charge(tenant, 400);
-    expect(first.wait(tenant)).toBe(0);
-    for (let i = 0; i < 50 && second.wait(tenant) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(second.wait(tenant)).toBeGreaterThan(0);
-    expect(second.wait(tenant)).toBeLessThanOrEqual(60_000);
-    expect(await redis.command.get(`gateway:work-accounts:${tenant}`)).toBe('800');
+    for (const work of instances) {
+      work.charge(tenant, 900);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const last = instances.at(-1)!;
+    for (let i = 0; i < 50 && last.wait(tenant) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(last.wait(tenant)).toBeGreaterThan(0);
+    expect(last.wait(tenant)).toBeLessThanOrEqual(60_000);
+    // The first heard nothing over: its own bucket is not spent.
+    expect(instances[0]!.wait(tenant)).toBe(0);
+    expect(await redis.command.get(`gateway:work-accounts:${tenant}`)).toBe('6300');
     await redis.command.del(`gateway:work-accounts:${tenant}`);
   });
 });
