@@ -60,8 +60,11 @@ export function gcProfileOf(
   };
 }
 
+/** Accounts signed up by this process: two in the same millisecond get different e-mails. */
+let signedUp = 0;
+
 export async function signUpAndLogin(app: App): Promise<{ token: string; accountId: string }> {
-  const email = `bench-${Date.now()}@example.com`;
+  const email = `bench-${Date.now()}-${++signedUp}@example.com`;
   const password = 'bench password 123';
   const json = { 'content-type': 'application/json' };
   const signup = await app.fetch(
