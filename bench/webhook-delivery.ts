@@ -60,7 +60,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function call(
   method: string,
   path: string,
-  token: string | null,
+  token: string | null | undefined,
   body: unknown,
 ): Promise<Record<string, string>> {
   const reply = await app.fetch(
