@@ -12,6 +12,7 @@ import {
   type CampaignColumns,
   type CampaignData,
   type CampaignDataInput,
+  type CampaignFieldName,
   type CampaignPatch,
   FIELD_KINDS,
   withDefaults,
@@ -30,6 +31,43 @@ export interface Campaign extends CampaignData {
 }
 
 type Row = Selectable<CampaignsTable>;
+
+/**
+ * A campaign's long texts (a script runs to 50 000 characters, its analysis schema as much): a list reads them only
+ * when its query asks for them (docs/performance.md, "Lists read what they select"). The same texts as MCP's
+ * campaign_get adds to a campaign_list entry.
+ */
+export const CAMPAIGN_LONG_FIELDS = [
+  'script',
+  'systemPrompt',
+  'postCallAnalysisSchema',
+  'purpose',
+  'description',
+  'knowledgeBase',
+  'firstLine',
+  'calendar',
+] as const satisfies readonly CampaignFieldName[];
+export type CampaignLongField = (typeof CAMPAIGN_LONG_FIELDS)[number];
+/** Which long texts a list reads. */
+export type CampaignTexts = ReadonlySet<CampaignLongField>;
+/** Every long text: what the lists read unless told otherwise. */
+export const ALL_CAMPAIGN_TEXTS: CampaignTexts = new Set(CAMPAIGN_LONG_FIELDS);
+const LONG_FIELDS: ReadonlySet<CampaignFieldName> = ALL_CAMPAIGN_TEXTS;
+
+/** The columns a list always reads: the short fields', the key, the status and the times. */
+const SHORT_COLUMNS = [
+  'camp_id',
+  ...CAMPAIGN_FIELD_NAMES.filter((name) => !LONG_FIELDS.has(name)).map((name) => CAMPAIGN_FIELDS[name].column),
+  'status',
+  'created_at',
+  'updated_at',
+] as (keyof Row)[];
+
+/** A list's columns: the short ones, and the long texts asked for. */
+const listColumns = (p: TextParameters) => [
+  ...SHORT_COLUMNS,
+  ...CAMPAIGN_LONG_FIELDS.filter((name) => p[name]).map((name) => CAMPAIGN_FIELDS[name].column),
+];
 
 /** The given fields → their columns (fields left undefined are left out, so a patch changes only what it names). */
 function toColumns(data: Partial<CampaignData>): Partial<CampaignColumns> {
@@ -55,9 +93,12 @@ const toCampaign = ((): ((row: Row) => Campaign) => {
   for (const name of CAMPAIGN_FIELD_NAMES)
     if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(name)) throw new Error(`Bad campaign field name ${name}`);
   const convert = CAMPAIGN_FIELD_NAMES.map((name) => FIELD_KINDS[CAMPAIGN_FIELDS[name].kind].fromColumn);
-  const fields = CAMPAIGN_FIELD_NAMES.map(
-    (name, index) => `${JSON.stringify(name)}: convert[${index}](row[${JSON.stringify(CAMPAIGN_FIELDS[name].column)}])`,
-  );
+  // A long text a list did not read stays undefined (nothing asks it of that campaign).
+  const fields = CAMPAIGN_FIELD_NAMES.map((name, index) => {
+    const column = `row[${JSON.stringify(CAMPAIGN_FIELDS[name].column)}]`;
+    const value = `convert[${index}](${column})`;
+    return `${JSON.stringify(name)}: ${LONG_FIELDS.has(name) ? `${column} === undefined ? undefined : ${value}` : value}`;
+  });
   const compiled = new Function(
     'convert',
     'row',
@@ -301,6 +342,12 @@ export interface CampaignFilter {
   search?: string | null | undefined;
 }
 
+/** Which long texts a list reads, as query parameters (booleans: they choose the SQL). */
+type TextParameters = Record<CampaignLongField, boolean>;
+
+const textParameters = (texts: CampaignTexts): TextParameters =>
+  Object.fromEntries(CAMPAIGN_LONG_FIELDS.map((name) => [name, texts.has(name)])) as TextParameters;
+
 /** A campaign filter as query parameters: the search as its LIKE pattern (src/db/reusable-query.ts). */
 interface FilterParameters {
   accountId: string;
@@ -332,23 +379,30 @@ function filteredRows(db: Kysely<Database>, p: FilterParameters) {
 
 type OffsetParameters = FilterParameters & { limit: number; offset: number };
 
-const campaignList = reusableQuery((db, p: OffsetParameters) =>
+const campaignList = reusableQuery((db, p: OffsetParameters & TextParameters) =>
   filteredRows(db, p)
-    .selectAll()
+    .select(listColumns(p))
     .orderBy('created_at', 'desc')
     .orderBy('camp_id', 'desc')
     .limit(p.limit)
     .offset(p.offset),
 );
 
+/** Newest first, offset paging; reads only the long texts in `texts` (the others are left undefined). */
 export async function listCampaigns(
   db: Kysely<Database>,
   accountId: string,
   filter: CampaignFilter & { limit: number; offset: number },
+  texts: CampaignTexts = ALL_CAMPAIGN_TEXTS,
 ): Promise<Campaign[]> {
   const { limit, offset } = filter;
-  const rows = await campaignList(db, { ...filterParameters(accountId, filter), limit, offset });
-  return rows.map(toCampaign);
+  const rows = await campaignList(db, {
+    ...filterParameters(accountId, filter),
+    limit,
+    offset,
+    ...textParameters(texts),
+  });
+  return rows.map((row) => toCampaign(row as Row));
 }
 
 /** A campaign as a list entry shows it (the legacy `get_campaigns`): five columns, not the 25 of a campaign. */
@@ -380,17 +434,25 @@ export async function listCampaignSummaries(
   }));
 }
 
-const campaignPage = reusableQuery((db, p: FilterParameters & KeysetParameters) =>
-  keysetPage(filteredRows(db, p).selectAll(), ['created_at', 'camp_id'], keysetOf(p)),
+const campaignPage = reusableQuery((db, p: FilterParameters & KeysetParameters & TextParameters) =>
+  keysetPage(filteredRows(db, p).select(listColumns(p)), ['created_at', 'camp_id'], keysetOf(p)),
 );
 
-/** A keyset page (newest first by createdAt, then campId) for Relay connections. */
+/**
+ * A keyset page (newest first by createdAt, then campId) for Relay connections; reads only the long texts in `texts`
+ * (the others are left undefined).
+ */
 export async function pageCampaigns(
   db: Kysely<Database>,
   accountId: string,
   filter: CampaignFilter,
   page: KeysetPage,
+  texts: CampaignTexts = ALL_CAMPAIGN_TEXTS,
 ): Promise<Campaign[]> {
-  const rows = await campaignPage(db, { ...filterParameters(accountId, filter), ...keysetParameters(page) });
-  return rows.map(toCampaign);
+  const rows = await campaignPage(db, {
+    ...filterParameters(accountId, filter),
+    ...keysetParameters(page),
+    ...textParameters(texts),
+  });
+  return rows.map((row) => toCampaign(row as Row));
 }

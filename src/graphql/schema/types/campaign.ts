@@ -3,8 +3,12 @@ import type { ObjectFieldBuilder } from '@pothos/core';
 import { z } from 'zod';
 import { CAMPAIGN_FIELD_NAMES, CAMPAIGN_FIELDS, graphqlNameOf } from '../../../domain/campaigns.schema.js';
 import { type CampaignMetrics, loadCampaignMetrics } from '../../../domain/campaign-metrics.js';
+import type { GraphQLResolveInfo } from 'graphql';
 import {
   type Campaign,
+  CAMPAIGN_LONG_FIELDS,
+  type CampaignLongField,
+  type CampaignTexts,
   getCampaign,
   getCampaignsByIds,
   listCampaignSummaries,
@@ -16,7 +20,7 @@ import { scopedNode } from '../global-ids.js';
 import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
 import { LONG_TEXT_COST } from '../field-costs.js';
 import { keysetConnection, MAX_PAGE_SIZE, PLAIN_EDGE } from '../pagination.js';
-import { asksOnly } from '../selection.js';
+import { asksFor, asksOnly } from '../selection.js';
 import { VoiceRef } from './voice.js';
 
 export const CampaignStatusEnum = builder.enumType('CampaignStatus', {
@@ -71,6 +75,21 @@ const SUMMARY_FIELDS: ReadonlySet<string> = new Set([
 
 /** The model fields of many thousand characters: they weigh more in a document's cost (../field-costs.ts). */
 const LONG_TEXTS: ReadonlySet<string> = new Set(['script', 'systemPrompt']);
+
+/** The long texts' GraphQL names, and the field each names. */
+const LONG_TEXT_NAMES = CAMPAIGN_LONG_FIELDS.map((name) => graphqlNameOf(name) as string);
+const LONG_TEXT_FIELDS = new Map<string, CampaignLongField>(
+  CAMPAIGN_LONG_FIELDS.map((name) => [graphqlNameOf(name), name]),
+);
+
+/**
+ * The long texts a list field's query asks for: only those are read. Its campaigns reach no other field (lists do not
+ * fill the node loader), so one read without a text is never asked for it.
+ */
+function textsAsked(info: GraphQLResolveInfo): CampaignTexts {
+  const asked = asksFor(info, LONG_TEXT_NAMES);
+  return new Set([...asked].flatMap((name) => LONG_TEXT_FIELDS.get(name) ?? []));
+}
 
 type CampaignFields = ObjectFieldBuilder<typeof builder.$inferSchemaTypes, Campaign>;
 
@@ -185,7 +204,7 @@ builder.queryFields((t) => ({
       // those objects are only ever asked for those fields (asksOnly checks the whole selection, fragments included).
       asksOnly(info, SUMMARY_FIELDS)
         ? (listCampaignSummaries(context.db, viewerOf(context).id, args) as Promise<Campaign[]>)
-        : listCampaigns(context.db, viewerOf(context).id, args),
+        : listCampaigns(context.db, viewerOf(context).id, args, textsAsked(info)),
   }),
   campaigns: t.connection(
     {
@@ -198,13 +217,15 @@ builder.queryFields((t) => ({
           validate: z.string().max(200).nullish(),
         }),
       },
-      resolve: (_root, args, context) =>
-        keysetConnection(
+      resolve: (_root, args, context, info) => {
+        const texts = textsAsked(info);
+        return keysetConnection(
           'campaign',
           args,
           (campaign: Campaign) => [campaign.createdAt, campaign.campId],
-          (page) => pageCampaigns(context.db, viewerOf(context).id, args, page),
-        ),
+          (page) => pageCampaigns(context.db, viewerOf(context).id, args, page, texts),
+        );
+      },
     },
     CampaignConnection,
   ),
