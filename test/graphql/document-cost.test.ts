@@ -288,6 +288,12 @@ describe("an answer's long texts", () => {
         extensions: { code: 'RESPONSE_TOO_LARGE', limit: MAX_ANSWER_TEXT_CHARACTERS },
       }),
     ]);
+    // The budget is the answer's, not the caller's: the same page again keeps as many.
+    const again = await t.gql(`{ callLogs(first: 100) { edges { node { callId transcript } } } }`, {}, token);
+    const keptAgain = again.body.data!.callLogs.edges.filter(
+      (edge: { node: { transcript: string | null } }) => edge.node.transcript !== null,
+    ).length;
+    expect(keptAgain).toBe(kept);
     // Without the transcripts, the same page answers whole.
     const short = await t.gql(`{ callLogs(first: 100) { edges { node { callId summary } } } }`, {}, token);
     expect(short.body.errors).toBeUndefined();
