@@ -29,6 +29,7 @@ import {
   hasTaskset,
   signUpAndLogin,
   START_NODE_FLAGS,
+  WORK_BUDGETS_OUT_OF_THE_WAY,
 } from './support.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -53,6 +54,7 @@ const env = {
   PASSWORD_HASH_COST: '10',
   // The per-account limit (1200/min by default) would stop a load test at once.
   RATE_LIMIT_PER_MINUTE: '1000000',
+  ...WORK_BUDGETS_OUT_OF_THE_WAY,
   // A counted run (BENCH_COUNT=1) outlasts the default hour of the token signed at seeding.
   TOKEN_TTL_SECONDS: '86400',
 };

@@ -8,6 +8,7 @@
 // bench/isolation.ts sends the same documents from one address at its full rate limit.
 import { pathToFileURL } from 'node:url';
 import { hasMoreTokensThan } from '../src/graphql/server/document-work.js';
+import { WORK_BUDGETS_OUT_OF_THE_WAY } from './support.js';
 
 /** The token limit (src/graphql/server/yoga.ts GRAPHQL_LIMITS.tokens), less a few. */
 const MAX_TOKENS = 4_990;
@@ -180,6 +181,7 @@ async function main(): Promise<void> {
       SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
       LOG_LEVEL: 'silent',
       ANONYMOUS_RATE_LIMIT_PER_MINUTE: '1000000',
+      ...WORK_BUDGETS_OUT_OF_THE_WAY,
     }),
     { worker: false },
   );

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort, OwnRedis } from '../test/helpers/own-redis.js';
-import { campaignData, START_NODE_FLAGS } from './support.js';
+import { campaignData, START_NODE_FLAGS, WORK_BUDGETS_OUT_OF_THE_WAY } from './support.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const OUTAGE_S = Number(process.env.OUTAGE ?? 5);
@@ -106,6 +106,7 @@ async function main() {
     SECRETS_KEY: Buffer.alloc(32, 9).toString('base64'),
     PASSWORD_HASH_COST: '10',
     RATE_LIMIT_PER_MINUTE: '1000000',
+    ...WORK_BUDGETS_OUT_OF_THE_WAY,
     DATABASE_TIMEOUT_SECONDS: '1',
     LOG_LEVEL: 'info',
   };

@@ -13,7 +13,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/core/config.js';
 import { countFanOuts } from '../src/domain/fan-outs.js';
-import { administer, campaignData } from './support.js';
+import { administer, campaignData, WORK_BUDGETS_OUT_OF_THE_WAY } from './support.js';
 
 const MESSAGES = Number(process.env.MESSAGES ?? 1000);
 const WEBHOOKS = Number(process.env.WEBHOOKS ?? 50);
@@ -53,6 +53,7 @@ const config = loadConfig({
   ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
   RATE_LIMIT_PER_MINUTE: '1000000',
   ANONYMOUS_RATE_LIMIT_PER_MINUTE: '1000000',
+  ...WORK_BUDGETS_OUT_OF_THE_WAY,
 });
 const app = await createApp(config, { worker: { pollMs: 50 } });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
