@@ -2,7 +2,7 @@
 // server's time is spent is refused (429 RATE_LIMITED with Retry-After, in the door's shape), and one that already has
 // its number of requests at work waits for a place in a short queue. Once the request is answered (a streamed answer:
 // once its stream has begun; each live re-execution is charged on its own, src/graphql/live/live-queries.ts), its
-// handling time is charged to its tenant — a signed provider callback's to the account its signature verified for.
+// share of the process's CPU time meanwhile is charged to its tenant — a signed provider callback's to the account its signature verified for.
 import { callbackAccount } from '../core/request-context.js';
 import type { Services } from '../services.js';
 import type { Admission } from '../security/work-budget.js';
@@ -45,9 +45,9 @@ export function workBudgetStage(services: Services): Stage {
 
   /** From here to the answer, the request's time is its tenant's; `placed`: it holds one of the tenant's places. */
   const settleLater = (way: Way, tenant: string, placed: boolean) => {
-    const started = performance.now();
+    const mark = work.begin();
     way.settle = () => {
-      const ms = performance.now() - started;
+      const ms = work.end(mark);
       if (placed) work.release(tenant);
       // A signed callback verified for an account is that account's work, not its provider's address's.
       const account = way.signedCallback ? callbackAccount() : undefined;

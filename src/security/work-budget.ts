@@ -1,7 +1,11 @@
 // Each tenant's share of the server's time (docs/limits.md "Work budget"; issue 52): what its requests actually cost,
-// in milliseconds of handling time (from the door to the answer), whatever their number, and how many of them may be
-// handled at once. The budget is a token bucket per tenant (ten seconds' worth of its budget at most in hand, refilled at
-// the budget per minute), counted in memory with one Map lookup and a subtraction per request; with REDIS_URL each charge is also
+// in milliseconds of the process's CPU time, whatever their number, and how many of them may be handled at once. A
+// request is charged its share of the CPU time the process spends while it is at work: while n requests (or live
+// re-executions) are at work, each is charged 1/n of it (processor sharing), so that the charges add up to what the
+// process really spent, a tenant that holds the event loop pays for what it holds, and time spent waiting — for a
+// core another process has, for the database, for another tenant's work — is not billed as if it were work. The
+// budget is a token bucket per tenant (ten seconds' worth of its budget at most in hand, refilled at the budget per
+// minute), counted in memory with one Map lookup and a subtraction per request; with REDIS_URL each charge is also
 // added to a shared per-minute count (rate-limiter-flexible), and an instance that hears the tenant is over it refuses
 // it locally until that minute ends. The cap on requests at once is per instance.
 import type { RedisLink } from '../core/redis.js';
@@ -33,8 +37,49 @@ export interface WorkBudget {
   admit(tenant: string, authenticated: boolean, signal: AbortSignal): Admission | Promise<Admission>;
   /** Gives the place back (to the next request waiting in the tenant's queue). */
   release(tenant: string): void;
-  /** Charges `ms` of handling time to the tenant. */
+  /** Charges `ms` of work (the process's CPU time, as `end` measures it) to the tenant. */
   charge(tenant: string, ms: number): void;
+  /** Starts measuring a piece of work (a request, a live re-execution): a mark for `end`, which must follow once. */
+  begin(): WorkMark;
+  /** Ends it: the ms of CPU time it is charged, its share of what the process spent while it was at work. */
+  end(mark: WorkMark): number;
+}
+
+/** Where the shared clock of `begin` stood when a piece of work began. */
+export type WorkMark = number;
+
+/** The process's CPU time in ms (user and system: what it spends, not what it waits for). */
+const processCpuMs = (): number => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
+/**
+ * Processor sharing: a clock that advances, while pieces of work are at work, by the CPU time the process spent
+ * divided by their number. A piece of work is charged the clock's advance from its begin to its end. Two readings of
+ * the process's CPU time per piece of work (a getrusage each, about a microsecond).
+ */
+export function createWorkMeter(cpuMs: () => number = processCpuMs): Pick<WorkBudget, 'begin' | 'end'> {
+  let atWork = 0;
+  let last = cpuMs();
+  let shared = 0;
+  const advance = () => {
+    const now = cpuMs();
+    if (atWork > 0) shared += (now - last) / atWork;
+    last = now;
+  };
+  return {
+    begin() {
+      advance();
+      atWork += 1;
+      return shared;
+    },
+    end(mark) {
+      advance();
+      atWork = Math.max(0, atWork - 1);
+      return Math.max(0, shared - mark);
+    },
+  };
 }
 
 /** The longest a request waits in its tenant's queue for a place before it is refused. */
@@ -62,6 +107,7 @@ interface TenantState {
 }
 
 export function createWorkBudget(settings: WorkBudgetSettings, redis: RedisLink | null): WorkBudget {
+  const meter = createWorkMeter();
   const tenants = new Map<string, TenantState>();
   let lastSweep = performance.now();
   // ms of wall clock that one ms of handling costs: the bucket refills at the budget per minute.
@@ -100,6 +146,8 @@ export function createWorkBudget(settings: WorkBudgetSettings, redis: RedisLink 
 
   return {
     wait,
+    begin: meter.begin,
+    end: meter.end,
     admit(tenant, authenticated, signal) {
       const state = stateOf(tenant);
       const cap = authenticated ? settings.inFlightPerAccount : settings.inFlightPerAddress;

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/core/logger.js';
 import { connectRedis, type RedisLink } from '../../src/core/redis.js';
-import { createWorkBudget, type WorkBudgetSettings } from '../../src/security/work-budget.js';
+import { createWorkBudget, createWorkMeter, type WorkBudgetSettings } from '../../src/security/work-budget.js';
 
 const SETTINGS: WorkBudgetSettings = {
   accountMsPerMinute: 6000,
@@ -14,6 +14,37 @@ const SETTINGS: WorkBudgetSettings = {
   inFlightPerAddress: 1,
   queuedPerTenant: 1,
 };
+
+describe('the meter', () => {
+  it("charges each piece of work its share of the process's CPU time while it is at work, and no more in all", () => {
+    let cpu = 1_000;
+    const meter = createWorkMeter(() => cpu);
+    const a = meter.begin();
+    cpu += 10; // a alone
+    const b = meter.begin();
+    cpu += 10; // a and b
+    expect(meter.end(a)).toBe(15);
+    cpu += 4; // b alone
+    expect(meter.end(b)).toBe(9);
+    // Nothing at work: nobody is charged for it.
+    cpu += 100;
+    const c = meter.begin();
+    expect(meter.end(c)).toBe(0);
+  });
+
+  it('measures real CPU time, not time spent waiting', async () => {
+    const meter = createWorkMeter();
+    const waiting = meter.begin();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(meter.end(waiting)).toBeLessThan(100);
+    const spinning = meter.begin();
+    const until = performance.now() + 100;
+    while (performance.now() < until) {
+      // spin
+    }
+    expect(meter.end(spinning)).toBeGreaterThan(5);
+  });
+});
 
 describe('in memory', () => {
   it("spends ten seconds' worth of its budget at once, then tells how long until the bucket has some again", () => {

@@ -204,14 +204,15 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
     const share = budget ? Math.max(0, budget.freeAt - BUDGET_BURST_MS - performance.now()) : 0;
     return Math.max(share, services.work.wait(`account:${accountId}`));
   };
-  const charge = (accountId: string, ms: number) => {
+  /** `ms`: the run's wall time, for the live queries' own share; `cpuMs`: its share of the CPU, for the work budget. */
+  const charge = (accountId: string, ms: number, cpuMs: number) => {
     const now = performance.now();
     const budget = budgets.get(accountId) ?? { freeAt: now };
     // A debt is never more than MAX_DEBT_MS ahead: one slow run (the database slow for everyone) does not freeze an
     // account's live queries for long.
     budget.freeAt = Math.min(Math.max(budget.freeAt, now) + ms / options.share, now + MAX_DEBT_MS);
     budgets.set(accountId, budget);
-    services.work.charge(`account:${accountId}`, ms);
+    services.work.charge(`account:${accountId}`, cpuMs);
   };
   /**
    * The lane: re-executions run one at a time on this instance, each in an event-loop turn of its own (after the I/O
@@ -351,6 +352,7 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
         liveKeys: collector,
       } satisfies Context & LiveContext;
       const started = performance.now();
+      const mark = services.work.begin();
       try {
         const result = await execute(args);
         // After the store has tracked this run's keys (it does so once this result is in).
@@ -368,7 +370,8 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
       } finally {
         leaveLane();
         const ms = performance.now() - started;
-        if (!first) charge(viewer.id, ms);
+        const cpuMs = services.work.end(mark);
+        if (!first) charge(viewer.id, ms, cpuMs);
         options.onExecution?.(ms / 1000, first);
       }
     };
