@@ -142,6 +142,20 @@ export function createWebSocketDoor(yoga: Yoga, services: Services): WebSocketDo
             }),
           ];
         }
+        // The account's work budget (src/security/work-budget.ts), as on every door: spent, the operation waits for
+        // the client to try again; each execution (a subscription's set-up) is charged to the account.
+        const tenant = `account:${state.viewer.id}`;
+        const wait = services.work.wait(tenant);
+        if (wait > 0) {
+          const seconds = Math.max(1, Math.ceil(wait / 1000));
+          return [
+            new GraphQLError(
+              `Too much work: at most ${services.config.WORK_BUDGET_MS_PER_MINUTE} ms per minute per account of ` +
+                `handling time; try again in ${seconds} seconds`,
+              { extensions: { code: 'RATE_LIMITED', retryAfter: seconds } },
+            ),
+          ];
+        }
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           transport: 'websocket',
           viewer: state.viewer,
@@ -168,13 +182,33 @@ export function createWebSocketDoor(yoga: Yoga, services: Services): WebSocketDo
           operationName: payload.operationName,
           variableValues: payload.variables,
           contextValue: await contextFactory(),
-          rootValue: { execute, subscribe } satisfies Enveloped,
+          rootValue: { execute: charged(execute, tenant), subscribe: charged(subscribe, tenant) } satisfies Enveloped,
         };
         return args;
       },
     },
     server,
   );
+
+  /** An execution measured from its start to its result (a subscription: to its stream's start), charged to `tenant`. */
+  function charged(run: Enveloped['execute'], tenant: string): Enveloped['execute'] {
+    return (args) => {
+      const mark = services.work.begin();
+      const settle = () => services.work.charge(tenant, services.work.end(mark));
+      let result: OperationResult;
+      try {
+        result = run(args);
+      } catch (error) {
+        settle();
+        throw error;
+      }
+      if (typeof (result as { then?: unknown }).then !== 'function') {
+        settle();
+        return result;
+      }
+      return Promise.resolve(result).finally(settle);
+    };
+  }
 
   return {
     handleUpgrade(request, socket, head) {

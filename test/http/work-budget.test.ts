@@ -2,8 +2,11 @@
 // whatever their number, and may have only so many at work at once; past either, 429 RATE_LIMITED with Retry-After in
 // the door's shape, while other tenants are served at once. Live re-executions are charged to their account.
 import { getOperationAST } from 'graphql';
+import { createClient } from 'graphql-ws';
 import type { Plugin } from 'graphql-yoga';
 import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { createHttpServer, listen } from '../../src/http/server.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { closeAll, subscribe } from '../events/sse.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
@@ -238,5 +241,47 @@ describe('work budget', () => {
     expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
     expect(refused.text).toMatch(/handling time/);
     expect((await callback(b.apiKey)).status).toBe(200);
+  });
+
+  it('charges operations over a WebSocket to their account, and refuses them once it is spent; another account is served', async () => {
+    const t = await start({ WORK_BUDGET_MS_PER_MINUTE: '6000' });
+    const http = createHttpServer(t.app);
+    const { port } = await listen(http.server, 0, '127.0.0.1');
+    const a = await t.account();
+    const b = await t.account();
+    const clientOf = (token: string) =>
+      createClient({
+        url: `ws://127.0.0.1:${port}/graphql`,
+        webSocketImpl: WebSocket,
+        retryAttempts: 0,
+        connectionParams: { authorization: `Bearer ${token}` },
+      });
+    const [clientA, clientB] = [clientOf(a.token), clientOf(b.token)];
+    const run = async (client: ReturnType<typeof clientOf>, query: string) => {
+      const results: Array<{
+        data?: unknown;
+        errors?: Array<{ message: string; extensions?: Record<string, unknown> }>;
+      }> = [];
+      try {
+        for await (const result of client.iterate({ query })) results.push(result as (typeof results)[number]);
+      } catch (errors) {
+        results.push({ errors: errors as NonNullable<(typeof results)[number]['errors']> });
+      }
+      return results;
+    };
+    try {
+      expect(await run(clientA, 'query Heavy { viewer { email } }')).toEqual([
+        { data: { viewer: { email: a.email } } },
+      ]);
+      const refused = await run(clientA, 'query { viewer { email } }');
+      expect(refused[0]?.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+      expect(refused[0]?.errors?.[0]?.message).toMatch(/^Too much work: .* try again in \d+ seconds$/);
+      expect(await run(clientB, 'query { viewer { email } }')).toEqual([{ data: { viewer: { email: b.email } } }]);
+    } finally {
+      await clientA.dispose();
+      await clientB.dispose();
+      http.server.closeAllConnections();
+      await new Promise<void>((resolve) => http.server.close(() => resolve()));
+    }
   });
 });
