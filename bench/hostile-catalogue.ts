@@ -187,7 +187,7 @@ function loopAttack(
       const answers = new Answers();
       await hammer('', until, loops, pick, answers, options);
       const report = [...answers.table(heading), '', `5xx answers: ${answers.serverErrors}`];
-      const expected = options.expect ?? ['200', '400', '401', '403', '404', '413', '422', '429'];
+      const expected = options.expect ?? ['200', '201', '400', '401', '403', '404', '413', '422', '429'];
       const meant = answers.count(...expected);
       const problems = meant === 0 ? [`no hostile request was answered (${[...answers.values()].join('; ')})`] : [];
       return { report, serverErrors: answers.serverErrors, problems };
