@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
+import { gqlReading, longColumnsRead, seedCallLogs, seededCallId } from '../helpers/columns-read.js';
 import { internalGql } from '../helpers/internal-graph.js';
 import { mcpDoor, closeMcpDoorsAfterEach } from '../helpers/mcp-client.js';
 
@@ -12,45 +13,15 @@ const CALLS = 20;
 const TRANSCRIPT_LENGTH = 400_000;
 const transcriptOf = (index: number) => String.fromCharCode(65 + index).repeat(TRANSCRIPT_LENGTH);
 const summaryOf = (index: number) => `Summary ${index}`;
-const callIdOf = (index: number) => `CA${String(index).padStart(4, '0')}`;
+const callIdOf = seededCallId;
+const textsOf = (index: number) => ({
+  transcript: transcriptOf(index),
+  summary: summaryOf(index),
+  analysis: JSON.stringify({ index }),
+});
 
-async function seedCalls(t: TestApp, accountId: string): Promise<void> {
-  const at = (index: number) => new Date(Date.parse('2026-01-01T00:00:00.000Z') + index * 1000).toISOString();
-  await t.app.database.db
-    .insertInto('call_logs')
-    .values(
-      Array.from({ length: CALLS }, (_, index) => ({
-        account_id: accountId,
-        call_id: callIdOf(index),
-        camp_id: 'calls',
-        direction: 'outbound-api',
-        from_number: '+14155550100',
-        to_number: '+14155550101',
-        status: 'completed',
-        status_rank: 100,
-        started_at: at(index),
-        ended_at: at(index),
-        duration_seconds: 60,
-        cost: 0.25,
-        recording_url: null,
-        transcript: transcriptOf(index),
-        summary: summaryOf(index),
-        analysis: JSON.stringify({ index }),
-        created_at: at(index),
-        updated_at: at(index),
-      })),
-    )
-    .execute();
-}
-
-/** The texts each call-log select read (by quoted column name in the SQL; `select *` reads them all), one entry per statement. */
-function textsRead(t: TestApp): string[][] {
-  return t.queries
-    .filter((sql) => /^select/i.test(sql) && /from "call_logs"/.test(sql))
-    .map((sql) =>
-      ['transcript', 'summary', 'analysis'].filter((column) => /^select \*/i.test(sql) || sql.includes(`"${column}"`)),
-    );
-}
+/** The texts each call-log select read, one entry per statement. */
+const textsRead = (t: TestApp) => longColumnsRead(t, 'call_logs', ['transcript', 'summary', 'analysis']);
 
 /** A connection's nodes. */
 const nodesOf = (connection: { edges: { node: any }[] }) => connection.edges.map((edge) => edge.node);
@@ -63,17 +34,13 @@ describe('GraphQL', () => {
     const account = await t.account();
     token = account.token;
     await createLegacyCampaign(t, token, 'calls');
-    await seedCalls(t, account.id);
+    await seedCallLogs(t, account.id, CALLS, textsOf);
   });
   afterAll(() => t.close());
 
   /** The query's data (no errors), and the texts its call-log selects read. */
-  async function run(query: string, variables: Record<string, unknown> = {}) {
-    t.resetQueries();
-    const reply = await t.gql(query, variables, token);
-    expect(reply.body.errors, JSON.stringify(reply.body.errors)).toBeUndefined();
-    return { data: reply.body.data as any, read: textsRead(t) };
-  }
+  const run = (query: string, variables: Record<string, unknown> = {}) =>
+    gqlReading(t, token, query, variables, textsRead);
 
   test.each([
     ['callLogs', '{ callLogs(first: 100) { edges { node { callId status cost } } pageInfo { hasNextPage } } }'],
@@ -213,7 +180,7 @@ describe('MCP', () => {
     await createLegacyCampaign(t, token, 'calls');
     // The gateway's one account: the one mcpDoor signed up.
     const { id } = await t.app.database.db.selectFrom('accounts').select('id').executeTakeFirstOrThrow();
-    await seedCalls(t, id);
+    await seedCallLogs(t, id, CALLS, textsOf);
     t.resetQueries();
     const short = await client.callTool({ name: 'call_log_list', arguments: { first: 5 } });
     expect(short.isError).toBeFalsy();

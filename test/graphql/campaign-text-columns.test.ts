@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
+import { gqlReading, longColumnsRead } from '../helpers/columns-read.js';
 import { internalGql } from '../helpers/internal-graph.js';
 import { closeMcpDoorsAfterEach, mcpDoor } from '../helpers/mcp-client.js';
 
@@ -19,12 +20,8 @@ const LONG_COLUMNS = [
 ];
 const SCRIPT = 's'.repeat(50_000);
 
-/** The long columns each campaign select read (by quoted column name in the SQL; `select *` reads them all), one entry per statement. */
-function textsRead(t: TestApp): string[][] {
-  return t.queries
-    .filter((sql) => /^select/i.test(sql) && /from "campaigns"/.test(sql))
-    .map((sql) => LONG_COLUMNS.filter((column) => /^select \*/i.test(sql) || sql.includes(`"${column}"`)));
-}
+/** The long columns each campaign select read, one entry per statement. */
+const textsRead = (t: TestApp) => longColumnsRead(t, 'campaigns', LONG_COLUMNS);
 
 describe('GraphQL', () => {
   let t: TestApp;
@@ -36,12 +33,8 @@ describe('GraphQL', () => {
   });
   afterAll(() => t.close());
 
-  async function run(query: string, variables: Record<string, unknown> = {}) {
-    t.resetQueries();
-    const reply = await t.gql(query, variables, token);
-    expect(reply.body.errors, JSON.stringify(reply.body.errors)).toBeUndefined();
-    return { data: reply.body.data as any, read: textsRead(t) };
-  }
+  const run = (query: string, variables: Record<string, unknown> = {}) =>
+    gqlReading(t, token, query, variables, textsRead);
 
   test('a page that selects no long text reads none, and answers as one that reads them all', async () => {
     const short = await run('{ campaigns(first: 10) { edges { node { id campId title status tone voiceId } } } }');

@@ -3,10 +3,7 @@
 // runs, on every door — a page size given as a variable costs what the same literal costs; introspection is counted;
 // the refusal is COST_LIMIT_EXCEEDED with the cost and the limit. And an answer's long texts have a budget.
 import { getIntrospectionQuery, parse } from 'graphql';
-import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
-import { createHttpServer, listen } from '../../src/http/server.js';
 import { GRAPHQL_LIMITS } from '../../src/graphql/schema/document-limits.js';
 import { MAX_ANSWER_TEXT_CHARACTERS } from '../../src/graphql/schema/field-costs.js';
 import { internalSchema, schema, subgraphSchema } from '../../src/graphql/schema/schema.js';
@@ -16,6 +13,8 @@ import { routes } from '../../src/rest/routes.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
+import { seedCallLogs } from '../helpers/columns-read.js';
+import { allResults, wsDoor } from '../helpers/ws-client.js';
 import { loopbackGateways } from '../helpers/gateway.js';
 import { toolAnswer } from '../helpers/mcp-client.js';
 
@@ -192,27 +191,15 @@ describe('every door', () => {
 describe('WebSocket', () => {
   it('refuses the variable page sizes with the cost and the limit', async () => {
     const t = await startApp({}, [], { worker: false });
-    const http = createHttpServer(t.app);
-    const { port } = await listen(http.server, 0, '127.0.0.1');
+    const door = await wsDoor(t);
     const { token } = await t.account();
-    const client = createClient({
-      url: `ws://127.0.0.1:${port}/graphql`,
-      webSocketImpl: WebSocket,
-      retryAttempts: 0,
-      connectionParams: { authorization: `Bearer ${token}` },
-    });
+    const client = door.client(token);
     try {
-      const run = async (variables: Record<string, unknown>) => {
-        const results: unknown[] = [];
-        for await (const result of client.iterate({ query: VARIABLE, variables })) results.push(result);
-        return results;
-      };
+      const run = (variables: Record<string, unknown>) => allResults(client, { query: VARIABLE, variables });
       expect(await run({ n: 100, m: 100 })).toEqual([{ errors: [refusal] }]);
       expect(await run({ n: 2, m: 2 })).toEqual([{ data: { campaigns: { edges: [] } } }]);
     } finally {
-      await client.dispose();
-      http.server.closeAllConnections();
-      await new Promise<void>((resolve) => http.server.close(() => resolve()));
+      await door.close();
       await t.close();
     }
   });
@@ -246,32 +233,11 @@ describe("an answer's long texts", () => {
     const account = await t.account();
     token = account.token;
     await createLegacyCampaign(t, token, 'calls');
-    const at = (index: number) => new Date(Date.parse('2026-01-01T00:00:00.000Z') + index * 1000).toISOString();
-    for (let index = 0; index < CALLS; index++) {
-      await t.app.database.db
-        .insertInto('call_logs')
-        .values({
-          account_id: account.id,
-          call_id: `CA${String(index).padStart(4, '0')}`,
-          camp_id: 'calls',
-          direction: 'outbound-api',
-          from_number: '+14155550100',
-          to_number: '+14155550101',
-          status: 'completed',
-          status_rank: 100,
-          started_at: at(index),
-          ended_at: at(index),
-          duration_seconds: 60,
-          cost: 0.25,
-          recording_url: null,
-          transcript: 't'.repeat(400_000),
-          summary: 'short',
-          analysis: null,
-          created_at: at(index),
-          updated_at: at(index),
-        })
-        .execute();
-    }
+    await seedCallLogs(t, account.id, CALLS, () => ({
+      transcript: 't'.repeat(400_000),
+      summary: 'short',
+      analysis: null,
+    }));
   });
   afterAll(() => t.close());
 

@@ -2,12 +2,10 @@
 // credential that no longer checks out at a re-execution ends it with a final UNAUTHENTICATED result; shutdown ends it
 // with a final message; over WebSocket it works as over SSE; across instances the writes of one reach the live
 // queries of another through Redis, and after a Redis outage every live query catches up.
-import { createClient, type Client } from 'graphql-ws';
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
-import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
 import { TEST_DATABASE_URL, type TestApp } from '../helpers/app.js';
 import { liveTestApps } from '../helpers/live-apps.js';
+import { wsDoor, type WsDoor } from '../helpers/ws-client.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { connectTelephony, sendCallback } from '../helpers/telephony.js';
 import { hasRedisServer, OwnRedis } from '../helpers/own-redis.js';
@@ -18,8 +16,7 @@ const REDIS_URL = 'redis://127.0.0.1:6379';
 const PASSWORD = 'correct horse battery';
 const TITLES = 'query @live { campaigns(first: 10) { edges { node { title } } } }';
 
-const servers: HttpServer[] = [];
-const clients: Client[] = [];
+const doors: WsDoor[] = [];
 const start = liveTestApps();
 
 /** Two instances on one database (a PostgreSQL one, or a temporary SQLite file). */
@@ -32,11 +29,7 @@ async function twoInstances(env: Record<string, string> = {}): Promise<[TestApp,
 
 // Registered after liveTestApps': runs before it, so that servers and clients are gone before their apps close.
 afterEach(async () => {
-  for (const client of clients.splice(0)) await client.dispose();
-  for (const http of servers.splice(0)) {
-    http.server.closeAllConnections();
-    await new Promise<void>((resolve) => http.server.close(() => resolve()));
-  }
+  for (const door of doors.splice(0)) await door.close();
 });
 
 const live = (t: TestApp, token: string, query = TITLES) => subscribe(t.app, '', token, 0, query);
@@ -141,17 +134,10 @@ describe('the end of a @live stream', () => {
 describe('@live over WebSocket and across instances', () => {
   it('runs over WebSocket (graphql-transport-ws) as over SSE', async () => {
     const t = await start();
-    const http = createHttpServer(t.app);
-    servers.push(http);
-    const { port } = await listen(http.server, 0, '127.0.0.1');
+    const door = await wsDoor(t);
+    doors.push(door);
     const { token } = await t.account();
-    const client = createClient({
-      url: `ws://127.0.0.1:${port}/graphql`,
-      webSocketImpl: WebSocket,
-      retryAttempts: 0,
-      connectionParams: { authorization: `Bearer ${token}` },
-    });
-    clients.push(client);
+    const client = door.client(token);
     const received: Payload[] = [];
     client.subscribe(
       { query: TITLES },

@@ -1,23 +1,18 @@
 // A document with several operations runs the one `operationName` names, on every path a document takes: the
 // prepared lane, yoga alone, GET, automatic persisted queries, @live, WebSocket (issue 41). graphql-jit's compiled
 // queries are cached per document and operation (src/graphql/server/compiled-queries.ts), never per document alone.
-import { createClient } from 'graphql-ws';
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { sha256 } from '../../src/graphql/server/persisted-operations.js';
-import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { wsDoor, type WsDoor } from '../helpers/ws-client.js';
 
 const DOCUMENT = 'query A { __typename } query B { voices(language: "en") { voiceId } }';
 const A = { __typename: 'Query' };
 
 let apps: TestApp[] = [];
-const servers: HttpServer[] = [];
+const doors: WsDoor[] = [];
 afterEach(async () => {
-  for (const http of servers.splice(0)) {
-    http.server.closeAllConnections();
-    await new Promise<void>((resolve) => http.server.close(() => resolve()));
-  }
+  for (const door of doors.splice(0)) await door.close();
   await Promise.all(apps.map((t) => t.close()));
   apps = [];
 });
@@ -117,23 +112,13 @@ describe('the operation named is the one that runs', () => {
   it('over WebSocket (graphql-transport-ws)', async () => {
     const t = await start();
     const { token } = await t.account();
-    const http = createHttpServer(t.app);
-    servers.push(http);
-    const { port } = await listen(http.server, 0, '127.0.0.1');
-    const client = createClient({
-      url: `ws://127.0.0.1:${port}/graphql`,
-      webSocketImpl: WebSocket,
-      retryAttempts: 0,
-      connectionParams: { authorization: `Bearer ${token}` },
+    const door = await wsDoor(t);
+    doors.push(door);
+    const client = door.client(token);
+    await bothWaysRound(async (operationName) => {
+      for await (const result of client.iterate({ query: DOCUMENT, operationName })) return result.data;
+      throw new Error('no result');
     });
-    try {
-      await bothWaysRound(async (operationName) => {
-        for await (const result of client.iterate({ query: DOCUMENT, operationName })) return result.data;
-        throw new Error('no result');
-      });
-    } finally {
-      await client.dispose();
-    }
   });
 
   it('in the same document sent with no name: refused, whatever ran before', async () => {

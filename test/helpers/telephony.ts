@@ -38,3 +38,37 @@ export function sendCallback(
   if (signature !== null) headers['x-telephony-signature'] = signature;
   return t.request('POST', path, { raw: new URLSearchParams(params).toString(), headers });
 }
+
+/** A reply as the budget tests read it: its status, its Retry-After and its text. */
+export interface CallbackReply {
+  status: number;
+  retryAfter: string | null;
+  text: string;
+}
+
+/**
+ * A signed (with AUTH_TOKEN) call-status callback, as sendCallback sends it, but from the client address `address`,
+ * so that the per-address limits see a provider's shared egress address.
+ */
+export async function sendCallbackFrom(
+  t: TestApp,
+  address: string,
+  apiKey: string,
+  campId: string,
+  params: Record<string, string>,
+): Promise<CallbackReply> {
+  const path = `/api/v3/telephony_webhook/${encodeURIComponent(apiKey)}/${encodeURIComponent(campId)}`;
+  const response = await t.app.fetch(
+    new Request(`http://127.0.0.1${path}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-telephony-signature': sign(AUTH_TOKEN, `http://127.0.0.1${path}`, params),
+      },
+      body: new URLSearchParams(params).toString(),
+    }),
+    { address },
+  );
+  const text = await response.text();
+  return { status: response.status, retryAfter: response.headers.get('retry-after'), text };
+}

@@ -2,15 +2,14 @@
 // whatever their number, and may have only so many at work at once; past either, 429 RATE_LIMITED with Retry-After in
 // the door's shape, while other tenants are served at once. Live re-executions are charged to their account.
 import { getOperationAST } from 'graphql';
-import { createClient } from 'graphql-ws';
+import type { Client } from 'graphql-ws';
 import type { Plugin } from 'graphql-yoga';
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
-import { createHttpServer, listen } from '../../src/http/server.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { closeAll, subscribe } from '../events/sse.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
-import { AUTH_TOKEN, connectTelephony, sign } from '../helpers/telephony.js';
+import { connectTelephony, sendCallbackFrom } from '../helpers/telephony.js';
+import { allResults, wsDoor } from '../helpers/ws-client.js';
 
 /** Busy for `ms` of CPU time on the event loop, as a costly document is (on a loaded machine, wall time runs longer). */
 const busy = (ms: number) => {
@@ -215,22 +214,8 @@ describe('work budget', () => {
     const a = await tenant();
     const b = await tenant();
     let sid = 0;
-    const callback = async (apiKey: string) => {
-      const path = `/api/v3/telephony_webhook/${apiKey}/spring`;
-      const params = { CallSid: `CA${++sid}`, CallStatus: 'completed' };
-      const response = await t.app.fetch(
-        new Request(`http://127.0.0.1${path}`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/x-www-form-urlencoded',
-            'x-telephony-signature': sign(AUTH_TOKEN, `http://127.0.0.1${path}`, params),
-          },
-          body: new URLSearchParams(params).toString(),
-        }),
-        { address: '198.51.100.7' },
-      );
-      return { status: response.status, retryAfter: response.headers.get('retry-after'), text: await response.text() };
-    };
+    const callback = (apiKey: string) =>
+      sendCallbackFrom(t, '198.51.100.7', apiKey, 'spring', { CallSid: `CA${++sid}`, CallStatus: 'completed' });
     // A provider sends every tenant's callbacks from one address: many at once, beyond that address's one place.
     const together = await Promise.all(Array.from({ length: 6 }, (_, i) => callback(i % 2 ? a.apiKey : b.apiKey)));
     expect(together.map((reply) => reply.status)).toEqual(Array(6).fill(200));
@@ -245,30 +230,11 @@ describe('work budget', () => {
 
   it('charges operations over a WebSocket to their account, and refuses them once it is spent; another account is served', async () => {
     const t = await start({ WORK_BUDGET_MS_PER_MINUTE: '6000' });
-    const http = createHttpServer(t.app);
-    const { port } = await listen(http.server, 0, '127.0.0.1');
+    const door = await wsDoor(t);
     const a = await t.account();
     const b = await t.account();
-    const clientOf = (token: string) =>
-      createClient({
-        url: `ws://127.0.0.1:${port}/graphql`,
-        webSocketImpl: WebSocket,
-        retryAttempts: 0,
-        connectionParams: { authorization: `Bearer ${token}` },
-      });
-    const [clientA, clientB] = [clientOf(a.token), clientOf(b.token)];
-    const run = async (client: ReturnType<typeof clientOf>, query: string) => {
-      const results: Array<{
-        data?: unknown;
-        errors?: Array<{ message: string; extensions?: Record<string, unknown> }>;
-      }> = [];
-      try {
-        for await (const result of client.iterate({ query })) results.push(result as (typeof results)[number]);
-      } catch (errors) {
-        results.push({ errors: errors as NonNullable<(typeof results)[number]['errors']> });
-      }
-      return results;
-    };
+    const [clientA, clientB] = [door.client(a.token), door.client(b.token)];
+    const run = (client: Client, query: string) => allResults(client, { query });
     try {
       expect(await run(clientA, 'query Heavy { viewer { email } }')).toEqual([
         { data: { viewer: { email: a.email } } },
@@ -278,10 +244,7 @@ describe('work budget', () => {
       expect(refused[0]?.errors?.[0]?.message).toMatch(/^Too much work: .* try again in \d+ seconds$/);
       expect(await run(clientB, 'query { viewer { email } }')).toEqual([{ data: { viewer: { email: b.email } } }]);
     } finally {
-      await clientA.dispose();
-      await clientB.dispose();
-      http.server.closeAllConnections();
-      await new Promise<void>((resolve) => http.server.close(() => resolve()));
+      await door.close();
     }
   });
 });

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
-import { AUTH_TOKEN, connectTelephony, sign } from '../helpers/telephony.js';
+import { AUTH_TOKEN, connectTelephony, sendCallbackFrom } from '../helpers/telephony.js';
 
 const apps: TestApp[] = [];
 afterEach(async () => {
@@ -35,22 +35,8 @@ async function tenant(t: TestApp, storedToken = AUTH_TOKEN) {
 
 let sid = 0;
 /** A call-status callback from the provider's address, signed as the provider signs it (with AUTH_TOKEN). */
-async function callback(t: TestApp, apiKey: string) {
-  const path = `/api/v3/telephony_webhook/${apiKey}/spring`;
-  const params = { CallSid: `CA${++sid}`, CallStatus: 'completed' };
-  const response = await t.app.fetch(
-    new Request(`http://127.0.0.1${path}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        'x-telephony-signature': sign(AUTH_TOKEN, `http://127.0.0.1${path}`, params),
-      },
-      body: new URLSearchParams(params).toString(),
-    }),
-    { address: PROVIDER },
-  );
-  const text = await response.text();
-  return { status: response.status, retryAfter: response.headers.get('retry-after'), text };
+function callback(t: TestApp, apiKey: string) {
+  return sendCallbackFrom(t, PROVIDER, apiKey, 'spring', { CallSid: `CA${++sid}`, CallStatus: 'completed' });
 }
 
 describe('callbacks whose signature fails, from a provider address other tenants share', () => {
