@@ -1,9 +1,11 @@
 // Gateways served on a loopback port, for tests that speak HTTP to them (an MCP client, raw node:http requests):
 // `loopbackGateways()` at the top of a test file gives the function that opens one, and closes every one it opened
 // after each test.
+import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { afterEach } from 'vitest';
 import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
 import { startApp, type StartOptions, type TestApp } from './app.js';
+import { type LogLine, logCapture } from './log-lines.js';
 
 export interface LoopbackGateway {
   t: TestApp;
@@ -32,6 +34,44 @@ export function loopbackGateways(): (env?: Record<string, string>, options?: Sta
     const base = `http://127.0.0.1:${port}`;
     return { t, http, port, base, url: new URL(`${base}/mcp`) };
   };
+}
+
+/** A gateway opened by `open` (a loopbackGateways() function) that logs at info, with the log lines it wrote. */
+export async function gatewayWithLogLines(
+  open: ReturnType<typeof loopbackGateways>,
+  env: Record<string, string> = {},
+): Promise<LoopbackGateway & { lines: LogLine[] }> {
+  const log = logCapture();
+  const gateway = await open({ LOG_LEVEL: 'info', ...env }, { logStream: log.stream });
+  return { ...gateway, lines: log.lines };
+}
+
+/**
+ * One request over node:http to 127.0.0.1:`port`, for what fetch will not send (TRACE, a Host header of its own, a
+ * raw request target); the answer's status, headers and body as text.
+ */
+export function rawHttp(
+  port: number | string,
+  method: string,
+  path: string,
+  init: { body?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: '127.0.0.1', port, path, method, headers: init.headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(init.body);
+  });
 }
 
 /** A valid `<kind>_connect` input for every integration kind (secrets that show masked in answers). */

@@ -3,23 +3,15 @@
 // info; Node would have kept the first and dropped the rest while a proxy in front may have acted on another. Raw
 // requests over node:net, since no HTTP client sends these.
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { duplicateHeaderProblem } from '../../src/http/duplicate-headers.js';
-import { loopbackGateways } from '../helpers/gateway.js';
+import { gatewayWithLogLines, loopbackGateways } from '../helpers/gateway.js';
 
 const gateway = loopbackGateways();
 
 async function serve() {
-  let logs = '';
-  const logStream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logs += chunk.toString();
-      done();
-    },
-  });
-  const { port, t } = await gateway({ LOG_LEVEL: 'info' }, { logStream });
-  return { port, t, logs: () => logs };
+  const { port, t, lines } = await gatewayWithLogLines(gateway);
+  return { port, t, logs: () => lines.map((line) => JSON.stringify(line)).join('\n') };
 }
 
 /** Sends `head` (CRLF-joined lines) and `body` as they are; the status and body of the answer. */

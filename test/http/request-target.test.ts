@@ -2,39 +2,17 @@
 // would route a request to another door (`Host: h/metrics?` sent to /graphql reached /metrics), one a URL cannot hold
 // was a 500 with a stack trace, and an absolute target names another host. Each is a 400 with a JSON detail, told at
 // info; well-formed hosts (names, IPv4, bracketed IPv6, a trailing dot, a port) are served.
-import { Writable } from 'node:stream';
-import { request } from 'node:http';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { requestTargetProblem } from '../../src/http/request-target.js';
-import { loopbackGateways } from '../helpers/gateway.js';
+import { gatewayWithLogLines, loopbackGateways, rawHttp } from '../helpers/gateway.js';
 
 const gateway = loopbackGateways();
 
-async function serve() {
-  let logs = '';
-  const logStream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logs += chunk.toString();
-      done();
-    },
-  });
-  const { port } = await gateway({ LOG_LEVEL: 'info' }, { logStream });
-  return { port, logs: () => logs };
-}
+const serve = () => gatewayWithLogLines(gateway);
 
 /** One GET by node:http with this Host and target (fetch would build both from the URL). */
-function get(port: number, host: string, target: string) {
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const sent = request({ host: '127.0.0.1', port, path: target, headers: { host } }, (response) => {
-      let body = '';
-      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-    });
-    sent.on('error', reject);
-    sent.end();
-  });
-}
+const get = (port: number, host: string, target: string) => rawHttp(port, 'GET', target, { headers: { host } });
 
 describe('requestTargetProblem', () => {
   it.each([
@@ -74,7 +52,7 @@ describe('requestTargetProblem', () => {
 
 describe('the listener', () => {
   it('answers 400 to a Host that would reroute or break the URL, and to an absolute target, told at info', async () => {
-    const { port, logs } = await serve();
+    const { port, lines } = await serve();
     expect((await get(port, `127.0.0.1:${port}`, '/healthz')).status).toBe(200);
     for (const host of [`127.0.0.1:${port}/metrics?`, 'a b', '127.0.0.1:99999', '[::1']) {
       const answer = await get(port, host, '/graphql');
@@ -84,10 +62,6 @@ describe('the listener', () => {
     }
     const absolute = await get(port, `127.0.0.1:${port}`, `http://evil.example/metrics`);
     expect(absolute.status).toBe(400);
-    const lines = logs()
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { level: number; msg: string; stack?: string; err?: unknown });
     const refused = lines.filter((line) => /Bad Request/.test(line.msg));
     expect(refused).toHaveLength(5);
     for (const line of refused) {

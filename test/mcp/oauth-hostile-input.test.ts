@@ -2,57 +2,19 @@
 // answers an error for one) in any parameter — query, form, JSON registration, Basic credentials, the path, the
 // consent form — is refused with 400 JSON before any database sees it, without echoing it and without an error log
 // line, alike on both databases; a method a path does not serve is answered 405 JSON with Allow, on every path.
-import { request as httpRequest } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
-import { startApp } from '../helpers/app.js';
-import { type LogLine, logCapture } from '../helpers/log-lines.js';
+import { describe, expect, it } from 'vitest';
+import { gatewayWithLogLines, loopbackGateways, rawHttp } from '../helpers/gateway.js';
+import type { LogLine } from '../helpers/log-lines.js';
 import { Browser, REDIRECT_URI } from '../helpers/oauth-agent.js';
 
 const PASSWORD = 'correct horse battery';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const gateway = loopbackGateways();
 
-async function serve() {
-  const log = logCapture();
-  const t = await startApp({ LOG_LEVEL: 'info' }, [], { worker: false, logStream: log.stream });
-  const http: HttpServer = createHttpServer(t.app);
-  cleanups.push(async () => {
-    http.server.closeAllConnections();
-    await new Promise<void>((resolve) => http.server.close(() => resolve()));
-    await t.close();
-  });
-  const { port } = await listen(http.server, 0, '127.0.0.1');
-  return { t, base: `http://127.0.0.1:${port}`, port, lines: log.lines };
-}
+const serve = () => gatewayWithLogLines(gateway);
 
 /** Any method (fetch refuses TRACE), with a body if given. */
-function send(
-  port: number,
-  method: string,
-  path: string,
-  init: { body?: string; headers?: Record<string, string> } = {},
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: '127.0.0.1', port, path, method, headers: init.headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () =>
-        resolve({
-          status: response.statusCode ?? 0,
-          headers: response.headers,
-          body: Buffer.concat(chunks).toString('utf8'),
-        }),
-      );
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-    request.end(init.body);
-  });
-}
+const send = rawHttp;
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const JSON_TYPE = { 'content-type': 'application/json' };

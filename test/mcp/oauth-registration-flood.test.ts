@@ -3,32 +3,21 @@
 // address or from many, refuses a registration that then authorises; pending ones expire after an hour; one that
 // authorised is no longer pending and is not evicted.
 import { auth, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REGISTERED_CLIENT_DAYS } from '../../src/domain/oauth-artifacts.js';
-import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
 import { registrantOf } from '../../src/oauth/registrations.js';
-import { startApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
+import { loopbackGateways } from '../helpers/gateway.js';
 import { Browser, REDIRECT_URI, TestAgent } from '../helpers/oauth-agent.js';
 
 const PASSWORD = 'correct horse battery';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const gateway = loopbackGateways();
 
 /** A gateway behind one trusted proxy: X-Forwarded-For names the client address (none: the socket's, 127.0.0.1). */
 async function serve(env: Record<string, string>) {
-  const t = await startApp({ TRUST_PROXY: '1', ...env }, [], { worker: false });
-  const http: HttpServer = createHttpServer(t.app);
-  cleanups.push(async () => {
-    http.server.closeAllConnections();
-    await new Promise<void>((resolve) => http.server.close(() => resolve()));
-    await t.close();
-  });
-  const { port } = await listen(http.server, 0, '127.0.0.1');
-  const base = `http://127.0.0.1:${port}`;
-  return { t, base, mcp: new URL(`${base}/mcp`) };
+  const { t, base, url } = await gateway({ TRUST_PROXY: '1', ...env });
+  return { t, base, mcp: url };
 }
 
 /** Registers a public client from `address`; its client_id. */

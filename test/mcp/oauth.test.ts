@@ -5,20 +5,21 @@
 // redirect URI, a replayed code, a missing or wrong PKCE verifier, another resource, a metadata document on a private
 // address without the test allowance; and dynamic client registration as the fallback.
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, request as httpRequest } from 'node:http';
+import { createServer } from 'node:http';
 import { auth, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { errors } from 'oidc-provider';
 import { afterEach, describe, expect, it } from 'vitest';
 import { oauthIssuer, oauthIssuerFor } from '../../src/core/oauth-issuer.js';
 import { createAccessToken, listAccessTokens } from '../../src/domain/access-tokens.js';
 import { oauthArtifactAdapter, recordIssuedToken } from '../../src/domain/oauth-artifacts.js';
-import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
+import { listen } from '../../src/http/server.js';
 import { mcpBearerChallenge } from '../../src/mcp/challenge.js';
 import { clientMetadataFetch, ClientMetadataRefused } from '../../src/oauth/client-metadata-fetch.js';
 import { FailedFetches } from '../../src/oauth/client-metadata-fetch.js';
 import { mintNamedTokens, tokenNameFor } from '../../src/oauth/token-minting.js';
 import { createTokenIssuer } from '../../src/security/tokens.js';
 import { startApp, type StartOptions, type TestApp } from '../helpers/app.js';
+import { loopbackGateways, rawHttp } from '../helpers/gateway.js';
 import { logCapture } from '../helpers/log-lines.js';
 import {
   Browser,
@@ -36,17 +37,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+const gateway = loopbackGateways();
+
 async function serve(env: Record<string, string>, options: StartOptions = {}) {
-  const t = await startApp(env, [], { worker: false, ...options });
-  const http: HttpServer = createHttpServer(t.app);
-  cleanups.push(async () => {
-    http.server.closeAllConnections();
-    await new Promise<void>((resolve) => http.server.close(() => resolve()));
-    await t.close();
-  });
-  const { port } = await listen(http.server, 0, '127.0.0.1');
-  const base = `http://127.0.0.1:${port}`;
-  return { t, base, mcp: new URL(`${base}/mcp`) };
+  const { t, base, url } = await gateway(env, options);
+  return { t, base, mcp: url };
 }
 
 async function metadataHost(
@@ -64,29 +59,8 @@ async function gatewayFor(host: MetadataHost, env: Record<string, string> = {}) 
 }
 
 /** A request with a Host header of its own (fetch sends the URL's), or a raw request line. */
-function rawRequest(
-  base: string,
-  path: string,
-  headers: Record<string, string>,
-  method = 'GET',
-): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: hostname, port, path, method, headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () =>
-        resolve({
-          status: response.statusCode ?? 0,
-          headers: response.headers,
-          body: Buffer.concat(chunks).toString('utf8'),
-        }),
-      );
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-    request.end();
-  });
+function rawRequest(base: string, path: string, headers: Record<string, string>, method = 'GET') {
+  return rawHttp(new URL(base).port, method, path, { headers });
 }
 
 const METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
