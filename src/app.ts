@@ -29,6 +29,7 @@ import { createLogger, type Logger } from './core/logger.js';
 import { connectRedis, type RedisLink } from './core/redis.js';
 import { createRateLimits } from './security/rate-limits.js';
 import { createWorkBudget } from './security/work-budget.js';
+import { callbackRefusedEarly } from './domain/call-callbacks.js';
 import { createDocs } from './rest/docs.js';
 import { createRestRouter } from './rest/router.js';
 import { createMcpDoor } from './mcp/door.js';
@@ -254,6 +255,7 @@ function createServices(
       },
       redis,
     ),
+    callbackRefusedEarly: (apiKey, signature) => callbackRefusedEarly(database.db, apiKey, signature),
   };
 }
 

@@ -32,4 +32,9 @@ export interface Services {
   accounts: AccountCache;
   /** Named access tokens with their accounts, by token id, under the same rules. */
   accessTokens: AccountCache<AccessTokenCredential>;
+  /**
+   * What a provider's call-status callback is refused for before its body is read — an unknown API key (one indexed
+   * lookup), no signature — or null (src/domain/call-callbacks.ts; the REST door asks it, src/rest/routes/call-logs.ts).
+   */
+  callbackRefusedEarly(apiKey: string, signature: string | null): Promise<string | null>;
 }

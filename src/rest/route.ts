@@ -2,9 +2,8 @@
 // Routes hold no SQL and no business rules; the router executes `document` through yoga's pipeline.
 import type { TadaDocumentNode } from 'gql.tada';
 import { print } from 'graphql';
-import type { Kysely } from 'kysely';
 import type { z } from 'zod';
-import type { Database } from '../db/types.js';
+import type { Services } from '../services.js';
 import type { Loc } from './fastapi-errors.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
@@ -51,7 +50,7 @@ export interface RestRoute<Body = unknown, Query = unknown, Data = unknown, Resp
   precheck?(input: {
     path: Record<string, string>;
     headers: Headers;
-    db: Kysely<Database>;
+    services: Pick<Services, 'callbackRefusedEarly'>;
   }): Promise<{ status: number; detail: string } | null>;
   /** Hand the body over as the exact text received (for signatures over the raw bytes); `body` then sees a string. */
   rawBody?: boolean;

@@ -221,7 +221,7 @@ export function createRestRouter(yoga: Yoga, services: Services, routes: readonl
     auth: Authentication,
   ): Promise<Response> {
     if (route.auth && auth.authFailure) return detailResponse(401, AUTH_FAILURE_MESSAGES[auth.authFailure]);
-    const refused = await route.precheck?.({ path: params, headers: request.headers, db: services.db });
+    const refused = await route.precheck?.({ path: params, headers: request.headers, services });
     if (refused) return detailResponse(refused.status, refused.detail);
     const body = route.body ? await readBody(request, route) : { ok: true as const, value: undefined };
     if (body instanceof Response) return body;

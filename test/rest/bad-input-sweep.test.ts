@@ -388,7 +388,10 @@ function probesFor(route: RestRoute): Probe[] {
       const url = path + queryString(init.query ?? encodePairs(baseQuery()));
       const contentType = init.contentType ?? (init.body !== undefined ? JSON_TYPE : '');
       const expectation =
-        init.expect ?? (set.junk ? 'reject' : oracle(route, url, init.body ?? jsonBody(), contentType));
+        init.expect ??
+        // A route with a precheck (the telephony callback: its key and signature header) refuses these unsigned
+        // probes before it reads their body (docs/limits.md), whatever the body holds.
+        (set.junk || route.precheck ? 'reject' : oracle(route, url, init.body ?? jsonBody(), contentType));
       probes.push({
         route,
         category: tag(category),

@@ -6,7 +6,6 @@ import {
   type CallStatus,
   callLogListQuerySchema,
 } from '../../domain/call-logs.schema.js';
-import { callbackRefusedEarly } from '../../domain/call-callbacks.js';
 import { campIdField } from '../../domain/campaigns.schema.js';
 import { callbackReceivedResponse, callLogResponse } from '../responses/call-logs.js';
 import { defineRoute } from '../route.js';
@@ -125,8 +124,8 @@ export const callLogRoutes = [
     // The key (one indexed lookup) and the signature header are checked before the body is read, and the body is
     // counted as it is read: a made-up key or a 100 000-field form costs nothing more (docs/limits.md).
     maxFields: CALLBACK_FORM_LIMITS.fields,
-    precheck: async ({ path, headers, db }) => {
-      const refusal = await callbackRefusedEarly(db, path.apiKey ?? '', headers.get('x-telephony-signature'));
+    precheck: async ({ path, headers, services }) => {
+      const refusal = await services.callbackRefusedEarly(path.apiKey ?? '', headers.get('x-telephony-signature'));
       return refusal ? { status: 403, detail: refusal } : null;
     },
     document: graphql(`
