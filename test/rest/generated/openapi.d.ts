@@ -2048,6 +2048,16 @@ export interface operations {
           'application/json': components['schemas']['CallLog'][];
         };
       };
+      /** @description The page's transcripts and summaries hold more than the answer's text budget: ask for a smaller limit */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Detail'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
       405: components['responses']['MethodNotAllowed'];
@@ -2086,6 +2096,16 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['CallLog'][];
+        };
+      };
+      /** @description The page's transcripts and summaries hold more than the answer's text budget: ask for a smaller limit */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Detail'];
         };
       };
       401: components['responses']['Unauthorized'];
