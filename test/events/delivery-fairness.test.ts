@@ -1,28 +1,17 @@
 // The delivery worker shares itself fairly between accounts (docs/webhooks.md "Fan-out"): with account A's backlog
 // of 20 000 due deliveries, account B's one delivery still goes out at once; and it delivers hundreds a second to
 // a receiver that answers at once (the full measurement is `npm run bench:deliveries`).
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
 import { chunks } from '../../src/db/chunks.js';
 import type { Database } from '../../src/db/types.js';
-import { startApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
 import { campaignModelData } from '../helpers/campaigns.js';
-import { type Receiver, startReceiver } from '../helpers/receiver.js';
+import { webhookTestBed } from '../helpers/receiver.js';
 import { attachNewWebhook } from '../helpers/webhooks.js';
 
-let t: TestApp | undefined;
-const receivers: Receiver[] = [];
-afterEach(async () => {
-  await t?.close();
-  for (const receiver of receivers.splice(0)) await receiver.close();
-  t = undefined;
-});
-
-async function receiver(respond?: Receiver['respond']): Promise<Receiver> {
-  const started = await startReceiver(respond);
-  receivers.push(started);
-  return started;
-}
+const bed = webhookTestBed();
+const receiver = bed.receiver;
 
 /** A new account with campaign `camp` and one webhook to `url` on it. */
 async function tenant(app: TestApp, url: string) {
@@ -87,7 +76,7 @@ const pendingOf = async (db: Kysely<Database>, accountId: string) =>
   );
 
 it("B's one delivery arrives within 2 s while A has 20 000 due before it", async () => {
-  t = await startApp({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }, [], { worker: { pollMs: 20 } });
+  const t = await bed.start({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }, { worker: { pollMs: 20 } });
   const { db } = t.app.database;
   // A's receiver takes 50 ms an answer: its backlog alone would keep the worker busy for a minute.
   const aReceiver = await receiver(() => new Promise((resolve) => setTimeout(() => resolve(200), 50)));
@@ -109,7 +98,7 @@ it("B's one delivery arrives within 2 s while A has 20 000 due before it", async
 }, 60_000);
 
 it('delivers hundreds a second to a receiver that answers at once', async () => {
-  t = await startApp({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }, [], { worker: { pollMs: 20 } });
+  const t = await bed.start({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }, { worker: { pollMs: 20 } });
   const { db } = t.app.database;
   const fast = await receiver();
   const c = await tenant(t, fast.url);

@@ -3,13 +3,12 @@
 // are written by the worker a slice at a time, so the event loop is never held for long; the account's pending cap
 // holds, the rest are listed as failed with the reason, and the refusal is logged once.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { capReason, countFanOuts, PENDING_DELIVERIES_PER_ACCOUNT } from '../../src/domain/fan-outs.js';
-import { startApp, type TestApp } from '../helpers/app.js';
 import { campaignModelData } from '../helpers/campaigns.js';
 import { eventually } from '../helpers/eventually.js';
 import { logCapture } from '../helpers/log-lines.js';
-import { type Receiver, startReceiver } from '../helpers/receiver.js';
+import { webhookTestBed } from '../helpers/receiver.js';
 import { attachNewWebhook } from '../helpers/webhooks.js';
 
 const CAMP = 'busy';
@@ -41,22 +40,19 @@ function stallMonitor() {
   return { stalls, stop: () => clearInterval(timer) };
 }
 
-let t: TestApp | undefined;
-let receiver: Receiver | undefined;
-afterEach(async () => {
-  await t?.close();
-  await receiver?.close();
-  t = receiver = undefined;
-});
+const bed = webhookTestBed();
 
 it('1 000 messages × 50 webhooks: answered, written in slices with the loop never held long, capped at the pending limit, refusal logged once', async () => {
   const logs = logCapture();
-  t = await startApp({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true', LOG_LEVEL: 'warn' }, [], {
-    worker: { pollMs: 20 },
-    logStream: logs.stream,
-  });
+  const t = await bed.start(
+    { ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true', LOG_LEVEL: 'warn' },
+    {
+      worker: { pollMs: 20 },
+      logStream: logs.stream,
+    },
+  );
   // The receiver holds every request: nothing leaves the pending state, so the counts below are exact.
-  receiver = await startReceiver(() => new Promise<number>(() => undefined));
+  const receiver = await bed.receiver(() => new Promise<number>(() => undefined));
   const app = t;
   const { token, apiKey, id: accountId } = await app.account();
   const campaign = await app.rest('POST', '/update_campaign', {

@@ -1,25 +1,17 @@
 // An account's change events reach only that account's webhooks, even when another account has a campaign of the
 // same campId with a webhook attached (campIds are unique per account only).
-import { afterEach, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { expect, it } from 'vitest';
 import { campaignModelData } from '../helpers/campaigns.js';
-import { type Receiver, startReceiver } from '../helpers/receiver.js';
+import { webhookTestBed } from '../helpers/receiver.js';
 
-let t: TestApp | undefined;
-const receivers: Receiver[] = [];
-afterEach(async () => {
-  await t?.close();
-  for (const receiver of receivers.splice(0)) await receiver.close();
-  t = undefined;
-});
+const bed = webhookTestBed();
 
 it("A's update of campaign `spring` reaches A's receiver only; B, with its own `spring` and webhook, gets no delivery row", async () => {
-  t = await startApp({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }, [], { worker: { pollMs: 20 } });
+  const t = await bed.start({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }, { worker: { pollMs: 20 } });
   const app = t;
   const tenant = async () => {
     const account = await app.account();
-    const receiver = await startReceiver();
-    receivers.push(receiver);
+    const receiver = await bed.receiver();
     const update = (title: string) =>
       app.rest('POST', '/update_campaign', {
         token: account.token,

@@ -1,31 +1,27 @@
 // A stopping worker (shutdown) waits a moment for attempts in flight, then cuts them without recording an outcome:
 // shutdown stays within its 5 s, and the delivery, still leased, is attempted again (same webhook-id) once its lease
 // runs out — as after a crash (test/events/crash-recovery.test.ts).
-import { afterEach, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { expect, it } from 'vitest';
 import { campaignModelData } from '../helpers/campaigns.js';
 import { logCapture } from '../helpers/log-lines.js';
-import { type Receiver, startReceiver } from '../helpers/receiver.js';
+import { webhookTestBed } from '../helpers/receiver.js';
 
-let t: TestApp | undefined;
-let receiver: Receiver | undefined;
-afterEach(async () => {
-  await t?.close();
-  await receiver?.close();
-  t = receiver = undefined;
-});
+const bed = webhookTestBed();
 
 it('cuts an attempt still in flight after a 1 s grace and records nothing, so the delivery goes again', async () => {
   let release: (status: number) => void = () => undefined;
-  receiver = await startReceiver(() => new Promise<number>((resolve) => (release = resolve)));
+  const receiver = await bed.receiver(() => new Promise<number>((resolve) => (release = resolve)));
   const { stream, lines } = logCapture();
-  t = await startApp({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true', WEBHOOK_TIMEOUT_SECONDS: '30', LOG_LEVEL: 'info' }, [], {
-    worker: { pollMs: 20 },
-    logStream: stream,
-  });
+  const t = await bed.start(
+    { ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true', WEBHOOK_TIMEOUT_SECONDS: '30', LOG_LEVEL: 'info' },
+    {
+      worker: { pollMs: 20 },
+      logStream: stream,
+    },
+  );
   const { token } = await t.account();
   const update = () =>
-    t!.rest('POST', '/update_campaign', { token, body: { campId: 'spring', campaignModelData: campaignModelData() } });
+    t.rest('POST', '/update_campaign', { token, body: { campId: 'spring', campaignModelData: campaignModelData() } });
   expect((await update()).status).toBe(200);
   const created = await t.gql(
     `mutation ($u: String!) { createWebhook(input: { url: $u }) { webhookId } }`,
@@ -39,7 +35,7 @@ it('cuts an attempt still in flight after a 1 s grace and records nothing, so th
     token,
   );
   expect((await update()).status).toBe(200);
-  await expect.poll(() => receiver!.received.length, { timeout: 3000 }).toBe(1);
+  await expect.poll(() => receiver.received.length, { timeout: 3000 }).toBe(1);
 
   const started = performance.now();
   await t.app.close();
@@ -49,5 +45,5 @@ it('cuts an attempt still in flight after a 1 s grace and records nothing, so th
   release(200); // too late: the attempt was cut
   // Nothing recorded (no failed attempt, no error): the lease will run out and the delivery go again.
   expect(lines.filter((line) => line.level >= 40).map((line) => line.msg)).toEqual([]);
-  t = undefined;
+  bed.closedByTest();
 }, 15_000);

@@ -1,6 +1,8 @@
 // A local webhook receiver for tests: records every request and answers as the test says.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
+import { startApp, type StartOptions, type TestApp } from './app.js';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -71,4 +73,37 @@ export async function startReceiver(respond: Receiver['respond'] = () => 200, pa
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
   return receiver;
+}
+
+/**
+ * Registers the clean-up of a webhook test file (call once at its top): after each test, the app it started is closed,
+ * then its receivers — the app first, so that its worker is not left attempting deliveries to a closed receiver.
+ */
+export function webhookTestBed(): {
+  start(env: Record<string, string>, options: StartOptions): Promise<TestApp>;
+  receiver(respond?: Receiver['respond']): Promise<Receiver>;
+  /** The test closed the app itself (what it measures): the clean-up leaves it. */
+  closedByTest(): void;
+} {
+  let app: TestApp | undefined;
+  const receivers: Receiver[] = [];
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+    for (const receiver of receivers.splice(0)) await receiver.close();
+  });
+  return {
+    async start(env, options) {
+      app = await startApp(env, [], options);
+      return app;
+    },
+    async receiver(respond) {
+      const receiver = await startReceiver(respond);
+      receivers.push(receiver);
+      return receiver;
+    },
+    closedByTest() {
+      app = undefined;
+    },
+  };
 }
