@@ -20,11 +20,6 @@ export interface RateLimits {
   request(accountId: string): Promise<number | null>;
   /** Counts one request without a valid bearer token from this client address; the same answer as `request`. */
   anonymousRequest(address: string): Promise<number | null>;
-  /**
-   * Whether this address has spent its budget of requests without a token, without counting one: the seconds to
-   * wait, or null. A signed callback is let through to its signature check only while this is null.
-   */
-  anonymousSpent(address: string): Promise<number | null>;
   /** Counts one signed provider callback of the account, once its signature is verified; the same answer. */
   callback(accountId: string): Promise<number | null>;
   /**
@@ -119,12 +114,6 @@ export function createRateLimits(settings: RateLimitSettings, redis: RedisLink |
   return {
     request: (accountId) => consume(requests(), accountId),
     anonymousRequest: (address) => consume(anonymous(), address),
-    async anonymousSpent(address) {
-      const spent = await anonymous()
-        .get(address)
-        .catch(() => null);
-      return spent && spent.remainingPoints <= 0 ? secondsOf(spent.msBeforeNext) : null;
-    },
     callback: (accountId) => consume(callbacks(), accountId),
     failedCallback: (address, apiKey) => consume(failedCallbacks(), JSON.stringify([address, apiKey])),
     async failedCallbacksSpent(address, apiKey) {
