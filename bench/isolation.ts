@@ -7,10 +7,11 @@
 // The server is `dist/src/main.js` as `npm start` runs it, pinned to core 0 (taskset) with this load generator on core 1.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
 import { get as httpGet } from 'node:http';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { type App, createApp } from '../src/app.js';
 import { loadConfig } from '../src/core/config.js';
 import { chunks } from '../src/db/chunks.js';
@@ -430,30 +431,57 @@ function processStats(pid: number): { cpu: number; peakMb: number } {
   return { cpu: ticks / 100, peakMb: Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024 };
 }
 
-async function victimLoad(base: string, tokens: string[], duration: number) {
-  let next = 0;
-  const result = await autocannon({
-    url: `${base}/api/v3/get_campaigns`,
-    connections: CONNECTIONS,
-    duration,
-    requests: [
-      {
-        method: 'GET',
-        setupRequest: (request) => ({
-          ...request,
-          headers: { ...request.headers, authorization: `Bearer ${tokens[next++ % tokens.length]}` },
-        }),
-      },
-    ],
+/**
+ * The victim's load, run by autocannon in a process of its own (a worker thread will not do: autocannon takes one for
+ * its own workers): the attacks' client work (reading 8 MB answers, building 0.9 MB bodies) runs on this process's
+ * event loop, and would otherwise delay the victim's requests and the reading of their answers here — a latency the
+ * server did not cause. Both processes share core 1.
+ */
+const VICTIM_LOAD = `
+const autocannon = require(process.env.AUTOCANNON);
+const { base, tokens, duration, connections } = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
+let next = 0;
+autocannon({
+  url: base + '/api/v3/get_campaigns',
+  connections,
+  duration,
+  requests: [{
+    method: 'GET',
+    setupRequest: (request) => ({
+      ...request,
+      headers: { ...request.headers, authorization: 'Bearer ' + tokens[next++ % tokens.length] },
+    }),
+  }],
+}).then((result) => process.stdout.write(JSON.stringify({
+  rps: result.requests.average,
+  p50: result.latency.p50,
+  p99: result.latency.p99,
+  errors: result.non2xx + result.errors,
+  answered: result.requests.total,
+})));
+`;
+
+interface VictimResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  /** Errors include timeouts (10 s); a request still unanswered when the phase ends is in neither count. */
+  errors: number;
+  answered: number;
+}
+
+async function victimLoad(base: string, tokens: string[], duration: number): Promise<VictimResult> {
+  const child = spawn(process.execPath, ['-e', VICTIM_LOAD], {
+    env: { ...process.env, AUTOCANNON: createRequire(import.meta.url).resolve('autocannon') },
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    /** Errors include timeouts (10 s); a request still unanswered when the phase ends is in neither count. */
-    errors: result.non2xx + result.errors,
-    answered: result.requests.total,
-  };
+  child.stdin.end(JSON.stringify({ base, tokens, duration, connections: CONNECTIONS }));
+  let output = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => (output += chunk));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`the victim's load exited with ${code}`);
+  return JSON.parse(output) as VictimResult;
 }
 
 /** ATTACKERS loops sending the hostile requests back to back until `until`; counts statuses per kind. */
