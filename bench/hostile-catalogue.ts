@@ -429,13 +429,15 @@ export const CATALOGUE: CatalogueCase[] = [
         },
         async run(until) {
           const victim = new Tally();
+          let victimRefusal = '';
           const logins = paced(until, SHORT ? 250 : 500, async () => {
             try {
               const response = await fetch(`${base}/api/v3/login`, {
                 ...login(password, '198.51.100.7'),
                 signal: AbortSignal.timeout(10_000),
               });
-              await response.arrayBuffer();
+              const text = await response.text();
+              if (response.status !== 200 && !victimRefusal) victimRefusal = text.slice(0, 200);
               victim.note(String(response.status));
             } catch (error) {
               victim.note(error instanceof Error ? error.name : 'error');
@@ -443,6 +445,7 @@ export const CATALOGUE: CatalogueCase[] = [
           });
           const [outcome] = await Promise.all([attack.run(until), logins]);
           outcome.report.push(`the victim's own logins (from 198.51.100.7) during the attack: ${victim}`);
+          if (victimRefusal) outcome.report.push(`the first refusal of the victim's login: ${victimRefusal}`);
           const total = [...victim.values()].reduce((a, b) => a + b, 0);
           const refused = total - (victim.get('200') ?? 0);
           if (refused > 0) (outcome.failures ??= []).push(`${refused} of the victim's ${total} logins were refused`);

@@ -341,6 +341,7 @@ function startAppWorker(
     allowPrivate: config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
     availability: services.availability,
     onAttempt: (outcome) => metrics.deliveryAttempt(outcome),
+    work: services.work,
     ...(overrides || {}),
   });
 }

@@ -73,11 +73,11 @@ const envSchema = z
     LARGE_BODY_MIB_PER_MINUTE: z.coerce.number().positive().max(100_000).default(16),
     /**
      * The work budget (docs/limits.md "Work budget"): ms of handling time (from the door to the answer) an account's
-     * requests may take per minute, whatever their number; a sixth of it may be spent at once, then it refills.
+     * requests may take per minute, whatever their number; a twelfth of it may be spent at once, then it refills.
      */
-    WORK_BUDGET_MS_PER_MINUTE: z.coerce.number().int().min(100).max(100_000_000).default(20_000),
+    WORK_BUDGET_MS_PER_MINUTE: z.coerce.number().int().min(100).max(100_000_000).default(3_000),
     /** The same per client address for requests without a valid token. */
-    ANONYMOUS_WORK_BUDGET_MS_PER_MINUTE: z.coerce.number().int().min(100).max(100_000_000).default(10_000),
+    ANONYMOUS_WORK_BUDGET_MS_PER_MINUTE: z.coerce.number().int().min(100).max(100_000_000).default(1_500),
     /** Requests of one account handled at once on one instance; more wait in a short queue. */
     REQUESTS_IN_FLIGHT_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(8),
     /** Requests without a valid token from one client address handled at once on one instance. */

@@ -4,7 +4,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 
 interface RequestState {
-  requestId: string;
+  /** Unset for work outside any request that is measured as a piece of work (a live re-execution: runAtWork). */
+  requestId?: string;
   /** The error codes of the GraphQL errors answered, for the request's access-log line. */
   errorCodes?: string[];
   /** The REST route template the request matched (a bounded metrics label, never the raw path). */
@@ -17,6 +18,22 @@ interface RequestState {
   callbackCounted?: boolean;
   /** The account that callback's signature verified for: its handling time is charged there (src/http/work-budget.ts). */
   callbackAccount?: string;
+  /** The piece of work the work budget measures for this request (src/security/work-budget.ts). */
+  work?: OwnWork;
+}
+
+/**
+ * What a piece of work measured by the work budget did on its own: the ms of synchronous work timed inside it
+ * (`timedWork`: SQLite statements, answers serialised), during which nothing else can run, so none of it is shared.
+ */
+export interface OwnWork {
+  ownMs: number;
+  /**
+   * The piece now waits for work done off the event loop (a password hashed in libuv's pool): it is not at work, so
+   * takes no share of the loop's time, until the function returned is called (once). Not a PostgreSQL query: its rows
+   * are parsed on the loop before the query answers, and that work is shared with the requests at work.
+   */
+  away?(): () => void;
 }
 
 /**
@@ -65,6 +82,52 @@ export function runAsShadow<T>(work: () => T): T {
 export function inShadow(): boolean {
   return storage.getStore()?.shadow === true;
 }
+
+/** From here on (the rest of the request), synchronous work timed by `timedWork` is the piece's own. */
+export function noteWorkPiece(piece: OwnWork): void {
+  const state = storage.getStore();
+  if (state) state.work = piece;
+}
+
+/** Runs `work` (a live re-execution, a WebSocket operation) as the piece's: what `timedWork` times inside is its own. */
+export function runAtWork<T>(piece: OwnWork, work: () => T): T {
+  const state = storage.getStore();
+  return storage.run(state ? { ...state, work: piece } : { work: piece }, work);
+}
+
+let ownWorkMs = 0;
+let timing = false;
+
+/**
+ * Runs `work` (synchronous) and, inside a measured piece of work, adds the time it took to the piece's own: the event
+ * loop was that piece's alone meanwhile. Nested calls count once (the outermost).
+ */
+export function timedWork<T>(work: () => T): T {
+  const piece = timing ? undefined : storage.getStore()?.work;
+  if (!piece) return work();
+  timing = true;
+  const started = performance.now();
+  try {
+    return work();
+  } finally {
+    timing = false;
+    const ms = performance.now() - started;
+    piece.ownMs += ms;
+    ownWorkMs += ms;
+  }
+}
+
+/**
+ * Awaits work done off the event loop (`waiting`: a password hash) as the piece of work running:
+ * meanwhile it takes no share of the loop's time (src/security/work-budget.ts).
+ */
+export function offLoop<T>(waiting: Promise<T>): Promise<T> {
+  const back = storage.getStore()?.work?.away?.();
+  return back ? waiting.finally(back) : waiting;
+}
+
+/** The ms of synchronous work `timedWork` has timed in all, since the process started (the work meter reads it). */
+export const ownWorkTotal = (): number => ownWorkMs;
 
 export function currentRequestId(): string | undefined {
   return storage.getStore()?.requestId;

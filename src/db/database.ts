@@ -10,6 +10,7 @@ import { notifyCommittedWrites } from './committed-writes.js';
 import type { WrittenRows } from './written-rows.js';
 import type { Database } from './types.js';
 import { traceQuery } from '../core/tracing.js';
+import { timedWork } from '../core/request-context.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -72,11 +73,21 @@ function rowsAsArrays(statement: SQLite.Statement): DriverStatement {
   statement.raw(true);
   return {
     reader: true,
-    all: (...parameters: unknown[]) => (statement.all(...parameters) as unknown[][]).map(toObject),
-    run: (...parameters: unknown[]) => statement.run(...parameters),
+    all: (...parameters: unknown[]) => timedWork(() => (statement.all(...parameters) as unknown[][]).map(toObject)),
+    run: (...parameters: unknown[]) => timedWork(() => statement.run(...parameters)),
     *iterate(...parameters: unknown[]) {
       for (const row of statement.iterate(...parameters) as Iterable<unknown[]>) yield toObject(row);
     },
+  } as DriverStatement;
+}
+
+/** A writing statement whose runs are timed as the running request's own work (better-sqlite3 is synchronous). */
+function timedWrites(statement: SQLite.Statement): DriverStatement {
+  return {
+    reader: false,
+    all: (...parameters: unknown[]) => timedWork(() => statement.all(...parameters)),
+    run: (...parameters: unknown[]) => timedWork(() => statement.run(...parameters)),
+    iterate: (...parameters: unknown[]) => statement.iterate(...parameters),
   } as DriverStatement;
 }
 
@@ -96,7 +107,7 @@ function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
         if (!statement) {
           if (cache.size >= 500) cache.clear();
           const prepared = prepare(source);
-          statement = prepared.reader ? rowsAsArrays(prepared) : prepared;
+          statement = prepared.reader ? rowsAsArrays(prepared) : timedWrites(prepared);
           cache.set(source, statement);
         }
         return statement;

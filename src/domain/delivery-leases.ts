@@ -71,7 +71,15 @@ async function accountsWithDue(db: Kysely<Database>, now: string, after: string,
  */
 export async function claimDueDeliveries(
   db: Kysely<Database>,
-  claim: { owner: string; now: string; leaseUntil: string; limit: number; cursor?: ClaimCursor },
+  claim: {
+    owner: string;
+    now: string;
+    leaseUntil: string;
+    limit: number;
+    cursor?: ClaimCursor;
+    /** Accounts not to claim for this time (their work budget is spent): their turn in the rotation passes. */
+    skip?: (accountId: string) => boolean;
+  },
 ): Promise<ClaimedDelivery[]> {
   const cursor = claim.cursor ?? { after: '' };
   const most = Math.min(MAX_ACCOUNTS_PER_CLAIM, claim.limit);
@@ -83,6 +91,8 @@ export async function claimDueDeliveries(
   }
   if (accounts.length === 0) return [];
   cursor.after = accounts.length < most ? '' : accounts[accounts.length - 1]!;
+  if (claim.skip) accounts = accounts.filter((account) => !claim.skip!(account));
+  if (accounts.length === 0) return [];
   const share = Math.ceil(claim.limit / accounts.length);
   const oldestDue = (accountId: string) =>
     db

@@ -131,6 +131,9 @@ export interface SliceResult {
   finished: boolean;
 }
 
+/** How many accounts with fan-outs waiting are looked at for one that may go ahead (the others' budgets spent). */
+const SKIP_LOOKAHEAD_ACCOUNTS = 50;
+
 /**
  * Expands one slice of the fan-out whose turn it is — the next events of it, up to FAN_OUT_SLICE_ROWS delivery rows —
  * in one transaction: their delivery rows are inserted and the events marked done together, so a crash loses or
@@ -139,14 +142,33 @@ export interface SliceResult {
  */
 export async function expandFanOutSlice(
   db: Kysely<Database>,
-  options: { cap?: number; sliceRows?: number } = {},
+  options: {
+    cap?: number;
+    sliceRows?: number;
+    /** Accounts whose fan-outs wait this time (their work budget is spent): the next account's turn comes. */
+    skip?: (accountId: string) => boolean;
+  } = {},
 ): Promise<SliceResult | null> {
   const cap = options.cap ?? PENDING_DELIVERIES_PER_ACCOUNT;
   const sliceRows = options.sliceRows ?? FAN_OUT_SLICE_ROWS;
   // Most polls find nothing: a plain indexed read answers that without a transaction (a write lock on SQLite).
   if (!(await db.selectFrom('fan_outs').select('fan_out_id').limit(1).executeTakeFirst())) return null;
+  // The accounts whose turn comes first, less those that wait: their fan-outs keep their place in the queue.
+  let accounts: string[] | null = null;
+  if (options.skip) {
+    const first = await db
+      .selectFrom('fan_outs')
+      .select('account_id')
+      .groupBy('account_id')
+      .orderBy((eb) => eb.fn.min('turn_at'))
+      .limit(SKIP_LOOKAHEAD_ACCOUNTS)
+      .execute();
+    accounts = first.map((row) => row.account_id).filter((accountId) => !options.skip!(accountId));
+    if (accounts.length === 0) return null;
+  }
   return db.transaction().execute(async (trx) => {
-    const next = trx.selectFrom('fan_outs').selectAll().orderBy('turn_at').orderBy('fan_out_id').limit(1);
+    let next = trx.selectFrom('fan_outs').selectAll().orderBy('turn_at').orderBy('fan_out_id').limit(1);
+    if (accounts) next = next.where('account_id', 'in', accounts);
     const fanOut = await (dialectOf(db) === 'postgres' ? next.forUpdate().skipLocked() : next).executeTakeFirst();
     if (!fanOut) return null;
     const saved = JSON.parse(fanOut.targets) as FanOutTarget[];

@@ -28,6 +28,8 @@ import {
 } from '../domain/fan-outs.js';
 import { SpanKind, trace } from '@opentelemetry/api';
 import { inSpan, tracer } from '../core/tracing.js';
+import { runAtWork } from '../core/request-context.js';
+import type { WorkBudget } from '../security/work-budget.js';
 
 export const USER_AGENT = 'campaign-gateway-webhooks/1';
 
@@ -49,6 +51,11 @@ export interface DeliveryWorkerOptions {
   clock?: () => number;
   /** Told each recorded attempt's outcome (metrics): delivered, retry (to be tried again) or failed (given up). */
   onAttempt?: (outcome: 'delivered' | 'retry' | 'failed') => void;
+  /**
+   * The work budget (src/security/work-budget.ts): each attempt, and each slice of a fan-out expanded, is measured and
+   * charged to its account; an account whose budget is spent has no deliveries claimed until it has some again.
+   */
+  work?: Pick<WorkBudget, 'begin' | 'end' | 'charge' | 'wait'>;
 }
 
 export interface DeliveryWorker {
@@ -225,12 +232,15 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       kind: SpanKind.CLIENT,
       attributes: { 'webhook.delivery_id': delivery.deliveryId, 'webhook.id': delivery.webhookId ?? '' },
     });
-    const running = inSpan(span, () => attempt(delivery))
+    const work = options.work;
+    const mark = work?.begin();
+    const running = inSpan(span, () => (mark ? runAtWork(mark, () => attempt(delivery)) : attempt(delivery)))
       .catch((error: unknown) => {
         if (options.availability?.failed(error) || stopping.signal.aborted) return;
         logger.error({ err: error, deliveryId: delivery.deliveryId }, 'delivery failed');
       })
       .finally(() => {
+        if (work && mark) work.charge(`account:${delivery.accountId}`, work.end(mark));
         inFlight.delete(running);
         claims.notify();
       });
@@ -251,6 +261,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
             leaseUntil: new Date(now + leaseMs).toISOString(),
             limit: free,
             cursor,
+            // An account whose work budget is spent waits: its deliveries are claimed once it has some again.
+            ...(options.work ? { skip: (accountId: string) => options.work!.wait(`account:${accountId}`) > 0 } : {}),
           });
         } catch (error) {
           // An unreachable database is logged once by the availability tracker, not at every poll.
@@ -284,10 +296,20 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     while (running) {
       fanOuts.reset();
       let slice: SliceResult | null = null;
+      const mark = options.work?.begin();
       try {
-        slice = await expandFanOutSlice(db);
+        // An account whose work budget is spent waits: its fan-outs keep their place until it has some again.
+        const expand = () =>
+          expandFanOutSlice(db, {
+            ...(options.work ? { skip: (accountId: string) => options.work!.wait(`account:${accountId}`) > 0 } : {}),
+          });
+        slice = await (mark ? runAtWork(mark, expand) : expand());
       } catch (error) {
         if (running && !options.availability?.failed(error)) logger.error({ err: error }, 'could not expand a fan-out');
+      }
+      if (mark) {
+        const ms = options.work!.end(mark);
+        if (slice) options.work!.charge(`account:${slice.accountId}`, ms);
       }
       if (slice) {
         noteSlice(slice);

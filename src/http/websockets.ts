@@ -15,6 +15,7 @@ import { type Services } from '../services.js';
 import type { Yoga } from '../graphql/server/yoga.js';
 import type { Account } from '../domain/accounts.js';
 import { clientAddressOf } from './client-address.js';
+import { runAtWork } from '../core/request-context.js';
 import { FOREVER } from '../events/live-streams.js';
 
 export const MAX_CONNECTIONS_PER_ACCOUNT = 10;
@@ -197,7 +198,7 @@ export function createWebSocketDoor(yoga: Yoga, services: Services): WebSocketDo
       const settle = () => services.work.charge(tenant, services.work.end(mark));
       let result: OperationResult;
       try {
-        result = run(args);
+        result = runAtWork(mark, () => run(args));
       } catch (error) {
         settle();
         throw error;

@@ -1,9 +1,10 @@
 // The stage of the work budget (src/security/work-budget.ts; docs/limits.md "Work budget"): a tenant whose share of the
 // server's time is spent is refused (429 RATE_LIMITED with Retry-After, in the door's shape), and one that already has
 // its number of requests at work waits for a place in a short queue. Once the request is answered (a streamed answer:
-// once its stream has begun; each live re-execution is charged on its own, src/graphql/live/live-queries.ts), its
-// share of the process's CPU time meanwhile is charged to its tenant — a signed provider callback's to the account its signature verified for.
-import { callbackAccount } from '../core/request-context.js';
+// once its stream has begun; each live re-execution is charged on its own, src/graphql/live/live-queries.ts), what it
+// did alone and its share of the rest of the event loop's CPU time meanwhile is charged to its tenant — a signed
+// provider callback's to the account its signature verified for.
+import { callbackAccount, noteWorkPiece } from '../core/request-context.js';
 import type { Services } from '../services.js';
 import type { Admission } from '../security/work-budget.js';
 import { refuse } from './refusal.js';
@@ -46,12 +47,19 @@ export function workBudgetStage(services: Services): Stage {
   /** From here to the answer, the request's time is its tenant's; `placed`: it holds one of the tenant's places. */
   const settleLater = (way: Way, tenant: string, placed: boolean) => {
     const mark = work.begin();
+    noteWorkPiece(mark);
+    // What its requests cost of late is taken now: requests admitted together cannot all start on one's worth.
+    const reserved = work.reserve(tenant);
     way.settle = () => {
       const ms = work.end(mark);
       if (placed) work.release(tenant);
-      // A signed callback verified for an account is that account's work, not its provider's address's.
+      // A signed callback verified for an account is that account's work, not its provider's address's (whose
+      // reservation is given back).
       const account = way.signedCallback ? callbackAccount() : undefined;
-      work.charge(account ? `account:${account}` : tenant, ms);
+      if (account) {
+        work.charge(tenant, 0, reserved);
+        work.charge(`account:${account}`, ms);
+      } else work.charge(tenant, ms, reserved);
     };
   };
 

@@ -24,7 +24,7 @@ import {
   validationResponse,
 } from './fastapi-errors.js';
 import type { RestRoute } from './route.js';
-import { MAX_BODY_BYTES, noteRoute, UNKNOWN_CLIENT } from '../core/request-context.js';
+import { MAX_BODY_BYTES, noteRoute, timedWork, UNKNOWN_CLIENT } from '../core/request-context.js';
 import { readFormFields } from '../validation/form-fields.js';
 import { jsonTextTooDeepAt, jsonTextValuesOverAt, MAX_JSON_VALUES } from '../validation/json-limits.js';
 
@@ -77,6 +77,11 @@ async function readBody(request: Request, route: RestRoute): Promise<Parsed<unkn
   const text = await request.text();
   if (Buffer.byteLength(text) > MAX_BODY_BYTES) return detailResponse(413, 'Request body too large');
   if (route.rawBody) return { ok: true, value: text };
+  // Synchronous from here: the request's own time (src/security/work-budget.ts).
+  return timedWork(() => parseBodyText(request, route, text));
+}
+
+function parseBodyText(request: Request, route: RestRoute, text: string): Parsed<unknown> {
   const type = request.headers.get('content-type') ?? '';
   // Fields and keys are counted before anything is built of them (docs/limits.md): a refusal costs a scan of the text.
   if (route.form && type.includes('application/x-www-form-urlencoded')) {
@@ -250,7 +255,7 @@ export function createRestRouter(yoga: Yoga, services: Services, routes: readonl
     })) as ExecutionResult;
     if (result.errors && result.errors.length > 0)
       return errorResponse(route, result.errors, variableValues, services.logger);
-    const legacyBody = route.respond(result.data, variableValues);
+    const legacyBody = timedWork(() => route.respond(result.data, variableValues));
     if (legacyBody === null && route.missing) {
       return detailResponse(404, typeof route.missing === 'string' ? route.missing : route.missing(result.data));
     }
@@ -259,6 +264,6 @@ export function createRestRouter(yoga: Yoga, services: Services, routes: readonl
         headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' },
       });
     }
-    return jsonResponse(200, legacyBody);
+    return timedWork(() => jsonResponse(200, legacyBody));
   }
 }

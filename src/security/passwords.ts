@@ -1,6 +1,7 @@
 // Password hashing with node:crypto scrypt, a per-user salt and a constant-time comparison.
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import { offLoop } from '../core/request-context.js';
 
 const scryptAsync = promisify(scrypt) as (
   password: string,
@@ -17,7 +18,8 @@ const KEY_LENGTH = 64;
 export async function hashPassword(password: string, cost = DEFAULT_COST): Promise<string> {
   const salt = randomBytes(16);
   const N = 2 ** cost;
-  const hash = await scryptAsync(password, salt, KEY_LENGTH, { ...PARAMS, N });
+  // Hashed in libuv's pool: the request waits off the event loop meanwhile (src/security/work-budget.ts).
+  const hash = await offLoop(scryptAsync(password, salt, KEY_LENGTH, { ...PARAMS, N }));
   return ['scrypt', N, PARAMS.r, PARAMS.p, salt.toString('base64'), hash.toString('base64')].join('$');
 }
 
@@ -25,12 +27,14 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
-  const actual = await scryptAsync(password, Buffer.from(salt, 'base64'), expected.length, {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-    maxmem: PARAMS.maxmem,
-  });
+  const actual = await offLoop(
+    scryptAsync(password, Buffer.from(salt, 'base64'), expected.length, {
+      N: Number(n),
+      r: Number(r),
+      p: Number(p),
+      maxmem: PARAMS.maxmem,
+    }),
+  );
   return timingSafeEqual(actual, expected);
 }
 

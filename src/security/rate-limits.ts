@@ -54,6 +54,13 @@ export interface RateLimits {
 export const LOGIN_SLOWDOWN_AFTER_ATTEMPTS = 10;
 /** Once an e-mail is slowed down, at most one attempt for it goes ahead per this many seconds (429 with the rest). */
 export const LOGIN_SLOWDOWN_INTERVAL_SECONDS = 2;
+/**
+ * An address the e-mail signed up or logged in from successfully is known to it for this long (20 days: the memory
+ * store keeps each key with a timer, and Node's timers hold at most 24.8 days): its attempts
+ * are never slowed down by the e-mail's slow-down — a guesser spread over many addresses cannot keep the owner out
+ * from where the owner usually logs in — though its own lock (LOGIN_MAX_FAILURES from that address) still holds.
+ */
+export const LOGIN_KNOWN_ADDRESS_SECONDS = 20 * 24 * 3600;
 
 /** Bodies up to this size are not counted against the large-body budget. */
 export const LARGE_BODY_BYTES = 64 * 1024;
@@ -105,6 +112,7 @@ export function createRateLimits(settings: RateLimitSettings, redis: RedisLink |
   const emailAttempts = limiter(redis, 'login-email-attempts', Number.MAX_SAFE_INTEGER, settings.loginWindowSeconds);
   const emailPace = limiter(redis, 'login-email-pace', 1, LOGIN_SLOWDOWN_INTERVAL_SECONDS);
   const emailKey = (email: string) => email.trim().toLowerCase();
+  const knownAddresses = limiter(redis, 'login-known-addresses', 1, LOGIN_KNOWN_ADDRESS_SECONDS);
   /** Seconds left of a count that has reached `max` points, else null (a limiter that fails answers null). */
   const spent = async (counter: RateLimiterAbstract, key: string, max: number) => {
     const counted = await counter.get(key).catch(() => null);
@@ -130,7 +138,8 @@ export function createRateLimits(settings: RateLimitSettings, redis: RedisLink |
       // address's lock (an owner retrying during a slow-down is not locked out by it).
       const locked = await spent(logins(), key(email, address), settings.loginMaxFailures);
       if (locked !== null) return locked;
-      if ((await spent(emailAttempts(), emailKey(email), LOGIN_SLOWDOWN_AFTER_ATTEMPTS)) !== null) {
+      const slowed = (await spent(emailAttempts(), emailKey(email), LOGIN_SLOWDOWN_AFTER_ATTEMPTS)) !== null;
+      if (slowed && (await spent(knownAddresses(), key(email, address), 1)) === null) {
         const wait = await consume(emailPace(), emailKey(email));
         if (wait !== null) return wait;
       }
@@ -143,6 +152,10 @@ export function createRateLimits(settings: RateLimitSettings, redis: RedisLink |
       await logins()
         .delete(key(email, address))
         .catch(() => false);
+      // Known from now on (again for LOGIN_KNOWN_ADDRESS_SECONDS): never slowed down by the e-mail's slow-down.
+      await knownAddresses()
+        .set(key(email, address), 1, LOGIN_KNOWN_ADDRESS_SECONDS)
+        .catch(() => null);
       // The owner's own successful attempt does not bring the slow-down closer (nor push it further off: never below 0).
       const attempts = emailAttempts();
       const counted = await attempts.get(emailKey(email)).catch(() => null);

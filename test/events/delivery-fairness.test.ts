@@ -4,6 +4,7 @@
 import { expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
 import { chunks } from '../../src/db/chunks.js';
+import { expandFanOutSlice } from '../../src/domain/fan-outs.js';
 import type { Database } from '../../src/db/types.js';
 import type { TestApp } from '../helpers/app.js';
 import { campaignModelData } from '../helpers/campaigns.js';
@@ -111,3 +112,46 @@ it('delivers hundreds a second to a receiver that answers at once', async () => 
   // The bench measures ≥ 200 a second on this shared machine; the smoke bound leaves room for its load.
   expect(perSecond).toBeGreaterThan(100);
 }, 60_000);
+
+it("charges each attempt to its account's work budget: once it is spent, the account's deliveries wait", async () => {
+  // 600 ms of handling time a minute: 50 ms at once, then 10 ms a second. Each attempt costs its account
+  // something (its SQL, its request sent and answered): A gets through a few, then its deliveries wait for its budget.
+  const t = await bed.start(
+    { ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true', WORK_BUDGET_MS_PER_MINUTE: '600' },
+    { worker: { pollMs: 20 } },
+  );
+  const { db } = t.app.database;
+  const aReceiver = await receiver();
+  const a = await tenant(t, aReceiver.url);
+  await backlog(db, a, 2000);
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  // Without the budget the worker delivers hundreds a second (the test above): A's backlog would be mostly gone.
+  const delivered = 2000 - (await pendingOf(db, a.id));
+  console.info(`A's deliveries in 2 s on a budget of 600 ms a minute: ${delivered}`);
+  expect(delivered).toBeLessThan(1000);
+}, 60_000);
+
+it("expands the fan-outs of accounts that may go ahead, keeping a spent account's in their place", async () => {
+  const t = await bed.start({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }, { worker: false });
+  const { db } = t.app.database;
+  const a = await t.account();
+  const b = await t.account();
+  // Two fan-outs waiting to be expanded (as a write of many deliveries leaves them): A's turn comes first.
+  const waiting = (fanOutId: string, accountId: string, at: string) => ({
+    fan_out_id: fanOutId,
+    account_id: accountId,
+    camp_id: 'camp',
+    targets: '[]',
+    turn_at: at,
+    created_at: at,
+  });
+  await db
+    .insertInto('fan_outs')
+    .values([waiting('fo_a', a.id, '2026-01-01T00:00:00.000Z'), waiting('fo_b', b.id, '2026-01-01T00:00:01.000Z')])
+    .execute();
+  const spent = (accountId: string) => accountId === a.id;
+  expect((await expandFanOutSlice(db, { skip: spent }))?.accountId).toBe(b.id);
+  // Only A's is left: it waits while A's budget is spent, and goes ahead once it is not.
+  expect(await expandFanOutSlice(db, { skip: spent })).toBeNull();
+  expect((await expandFanOutSlice(db))?.accountId).toBe(a.id);
+});

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { closeAll, subscribe } from '../events/sse.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
+import { seedCallLogs } from '../helpers/columns-read.js';
 import { connectTelephony, sendCallbackFrom } from '../helpers/telephony.js';
 import { allResults, wsDoor } from '../helpers/ws-client.js';
 
@@ -76,7 +77,7 @@ describe('work budget', () => {
     const t = await start({ WORK_BUDGET_MS_PER_MINUTE: '6000' });
     const a = await t.account();
     const b = await t.account();
-    // One request, within every other limit, that takes longer than the account may spend at once (a sixth of its minute's budget): the number of
+    // One request, within every other limit, that takes longer than the account may spend at once (a twelfth of its minute's budget): the number of
     // requests does not matter.
     expect((await post(t, 'query Heavy { viewer { email } }', a.token)).status).toBe(200);
     const refused = await post(t, 'query { viewer { email } }', a.token);
@@ -97,6 +98,40 @@ describe('work budget', () => {
     // Another account is not affected, on either door.
     expect((await post(t, 'query { viewer { email } }', b.token)).status).toBe(200);
     expect((await t.rest('GET', '/get_campaigns', { token: b.token })).status).toBe(200);
+  });
+
+  it('charges a request what it did alone (a long answer read and serialised) however many requests of others are at work', async () => {
+    // 100 ms a minute: about 8 ms at once. Another account keeps 40 requests at work (each waits without holding the
+    // loop): shared among them all, a long answer's cost would be a fortieth for its account, refused only after
+    // about ten of them; charged what it did alone — its call logs' transcripts read, its answer serialised — it is
+    // refused within a few.
+    const t = await start({ WORK_BUDGET_MS_PER_MINUTE: '100', REQUESTS_IN_FLIGHT_PER_ACCOUNT: '100' });
+    const reader = await t.account();
+    const other = await t.account();
+    await createLegacyCampaign(t, reader.token, 'calls');
+    const transcript = 'a word '.repeat(60_000);
+    await seedCallLogs(t, reader.id, 8, () => ({ transcript, summary: '', analysis: null }));
+    let done = false;
+    const keepAtWork = async () => {
+      while (!done) await post(t, 'query Slow { viewer { email } }', other.token);
+    };
+    const others = Array.from({ length: 40 }, keepAtWork);
+    await sleep(50);
+    let answered = 0;
+    let status = 200;
+    try {
+      for (; answered < 12; answered++) {
+        const response = await post(t, '{ callLogs(first: 8) { edges { node { callId transcript } } } }', reader.token);
+        status = response.status;
+        await response.arrayBuffer();
+        if (status !== 200) break;
+      }
+    } finally {
+      done = true;
+      await Promise.all(others);
+    }
+    expect(status).toBe(429);
+    expect(answered).toBeLessThanOrEqual(4);
   });
 
   it('charges each client address without a token on its own', async () => {

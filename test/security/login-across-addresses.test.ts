@@ -82,6 +82,27 @@ describe('the login lockout, directly', () => {
     expect(again.status, again.text).toBe(200);
   });
 
+  test("the address the owner signed up or logged in from is never slowed down by the e-mail's slow-down", async () => {
+    t = await startApp({ TRUST_PROXY: '1' });
+    const email = `known-${Date.now()}@example.com`;
+    const signup = await t.rest('POST', '/signup', { body: { email, password: PASSWORD }, headers: from('192.0.2.7') });
+    expect(signup.status, signup.text).toBe(200);
+    const login = (address: string, password = 'wrong password') =>
+      t!.rest('POST', '/login', { body: { username: email, password }, headers: from(address) });
+    for (let i = 0; i < LOGIN_SLOWDOWN_AFTER_ATTEMPTS + 1; i++) await login(`198.51.100.${i + 10}`);
+    // Slowed down for every address but the one it signed up from: the owner there logs in each time, at once.
+    for (let i = 0; i < 3; i++) expect((await login('192.0.2.7', PASSWORD)).status).toBe(200);
+    expect((await login('192.0.2.8', PASSWORD)).status).toBe(429);
+    // An address it logged in from once is known from then on too.
+    await sleep(LOGIN_SLOWDOWN_INTERVAL_SECONDS * 1000);
+    expect((await login('192.0.2.8', PASSWORD)).status).toBe(200);
+    await login('198.51.100.99');
+    for (let i = 0; i < 3; i++) expect((await login('192.0.2.8', PASSWORD)).status).toBe(200);
+    // A known address still locks for itself after its own failures.
+    for (let i = 0; i < 5; i++) await login('192.0.2.8');
+    expect((await login('192.0.2.8', PASSWORD)).status).toBe(429);
+  });
+
   test('attempts refused by the slow-down do not count towards the lock of their address', async () => {
     t = await startApp({ TRUST_PROXY: '1' });
     const user = await t.account();

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/core/logger.js';
+import { ownWorkTotal, runAtWork, timedWork } from '../../src/core/request-context.js';
 import { connectRedis, type RedisLink } from '../../src/core/redis.js';
 import { createWorkBudget, createWorkMeter, type WorkBudgetSettings } from '../../src/security/work-budget.js';
 
@@ -14,6 +15,13 @@ const SETTINGS: WorkBudgetSettings = {
   inFlightPerAddress: 1,
   queuedPerTenant: 1,
 };
+
+function spin(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // spin
+  }
+}
 
 describe('the meter', () => {
   it("charges each piece of work its share of the process's CPU time while it is at work, and no more in all", () => {
@@ -32,33 +40,112 @@ describe('the meter', () => {
     expect(meter.end(c)).toBe(0);
   });
 
+  it('charges a piece of work what it did alone (timed as its own), and shares only the rest', () => {
+    let cpu = 0;
+    let own = 0;
+    const meter = createWorkMeter(
+      () => cpu,
+      () => own,
+    );
+    const blocker = meter.begin();
+    const waiting = meter.begin();
+    // The blocker serialises a long answer: 90 ms alone, timed as its own; 10 ms more of work nobody timed.
+    blocker.ownMs += 90;
+    own += 90;
+    cpu += 100;
+    expect(meter.end(waiting)).toBe(5);
+    expect(meter.end(blocker)).toBe(95);
+  });
+
+  it('charges a piece no share while it waits off the event loop (once however many waits overlap)', () => {
+    let cpu = 0;
+    const meter = createWorkMeter(
+      () => cpu,
+      () => 0,
+    );
+    const hashing = meter.begin();
+    const working = meter.begin();
+    cpu += 10; // both at work: 5 each
+    const back = hashing.away!();
+    const backToo = hashing.away!();
+    cpu += 30; // hashing waits (scrypt in the pool): working alone
+    back();
+    back(); // once only
+    cpu += 4; // still away for the second wait
+    backToo();
+    cpu += 10; // both again
+    expect(meter.end(hashing)).toBe(10);
+    expect(meter.end(working)).toBe(44);
+    // Coming back after the end changes nothing.
+    const late = meter.begin();
+    const gone = late.away!();
+    expect(meter.end(late)).toBe(0);
+    gone();
+    cpu += 10;
+    const alone = meter.begin();
+    cpu += 6;
+    expect(meter.end(alone)).toBe(6);
+  });
+
+  it('times synchronous work as the own of the piece it runs in, once when nested, and of no piece outside one', () => {
+    const meter = createWorkMeter();
+    const piece = meter.begin();
+    const before = ownWorkTotal();
+    runAtWork(piece, () =>
+      timedWork(() => {
+        timedWork(() => spin(20));
+        spin(20);
+      }),
+    );
+    timedWork(() => spin(20));
+    expect(piece.ownMs).toBeGreaterThanOrEqual(40);
+    expect(piece.ownMs).toBeLessThan(60);
+    expect(ownWorkTotal() - before).toBe(piece.ownMs);
+    expect(meter.end(piece)).toBeGreaterThanOrEqual(40);
+  });
+
   // Not time spent waiting: that the process's CPU clock does not advance while it waits is the first test's fake
   // clock; the real one also moves with whatever else this test process runs meanwhile (a wait measured 184 ms).
   it("reads the process's real CPU time", () => {
     const meter = createWorkMeter();
     const spinning = meter.begin();
-    const until = performance.now() + 100;
-    while (performance.now() < until) {
-      // spin
-    }
+    spin(100);
     expect(meter.end(spinning)).toBeGreaterThan(5);
   });
 });
 
 describe('in memory', () => {
-  it("spends ten seconds' worth of its budget at once, then tells how long until the bucket has some again", () => {
+  it("spends five seconds' worth of its budget at once, then tells how long until the bucket has some again", () => {
     const work = createWorkBudget(SETTINGS, null);
-    work.charge('account:a', 900);
+    work.charge('account:a', 400);
     expect(work.wait('account:a')).toBe(0);
     work.charge('account:a', 200);
-    // 1000 ms at once (6000 ms a minute), and 100 ms over: 1 s before it may start again.
+    // 500 ms at once (6000 ms a minute), and 100 ms over: 1 s before it may start again.
     expect(work.wait('account:a')).toBeGreaterThan(900);
     expect(work.wait('account:a')).toBeLessThanOrEqual(1_000);
     // Another account, and an address, are on their own.
     expect(work.wait('account:b')).toBe(0);
-    work.charge('address:10.0.0.1', 600);
-    // The address's budget is 3000 ms a minute (500 ms at once): 100 ms over is 2 s.
+    work.charge('address:10.0.0.1', 350);
+    // The address's budget is 3000 ms a minute (250 ms at once): 100 ms over is 2 s.
     expect(work.wait('address:10.0.0.1')).toBeGreaterThan(1_900);
+  });
+
+  it('reserves what its requests cost of late as one starts, so that requests starting together cannot all spend one worth', () => {
+    const work = createWorkBudget(SETTINGS, null);
+    // Nothing known yet: nothing reserved.
+    expect(work.reserve('account:a')).toBe(0);
+    work.charge('account:a', 160, 0);
+    // 500 ms at once: 340 left. The moving average of its requests' cost is 40 ms (a quarter of 160).
+    for (let i = 0; i < 8; i++) expect(work.reserve('account:a')).toBe(40);
+    // 320 ms of reservations: 20 left; one more puts it in debt.
+    expect(work.wait('account:a')).toBe(0);
+    work.reserve('account:a');
+    expect(work.wait('account:a')).toBeGreaterThan(0);
+    // A request that cost less than its reservation is refunded the difference: the bucket has some again.
+    work.charge('account:a', 0, 40);
+    expect(work.wait('account:a')).toBe(0);
+    // Another tenant reserves its own average.
+    expect(work.reserve('account:b')).toBe(0);
   });
 
   it('never owes more than a minute beyond its budget', () => {
@@ -107,11 +194,11 @@ describe('in Redis', () => {
 
   it('an instance refuses a tenant that spent its budget on another instance', async () => {
     redis = await connectRedis('redis://127.0.0.1:6379', createLogger('silent'), { commandTimeoutMs: 2000 });
-    // Seven instances, 900 ms each: none is over on its own (1000 ms at once), together they are over 6000 a minute.
-    const instances = Array.from({ length: 7 }, () => createWorkBudget(SETTINGS, redis!));
+    // Fourteen instances, 450 ms each: none is over on its own (500 ms at once), together they are over 6000 a minute.
+    const instances = Array.from({ length: 14 }, () => createWorkBudget(SETTINGS, redis!));
     const tenant = `account:${randomBytes(6).toString('hex')}`;
     for (const work of instances) {
-      work.charge(tenant, 900);
+      work.charge(tenant, 450);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const last = instances.at(-1)!;

@@ -39,6 +39,7 @@ import { FOREVER, type StreamEnd } from '../../events/live-streams.js';
 import type { Services } from '../../services.js';
 import type { Context } from '../schema/context.js';
 import { ALL, type LiveContext, type LiveKeyCollector, withLiveKeys } from './live-keys.js';
+import { runAtWork } from '../../core/request-context.js';
 
 /** The longest throttle a client may ask for with `@live(throttle:)`, in ms. */
 export const MAX_THROTTLE_MS = 60_000;
@@ -354,7 +355,7 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
       const started = performance.now();
       const mark = services.work.begin();
       try {
-        const result = await execute(args);
+        const result = await runAtWork(mark, () => execute(args));
         // After the store has tracked this run's keys (it does so once this result is in).
         if (invalidatedSince(since, read)) setImmediate(() => outsideRequests(() => void store.invalidate(live.key)));
         return result;

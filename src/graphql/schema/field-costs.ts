@@ -31,7 +31,7 @@ export const LEAF_FIELD_COST = 0.05;
 export const LONG_TEXT_COST = 1;
 
 /** Characters of long text (transcripts, summaries) one answer may hold: past it they are left out, with an error. */
-export const MAX_ANSWER_TEXT_CHARACTERS = 16 * 1024 * 1024;
+export const MAX_ANSWER_TEXT_CHARACTERS = 4 * 1024 * 1024;
 
 type Args = Record<string, unknown>;
 

@@ -9,6 +9,7 @@ import { makeExecute } from '@envelop/core';
 import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLSchema } from 'graphql';
 import { compileQuery, type CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
+import { timedWork } from '../../core/request-context.js';
 
 interface Entry {
   query: (root: unknown, context: unknown, variables: ExecutionArgs['variableValues']) => unknown;
@@ -48,9 +49,10 @@ export function compiledQueries(options: {
 
   const execute = makeExecute((args: ExecutionArgs) => {
     const entry = entryFor(args);
-    const answer = entry.query(args.rootValue, args.contextValue, args.variableValues);
+    const answer = timedWork(() => entry.query(args.rootValue, args.contextValue, args.variableValues));
     const withStringify = (result: unknown) => {
-      (result as ExecutionResult & { stringify?: Entry['stringify'] }).stringify = entry.stringify;
+      (result as ExecutionResult & { stringify?: Entry['stringify'] }).stringify = (done) =>
+        timedWork(() => entry.stringify(done));
       return result as ExecutionResult;
     };
     return answer instanceof Promise ? answer.then(withStringify) : withStringify(answer);

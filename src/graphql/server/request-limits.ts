@@ -5,6 +5,7 @@
 // 60 000 keys, and listing them, is what costs), and stops at the limit.
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { timedWork } from '../../core/request-context.js';
 import {
   jsonShapeProblem,
   jsonTextValuesOverAt,
@@ -44,6 +45,11 @@ const badRequest = (message: string, http: Record<string, unknown> = {}, more: R
 /** yoga's JSON body parser, its answers word for word, with the count of keys and items taken of the text first. */
 async function parseCountedJson(request: Request): Promise<object> {
   const text = await request.text();
+  // Synchronous from here: the request's own time (src/security/work-budget.ts).
+  return timedWork(() => countedJson(text));
+}
+
+function countedJson(text: string): object {
   if (jsonTextValuesOverAt(text, MAX_JSON_VALUES + BODY_ALLOWANCE) >= 0) {
     throw refusal(
       `The request's variables and extensions are refused: more than ${MAX_JSON_VALUES} object keys and list ` +
