@@ -34,6 +34,8 @@ export interface OwnWork {
    * are parsed on the loop before the query answers, and that work is shared with the requests at work.
    */
   away?(): () => void;
+  /** Set once the piece is charged: work timed after that is nobody's own (it stays shared). */
+  ended?: boolean;
 }
 
 /**
@@ -103,8 +105,21 @@ let timing = false;
  * loop was that piece's alone meanwhile. Nested calls count once (the outermost).
  */
 export function timedWork<T>(work: () => T): T {
-  const piece = timing ? undefined : storage.getStore()?.work;
-  if (!piece) return work();
+  const piece = storage.getStore()?.work;
+  return piece ? timedFor(piece, work) : work();
+}
+
+/** The running piece of work, if any (for work done later on its behalf outside its context: timedFor). */
+export function currentWorkPiece(): OwnWork | undefined {
+  return storage.getStore()?.work;
+}
+
+/**
+ * `timedWork` for a piece named rather than the running one: work done on its behalf in another context (a
+ * PostgreSQL answer parsed in its connection's socket handler). Nested calls count once (the outermost).
+ */
+export function timedFor<T>(piece: OwnWork, work: () => T): T {
+  if (timing || piece.ended) return work();
   timing = true;
   const started = performance.now();
   try {

@@ -1,5 +1,6 @@
 // Opens Kysely on better-sqlite3 or PostgreSQL, chosen by DATABASE_URL (docs/architecture.md).
 import { createHash } from 'node:crypto';
+import type { EventEmitter } from 'node:events';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -10,7 +11,7 @@ import { notifyCommittedWrites } from './committed-writes.js';
 import type { WrittenRows } from './written-rows.js';
 import type { Database } from './types.js';
 import { traceQuery } from '../core/tracing.js';
-import { timedWork } from '../core/request-context.js';
+import { currentWorkPiece, type OwnWork, timedFor, timedWork } from '../core/request-context.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -138,18 +139,43 @@ function statementName(text: string): string | undefined {
  * MAX_NAMED_STATEMENTS shapes, so the statements kept per connection stay bounded.
  */
 class PreparingClient extends pg.Client {
+  /**
+   * The pieces of work (src/security/work-budget.ts) of Kysely's queries sent on this connection, in order: pg runs a
+   * connection's queries one at a time, so the first is the one whose answer is arriving. Its rows are parsed in the
+   * socket's handler, outside the request's context: that time is timed as the request's own.
+   */
+  private readonly waiting: Array<OwnWork | undefined> = [];
+
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    const connection = (this as unknown as { connection: { attachListeners(stream: EventEmitter): void } }).connection;
+    const attach = connection.attachListeners.bind(connection);
+    // Called with the socket, or the TLS stream over it: either way the stream whose 'data' the answers arrive in.
+    connection.attachListeners = (stream) => {
+      const emit = stream.emit.bind(stream) as (event: string | symbol, ...rest: unknown[]) => boolean;
+      stream.emit = (event: string | symbol, ...rest: unknown[]) => {
+        const piece = event === 'data' ? this.waiting[0] : undefined;
+        return piece ? timedFor(piece, () => emit(event, ...rest)) : emit(event, ...rest);
+      };
+      attach(stream);
+    };
+  }
+
   override query(...args: unknown[]): never {
     const base = super.query as unknown as (...rest: unknown[]) => never;
     const [text, values] = args;
     if (args.length === 2 && typeof text === 'string' && Array.isArray(values)) {
       const name = values.length <= MAX_NAMED_PARAMETERS && PREPARABLE.test(text) ? statementName(text) : undefined;
+      this.waiting.push(currentWorkPiece());
       // Kysely's form (text, values) answers a promise; pg makes that one by assigning a new closure to the query's
       // `callback` after constructing it, which V8 records in an old-generation map: each result's rows then
       // survived every young collection (docs/decisions.md §18). The callback given at construction does not.
       return new Promise((resolve, reject) => {
-        base.call(this, name ? { name, text, values } : { text, values }, (error: Error | null, result: unknown) =>
-          error ? reject(error) : resolve(result),
-        );
+        base.call(this, name ? { name, text, values } : { text, values }, (error: Error | null, result: unknown) => {
+          this.waiting.shift();
+          if (error) reject(error);
+          else resolve(result);
+        });
       }) as never;
     }
     return base.apply(this, args);

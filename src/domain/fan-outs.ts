@@ -164,7 +164,20 @@ export async function expandFanOutSlice(
       .limit(SKIP_LOOKAHEAD_ACCOUNTS)
       .execute();
     accounts = first.map((row) => row.account_id).filter((accountId) => !options.skip!(accountId));
-    if (accounts.length === 0) return null;
+    if (accounts.length === 0) {
+      // Every account looked at waits: their fan-outs go to the back of the queue, so that the accounts behind them
+      // come into view at the next turn rather than wait for as long as these stay over budget.
+      await db
+        .updateTable('fan_outs')
+        .set({ turn_at: new Date().toISOString() })
+        .where(
+          'account_id',
+          'in',
+          first.map((row) => row.account_id),
+        )
+        .execute();
+      return null;
+    }
   }
   return db.transaction().execute(async (trx) => {
     let next = trx.selectFrom('fan_outs').selectAll().orderBy('turn_at').orderBy('fan_out_id').limit(1);

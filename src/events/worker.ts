@@ -28,7 +28,7 @@ import {
 } from '../domain/fan-outs.js';
 import { SpanKind, trace } from '@opentelemetry/api';
 import { inSpan, tracer } from '../core/tracing.js';
-import { runAtWork } from '../core/request-context.js';
+import { offLoop, runAtWork } from '../core/request-context.js';
 import type { WorkBudget } from '../security/work-budget.js';
 
 export const USER_AGENT = 'campaign-gateway-webhooks/1';
@@ -153,12 +153,15 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     }
     let outcome: AttemptOutcome;
     try {
-      const status = await postJson(delivery.url, delivery.payload, {
-        headers,
-        timeoutMs: options.timeoutMs,
-        allowPrivate: options.allowPrivate,
-        signal: stopping.signal,
-      });
+      // Waiting for the receiver is not work on the event loop: the attempt takes no share of it meanwhile.
+      const status = await offLoop(
+        postJson(delivery.url, delivery.payload, {
+          headers,
+          timeoutMs: options.timeoutMs,
+          allowPrivate: options.allowPrivate,
+          signal: stopping.signal,
+        }),
+      );
       trace.getActiveSpan()?.setAttribute('http.response.status_code', status);
       if (status >= 200 && status < 300) {
         outcome = { ok: true, responseCode: status };

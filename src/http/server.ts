@@ -47,13 +47,19 @@ export interface HttpServer {
  * A fetch `Response` made without a `statusText` would go out as `HTTP/1.1 404 ` (the adapter passes the empty text
  * on); the legacy service's server, like most, sends the standard reason phrase (`404 Not Found`).
  */
+/** A body declared larger than 64 KiB, or of no declared length (chunked): one worth not receiving for nothing. */
+const largeBody = (req: IncomingMessage) => {
+  const length = req.headers['content-length'];
+  return length === undefined ? req.headers['transfer-encoding'] !== undefined : Number(length) > 64 * 1024;
+};
+
 function withReasonPhrase(req: IncomingMessage, res: ServerResponse): void {
   const writeHead = res.writeHead.bind(res) as (status: number, ...rest: unknown[]) => ServerResponse;
   res.writeHead = ((status: number, ...rest: unknown[]) => {
     // A refusal sent before the request's body has all arrived (a 413, a 429 before the body is read): the connection
     // is closed after it rather than kept, so that the rest of a large body is not received and thrown away here —
     // work a refused client would otherwise make the server do for nothing (issue 52).
-    if (status >= 400 && !req.complete) res.setHeader('connection', 'close');
+    if (status >= 400 && !req.complete && largeBody(req)) res.setHeader('connection', 'close');
     if (rest.length === 0 || typeof rest[0] !== 'string') return writeHead(status, STATUS_CODES[status] ?? '', ...rest);
     if (rest[0] === '') return writeHead(status, STATUS_CODES[status] ?? '', ...rest.slice(1));
     return writeHead(status, ...rest);

@@ -57,7 +57,7 @@ export function workBudgetStage(services: Services): Stage {
       // reservation is given back).
       const account = way.signedCallback ? callbackAccount() : undefined;
       if (account) {
-        work.charge(tenant, 0, reserved);
+        work.unreserve(tenant, reserved);
         work.charge(`account:${account}`, ms);
       } else work.charge(tenant, ms, reserved);
     };
@@ -83,9 +83,13 @@ export function workBudgetStage(services: Services): Stage {
 
   async function admitted(way: Way, tenant: string, admission: Promise<Admission>): Promise<Response | undefined> {
     if ((await admission) !== 'admitted') return crowded(way);
-    settleLater(way, tenant, true);
-    // Its budget may have been spent by those it waited behind.
+    // Its budget may have been spent by those it waited behind (checked before its own reservation is taken).
     const wait = work.wait(tenant);
-    return wait > 0 ? spent(way, wait) : undefined;
+    if (wait > 0) {
+      work.release(tenant);
+      return spent(way, wait);
+    }
+    settleLater(way, tenant, true);
+    return undefined;
   }
 }

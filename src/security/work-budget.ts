@@ -41,10 +41,13 @@ export interface WorkBudget {
   /** Gives the place back (to the next request waiting in the tenant's queue). */
   release(tenant: string): void;
   /**
-   * Charges `ms` of work (the process's CPU time, as `end` measures it) to the tenant, less what `reserve` took for
-   * the same request (`reserved`; a request charged less than its reservation is refunded the difference).
+   * Charges `ms` of work (as `end` measures it) to the tenant. A request passes what `reserve` took for it
+   * (`reserved`): only the difference is taken (or given back), and its cost joins the tenant's moving average.
+   * Other work (a live re-execution, a delivery attempt) passes none and leaves the average alone.
    */
   charge(tenant: string, ms: number, reserved?: number): void;
+  /** Gives back a reservation whose request was not the tenant's work after all (a verified signed callback). */
+  unreserve(tenant: string, reserved: number): void;
   /**
    * Takes from the tenant's bucket, as a request of its starts, what its requests have cost of late (a moving average):
    * several requests admitted at the same instant cannot all start on a bucket that holds enough for one. The ms
@@ -268,11 +271,14 @@ export function createWorkBudget(settings: WorkBudgetSettings, redis: RedisLink 
       if (ms > 0) take(state, tenant, ms);
       return ms;
     },
-    charge(tenant, ms, reserved = 0) {
+    unreserve(tenant, reserved) {
+      if (reserved > 0) take(stateOf(tenant), tenant, -reserved);
+    },
+    charge(tenant, ms, reserved) {
       if (!(ms >= 0)) return;
       const state = stateOf(tenant);
-      state.recent += (ms - state.recent) * RECENT_WEIGHT;
-      if (ms - reserved !== 0) take(state, tenant, ms - reserved);
+      if (reserved !== undefined) state.recent += (ms - state.recent) * RECENT_WEIGHT;
+      if (ms - (reserved ?? 0) !== 0) take(state, tenant, ms - (reserved ?? 0));
       if (!(ms > 0)) return;
       const account = isAccount(tenant);
       const limiter = account ? sharedAccounts : sharedAddresses;

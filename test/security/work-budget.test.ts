@@ -146,6 +146,16 @@ describe('in memory', () => {
     expect(work.wait('account:a')).toBe(0);
     // Another tenant reserves its own average.
     expect(work.reserve('account:b')).toBe(0);
+    // Work that is not a request of the tenant (a delivery attempt, a live re-execution) leaves the average alone;
+    // a reservation given back (a verified callback, charged to its account) is given back whole.
+    work.charge('account:a', 4000);
+    expect(work.reserve('account:c')).toBe(0);
+    work.charge('account:c', 80, 0);
+    const taken = work.reserve('account:c');
+    expect(taken).toBe(20);
+    const before = work.wait('account:c');
+    work.unreserve('account:c', taken);
+    expect(work.wait('account:c')).toBeLessThanOrEqual(before);
   });
 
   it('never owes more than a minute beyond its budget', () => {

@@ -355,7 +355,9 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
       const started = performance.now();
       const mark = services.work.begin();
       try {
-        const result = await runAtWork(mark, () => execute(args));
+        // The first run is the request's (its piece of work is the request's, charged with its answer); later runs are
+        // their own, charged to the account below.
+        const result = await (first ? execute(args) : runAtWork(mark, () => execute(args)));
         // After the store has tracked this run's keys (it does so once this result is in).
         if (invalidatedSince(since, read)) setImmediate(() => outsideRequests(() => void store.invalidate(live.key)));
         return result;
