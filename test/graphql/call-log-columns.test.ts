@@ -8,9 +8,10 @@ import { gqlReading, longColumnsRead, seedCallLogs, seededCallId } from '../help
 import { internalGql } from '../helpers/internal-graph.js';
 import { mcpDoor, closeMcpDoorsAfterEach } from '../helpers/mcp-client.js';
 
-/** 20 calls, each with a 400 000-character transcript: 8 MB of text a list must not read when not asked. */
+/** 20 calls, each with a 150 000-character transcript: 3 MB of text a list must not read when not asked (and within
+ * the 4 Mi characters of long text one answer may hold, MAX_ANSWER_TEXT_CHARACTERS, with one more transcript). */
 const CALLS = 20;
-const TRANSCRIPT_LENGTH = 400_000;
+const TRANSCRIPT_LENGTH = 150_000;
 const transcriptOf = (index: number) => String.fromCharCode(65 + index).repeat(TRANSCRIPT_LENGTH);
 const summaryOf = (index: number) => `Summary ${index}`;
 const callIdOf = seededCallId;

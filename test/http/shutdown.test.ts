@@ -16,10 +16,16 @@ afterAll(() => {
 });
 
 /** `npm start` on a fresh SQLite file in a temporary folder. */
-// The clients below send far more than the default per-account limit in the test's second: no 429s wanted here.
+// The clients below send far more than the default per-account limit and work budget in the test's second: no 429s
+// wanted here.
 const start = () =>
   startServerProcess(
-    { DATABASE_URL: '', PASSWORD_HASH_COST: '10', RATE_LIMIT_PER_MINUTE: '1000000' },
+    {
+      DATABASE_URL: '',
+      PASSWORD_HASH_COST: '10',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      WORK_BUDGET_MS_PER_MINUTE: '100000000',
+    },
     mkdtempSync(join(tmpdir(), 'gateway-shutdown-')),
   );
 

@@ -99,7 +99,8 @@ describe('the meter', () => {
     );
     timedWork(() => spin(20));
     expect(piece.ownMs).toBeGreaterThanOrEqual(40);
-    expect(piece.ownMs).toBeLessThan(60);
+    // Not 60: the spins are by the clock, and on a loaded machine the process is not always on a core meanwhile.
+    expect(piece.ownMs).toBeLessThan(60 * 5);
     expect(ownWorkTotal() - before).toBe(piece.ownMs);
     expect(meter.end(piece)).toBeGreaterThanOrEqual(40);
   });

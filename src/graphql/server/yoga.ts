@@ -13,7 +13,7 @@ import { byteBoundedCache, documentBytes, MB, parseErrorBytes } from '../../core
 import { DATABASE_RETRY_AFTER_SECONDS } from '../../db/availability.js';
 import { badInput, DomainError, serviceUnavailable } from '../../core/errors.js';
 import { UNKNOWN_CLIENT } from '../../core/request-context.js';
-import { noteErrorCode } from '../../core/request-context.js';
+import { currentWorkPiece, noteErrorCode } from '../../core/request-context.js';
 import { authenticateRequest, type RequestAuth } from '../../authentication.js';
 import { type Services } from '../../services.js';
 import { compiledQueries } from './compiled-queries.js';
@@ -186,6 +186,32 @@ function yogaLogger(logger: Services['logger']) {
 }
 
 /** Every GraphQL error code a result (or batch of results) carries goes to the request's access-log line. */
+/**
+ * GraphiQL's page, rendered once per process and kept (the options are the same each time; a change renders again):
+ * rendering it costs ~0.4 s of the event loop and loading its bundle ~1 s more, each time without the cache. That
+ * first render is the process's warm-up, not the work of whoever opened GraphiQL first: it is not charged to them.
+ * Each later open still writes the 9 MB page (tens of ms), charged as any request.
+ */
+let renderedGraphiQL: { key: string; page: Promise<string> } | undefined;
+function graphiqlPage(options: unknown): Promise<string> {
+  const key = JSON.stringify(options ?? null);
+  let rendered = renderedGraphiQL;
+  if (rendered?.key !== key) {
+    // The process's warm-up (the bundle loaded and compiled — synchronously, inside import() —, the page rendered, the
+    // garbage it leaves collected while the answer is written): the request that happened to bring it is not charged
+    // for the rest of its time.
+    currentWorkPiece()?.away?.();
+    const page = import('@graphql-yoga/render-graphiql').then(({ renderGraphiQL }) =>
+      withTokenFromLogin(renderGraphiQL(options as Parameters<typeof renderGraphiQL>[0])),
+    );
+    rendered = renderedGraphiQL = { key, page };
+    page.catch(() => {
+      if (renderedGraphiQL?.page === page) renderedGraphiQL = undefined;
+    });
+  }
+  return rendered.page;
+}
+
 export function noteErrorCodes(result: unknown): void {
   for (const item of Array.isArray(result) ? result : [result]) {
     if (!item || typeof item !== 'object' || !('errors' in item) || !Array.isArray(item.errors)) continue;
@@ -335,8 +361,7 @@ export function createGraphQLServer(
     // GraphiQL at /graphql only: the subgraph is for a federation gateway.
     graphiql: served.schema === schema ? { title: 'Campaign gateway', defaultQuery: GRAPHIQL_DEFAULT_QUERY } : false,
     // GraphiQL's bundle (~27 MB of strings in memory) loads the first time someone opens GraphiQL, not at start.
-    renderGraphiQL: async (options) =>
-      withTokenFromLogin((await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options)),
+    renderGraphiQL: (options) => graphiqlPage(options),
     maskedErrors: { maskError: (error, message, isDev) => maskDomainErrors(services, error, message, isDev) },
     logging: yogaLogger(services.logger),
     // Parsed documents and parse errors, bounded in bytes (yoga's own caches count 1 024 entries of any size); shared
