@@ -9,7 +9,9 @@ let t: TestApp;
 let user: Awaited<ReturnType<TestApp['account']>>;
 
 beforeEach(async () => {
-  t = await startApp();
+  // No delivery worker: these tests move fake timers an hour ahead, and its poll (every 500 ms, a query each) would be
+  // run 7 200 times on the way — seconds on PostgreSQL, past the test's timeout on a loaded machine.
+  t = await startApp({}, [], { worker: false });
   user = await t.account();
   await createLegacyCampaign(t, user.token, 'spring');
 });
