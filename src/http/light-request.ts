@@ -94,6 +94,14 @@ export async function realRequest(request: Request): Promise<Request> {
  * Whether a request goes this way: GET or POST to exactly /graphql, a POST with a declared length within the body
  * limit (a chunked or larger one is the adapter's, which refuses or buffers it).
  */
+/**
+ * The request's abort signal, a real one: a light request's `signal` is only `{ aborted }` (read at the end), so a
+ * stage that must hear the client leave while it waits (the work budget's queue) asks for this.
+ */
+export function abortSignalOf(request: Request): AbortSignal {
+  return isLightRequest(request) ? (request as unknown as LightRequest).abortSignal() : request.signal;
+}
+
 export function takesLight(req: IncomingMessage): boolean {
   const url = req.url ?? '';
   if (url !== '/graphql' && !url.startsWith('/graphql?')) return false;

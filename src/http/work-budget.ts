@@ -7,6 +7,7 @@
 import { callbackAccount, noteWorkPiece } from '../core/request-context.js';
 import type { Services } from '../services.js';
 import type { Admission } from '../security/work-budget.js';
+import { abortSignalOf } from './light-request.js';
 import { refuse } from './refusal.js';
 import type { Stage, Way } from './way.js';
 
@@ -73,7 +74,7 @@ export function workBudgetStage(services: Services): Stage {
       settleLater(way, tenant, false);
       return undefined;
     }
-    const admission = work.admit(tenant, way.tenant.authenticated, way.received.signal);
+    const admission = work.admit(tenant, way.tenant.authenticated, abortSignalOf(way.received));
     if (admission === 'admitted') {
       settleLater(way, tenant, true);
       return undefined;

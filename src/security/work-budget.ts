@@ -238,13 +238,17 @@ export function createWorkBudget(settings: WorkBudgetSettings, redis: RedisLink 
       state.queue ??= [];
       if (state.queue.length >= settings.queuedPerTenant) return 'queue-full';
       const queue = state.queue;
+      if (signal.aborted) return 'gave-up';
+      // Never throw from here on, nor from the timer: a signal that cannot be listened to (not an AbortSignal) only
+      // means the client's leaving is not heard while it waits (it gives up at QUEUE_WAIT_MS).
+      const listens = typeof signal.addEventListener === 'function' && typeof signal.removeEventListener === 'function';
       return new Promise<Admission>((resolve) => {
         const onAbort = () => settle(false);
         const timer = setTimeout(() => settle(false), QUEUE_WAIT_MS);
         timer.unref();
         const waiter = (admitted: boolean) => {
           clearTimeout(timer);
-          signal.removeEventListener('abort', onAbort);
+          if (listens) signal.removeEventListener('abort', onAbort);
           resolve(admitted ? 'admitted' : 'gave-up');
         };
         // Given up (timed out, client gone): out of the queue, so that no place is handed to it.
@@ -253,7 +257,7 @@ export function createWorkBudget(settings: WorkBudgetSettings, redis: RedisLink 
           if (at >= 0) queue.splice(at, 1);
           waiter(admitted);
         };
-        signal.addEventListener('abort', onAbort, { once: true });
+        if (listens) signal.addEventListener('abort', onAbort, { once: true });
         queue.push(waiter);
       });
     },

@@ -2,11 +2,16 @@
 // it tells, accounts and addresses on their own budgets, the places at once and their queue, and the count shared
 // through Redis (an instance that hears a tenant is over refuses it too).
 import { randomBytes } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/core/logger.js';
 import { ownWorkTotal, runAtWork, timedWork } from '../../src/core/request-context.js';
 import { connectRedis, type RedisLink } from '../../src/core/redis.js';
-import { createWorkBudget, createWorkMeter, type WorkBudgetSettings } from '../../src/security/work-budget.js';
+import {
+  createWorkBudget,
+  createWorkMeter,
+  QUEUE_WAIT_MS,
+  type WorkBudgetSettings,
+} from '../../src/security/work-budget.js';
 
 const SETTINGS: WorkBudgetSettings = {
   accountMsPerMinute: 6000,
@@ -194,6 +199,24 @@ describe('in memory', () => {
     // The place goes back, not to the one that left.
     work.release('account:a');
     expect(work.admit('account:a', true, signal)).toBe('admitted');
+  });
+
+  it('a queued request whose signal cannot be listened to waits its time and gives up, without throwing', async () => {
+    // A light request's `signal` is `{ aborted }` only (src/http/light-request.ts): a server crashed on it once, when
+    // its queue wait ran out (bench:isolation, signed-in documents on PostgreSQL).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const work = createWorkBudget({ ...SETTINGS, inFlightPerAccount: 1 }, null);
+      expect(work.admit('account:a', true, new AbortController().signal)).toBe('admitted');
+      const plain = { aborted: false } as AbortSignal;
+      const queued = work.admit('account:a', true, plain);
+      expect(queued).toBeInstanceOf(Promise);
+      await vi.advanceTimersByTimeAsync(QUEUE_WAIT_MS + 1);
+      expect(await queued).toBe('gave-up');
+      expect(work.admit('account:a', true, { aborted: true } as AbortSignal)).toBe('gave-up');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
