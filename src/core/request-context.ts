@@ -105,7 +105,7 @@ let timing = false;
  * loop was that piece's alone meanwhile. Nested calls count once (the outermost).
  */
 export function timedWork<T>(work: () => T): T {
-  const piece = storage.getStore()?.work;
+  const piece = currentWorkPiece();
   return piece ? timedFor(piece, work) : work();
 }
 
@@ -137,7 +137,7 @@ export function timedFor<T>(piece: OwnWork, work: () => T): T {
  * meanwhile it takes no share of the loop's time (src/security/work-budget.ts).
  */
 export function offLoop<T>(waiting: Promise<T>): Promise<T> {
-  const back = storage.getStore()?.work?.away?.();
+  const back = currentWorkPiece()?.away?.();
   return back ? waiting.finally(back) : waiting;
 }
 

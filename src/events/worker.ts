@@ -122,6 +122,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     claims.notify();
     fanOuts.notify();
   };
+  /** Accounts whose work budget is spent: their deliveries are not claimed, their fan-outs not expanded, meanwhile. */
+  const waiting = options.work ? { skip: (accountId: string) => options.work!.wait(`account:${accountId}`) > 0 } : {};
 
   function retryAt(delivery: ClaimedDelivery): string | null {
     const delays = delivery.retryDelays ?? options.retrySchedule;
@@ -265,7 +267,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
             limit: free,
             cursor,
             // An account whose work budget is spent waits: its deliveries are claimed once it has some again.
-            ...(options.work ? { skip: (accountId: string) => options.work!.wait(`account:${accountId}`) > 0 } : {}),
+            ...waiting,
           });
         } catch (error) {
           // An unreachable database is logged once by the availability tracker, not at every poll.
@@ -302,10 +304,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       const mark = options.work?.begin();
       try {
         // An account whose work budget is spent waits: its fan-outs keep their place until it has some again.
-        const expand = () =>
-          expandFanOutSlice(db, {
-            ...(options.work ? { skip: (accountId: string) => options.work!.wait(`account:${accountId}`) > 0 } : {}),
-          });
+        const expand = () => expandFanOutSlice(db, waiting);
         slice = await (mark ? runAtWork(mark, expand) : expand());
       } catch (error) {
         if (running && !options.availability?.failed(error)) logger.error({ err: error }, 'could not expand a fan-out');
