@@ -4,6 +4,7 @@
 // command to it fails) an in-memory limiter stands in, per instance, rather than refusing, waving everything through
 // or making the request wait (docs/decisions.md §15).
 import type { RedisLink } from '../core/redis.js';
+import { offLoop } from '../core/request-context.js';
 import { RateLimiterMemory, type RateLimiterAbstract, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 export interface RateLimitSettings {
@@ -13,6 +14,10 @@ export interface RateLimitSettings {
   largeBodyMiBPerMinute: number;
   loginMaxFailures: number;
   loginWindowSeconds: number;
+  /** ms a refused login attempt is held before its 429 is answered (LOGIN_REFUSAL_DELAY_MS; 0: at once). */
+  loginRefusalDelayMs: number;
+  /** Refused login attempts held at once, at most (LOGIN_REFUSALS_HELD_AT_ONCE by default); the rest at once. */
+  loginRefusalsHeldAtOnce?: number;
 }
 
 export interface RateLimits {
@@ -40,7 +45,7 @@ export interface RateLimits {
    * guesses count too): null when it may go ahead, else the seconds before it may try again. A success then clears
    * the count. The lock is keyed by both, so that nobody can lock another person out from their own address; across
    * addresses an e-mail is only slowed down (LOGIN_SLOWDOWN_AFTER_ATTEMPTS, LOGIN_SLOWDOWN_INTERVAL_SECONDS), never
-   * locked.
+   * locked. A refusal is answered after LOGIN_REFUSAL_DELAY_MS (see LOGIN_REFUSALS_HELD_AT_ONCE).
    */
   loginAttempt(email: string, address: string): Promise<number | null>;
   loginSucceeded(email: string, address: string): Promise<void>;
@@ -61,6 +66,16 @@ export const LOGIN_SLOWDOWN_INTERVAL_SECONDS = 2;
  * from where the owner usually logs in — though its own lock (LOGIN_MAX_FAILURES from that address) still holds.
  */
 export const LOGIN_KNOWN_ADDRESS_SECONDS = 20 * 24 * 3600;
+
+/**
+ * A refused login attempt is answered only after LOGIN_REFUSAL_DELAY_MS, holding nothing but its connection (the
+ * request is off the event loop meanwhile): a guesser that sends its next attempt when the last is answered — from a
+ * new address each time, so that no per-address limit ever applies — gets a few attempts a second per connection,
+ * rather than as many as the event loop can refuse, which took a third of it from every other tenant (issue 52's
+ * login-lockout case). At most this many are held at once, so that holding cannot itself be what runs out: past it,
+ * refusals are answered at once.
+ */
+export const LOGIN_REFUSALS_HELD_AT_ONCE = 1000;
 
 /** Bodies up to this size are not counted against the large-body budget. */
 export const LARGE_BODY_BYTES = 64 * 1024;
@@ -113,6 +128,19 @@ export function createRateLimits(settings: RateLimitSettings, redis: RedisLink |
   const emailPace = limiter(redis, 'login-email-pace', 1, LOGIN_SLOWDOWN_INTERVAL_SECONDS);
   const emailKey = (email: string) => email.trim().toLowerCase();
   const knownAddresses = limiter(redis, 'login-known-addresses', 1, LOGIN_KNOWN_ADDRESS_SECONDS);
+  const heldAtOnce = settings.loginRefusalsHeldAtOnce ?? LOGIN_REFUSALS_HELD_AT_ONCE;
+  let held = 0;
+  /** The refusal `wait`, answered after the delay (at once when the delay is 0 or too many are held already). */
+  const refusedAfterDelay = async (wait: number): Promise<number> => {
+    if (settings.loginRefusalDelayMs <= 0 || held >= heldAtOnce) return wait;
+    held += 1;
+    try {
+      await offLoop(new Promise((resolve) => setTimeout(resolve, settings.loginRefusalDelayMs)));
+    } finally {
+      held -= 1;
+    }
+    return wait;
+  };
   /** Seconds left of a count that has reached `max` points, else null (a limiter that fails answers null). */
   const spent = async (counter: RateLimiterAbstract, key: string, max: number) => {
     const counted = await counter.get(key).catch(() => null);
@@ -137,14 +165,14 @@ export function createRateLimits(settings: RateLimitSettings, redis: RedisLink |
       // this e-mail takes no slot of the e-mail's pace, and an attempt refused by the pace does not count towards the
       // address's lock (an owner retrying during a slow-down is not locked out by it).
       const locked = await spent(logins(), key(email, address), settings.loginMaxFailures);
-      if (locked !== null) return locked;
+      if (locked !== null) return refusedAfterDelay(locked);
       const slowed = (await spent(emailAttempts(), emailKey(email), LOGIN_SLOWDOWN_AFTER_ATTEMPTS)) !== null;
       if (slowed && (await spent(knownAddresses(), key(email, address), 1)) === null) {
         const wait = await consume(emailPace(), emailKey(email));
-        if (wait !== null) return wait;
+        if (wait !== null) return refusedAfterDelay(wait);
       }
       const wait = await consume(logins(), key(email, address));
-      if (wait !== null) return wait;
+      if (wait !== null) return refusedAfterDelay(wait);
       await consume(emailAttempts(), emailKey(email));
       return null;
     },

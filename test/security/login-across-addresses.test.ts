@@ -120,6 +120,43 @@ describe('the login lockout, directly', () => {
   });
 });
 
+describe('a refused login is answered after LOGIN_REFUSAL_DELAY_MS', () => {
+  test("locked or slowed down, the 429 waits the delay; the owner's own login does not", async () => {
+    t = await startApp({ TRUST_PROXY: '1', LOGIN_REFUSAL_DELAY_MS: '400' });
+    const user = await t.account();
+    const timedLogin = async (address: string, password = 'wrong password') => {
+      const began = performance.now();
+      const reply = await t!.rest('POST', '/login', {
+        body: { username: user.email, password },
+        headers: from(address),
+      });
+      return { status: reply.status, ms: performance.now() - began };
+    };
+    // Failures that are checked (401) are not held; the lock's refusal (429) is.
+    for (let i = 0; i < 5; i++) expect((await timedLogin('198.51.100.66')).status).toBe(401);
+    const locked = await timedLogin('198.51.100.66', PASSWORD);
+    expect(locked.status).toBe(429);
+    expect(locked.ms).toBeGreaterThanOrEqual(390);
+    // Past the slow-down, a new address's attempt is refused after the delay too.
+    for (let i = 0; i < LOGIN_SLOWDOWN_AFTER_ATTEMPTS; i++) await timedLogin(`198.51.100.${i + 10}`);
+    const replies = await Promise.all([1, 2, 3].map((i) => timedLogin(`198.51.100.${i + 100}`)));
+    const slowed = replies.filter(({ status }) => status === 429);
+    expect(slowed.length).toBeGreaterThanOrEqual(2);
+    for (const { ms } of slowed) expect(ms).toBeGreaterThanOrEqual(390);
+    // On GraphQL too (the same resolver), from the locked address.
+    const began = performance.now();
+    const graphql = await t.request('POST', '/graphql', {
+      body: {
+        query: 'mutation($input: AccountLoginInput!) { accountLogin(input: $input) { accessToken } }',
+        variables: { input: { email: user.email, password: 'wrong password' } },
+      },
+      headers: from('198.51.100.66'), // locked for the window
+    });
+    expect(graphql.body.errors?.[0]?.extensions?.code, graphql.text).toBe('RATE_LIMITED');
+    expect(performance.now() - began).toBeGreaterThanOrEqual(390);
+  });
+});
+
 describe('behind a federation gateway', () => {
   const open = loopbackGateways();
 

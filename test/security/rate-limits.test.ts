@@ -14,6 +14,7 @@ const SETTINGS: RateLimitSettings = {
   largeBodyMiBPerMinute: 1,
   loginMaxFailures: 2,
   loginWindowSeconds: 300,
+  loginRefusalDelayMs: 0,
 };
 
 describe('in memory', () => {
@@ -37,6 +38,30 @@ describe('in memory', () => {
     expect(await limits.loginAttempt('alice@example.com', '10.0.0.2')).toBeNull(); // another address
     await limits.loginSucceeded('ALICE@EXAMPLE.COM', '10.0.0.1');
     expect(await limits.loginAttempt('alice@example.com', '10.0.0.1')).toBeNull(); // a success clears the count
+  });
+
+  it('a refused login attempt is answered after the delay, but never more than so many are held at once', async () => {
+    const limits = createRateLimits({ ...SETTINGS, loginRefusalDelayMs: 300, loginRefusalsHeldAtOnce: 2 }, null);
+    const timedAttempt = async () => {
+      const began = performance.now();
+      const wait = await limits.loginAttempt('alice@example.com', '10.0.0.1');
+      return { wait, ms: performance.now() - began };
+    };
+    // Allowed attempts are not held.
+    for (let i = 0; i < SETTINGS.loginMaxFailures; i += 1) {
+      const allowed = await timedAttempt();
+      expect(allowed.wait).toBeNull();
+      expect(allowed.ms).toBeLessThan(250);
+    }
+    // Locked now: three refusals at once; two are held for the delay, the third (past the cap) answered at once.
+    const refused = await Promise.all([timedAttempt(), timedAttempt(), timedAttempt()]);
+    for (const { wait } of refused) expect(wait).toBeGreaterThan(290);
+    const times = refused.map(({ ms }) => ms).sort((a, b) => a - b);
+    expect(times[0]).toBeLessThan(250);
+    expect(times[1]).toBeGreaterThanOrEqual(290);
+    expect(times[2]).toBeGreaterThanOrEqual(290);
+    // Once they are answered, the next refusal is held again.
+    expect((await timedAttempt()).ms).toBeGreaterThanOrEqual(290);
   });
 
   it('bodies up to LARGE_BODY_BYTES are free', async () => {

@@ -11,7 +11,7 @@ import { ablated } from '../../core/ablation.js';
 import { isClientAbort } from '../../core/client-abort.js';
 import { byteBoundedCache, documentBytes, MB, parseErrorBytes } from '../../core/byte-bounded-caches.js';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../../db/availability.js';
-import { badInput, DomainError, serviceUnavailable } from '../../core/errors.js';
+import { badInput, DomainError, serviceUnavailable, withoutStack } from '../../core/errors.js';
 import { UNKNOWN_CLIENT } from '../../core/request-context.js';
 import { currentWorkPiece, noteErrorCode } from '../../core/request-context.js';
 import { authenticateRequest, type RequestAuth } from '../../authentication.js';
@@ -90,17 +90,20 @@ function maskDomainErrors(services: Services, error: unknown, message: string, i
   if (original instanceof DomainError) {
     const located = error instanceof GraphQLError ? error : undefined;
     const issues = original.issues?.map(({ path, type, message: text }) => ({ path, type, message: text }));
-    return new GraphQLError(original.message, {
-      nodes: located?.nodes,
-      source: located?.source,
-      positions: located?.positions,
-      path: located?.path,
-      extensions: {
-        code: original.code,
-        ...(issues ? { issues } : {}),
-        ...(original.retryAfter ? { retryAfter: original.retryAfter } : {}),
-      },
-    });
+    return withoutStack(
+      () =>
+        new GraphQLError(original.message, {
+          nodes: located?.nodes,
+          source: located?.source,
+          positions: located?.positions,
+          path: located?.path,
+          extensions: {
+            code: original.code,
+            ...(issues ? { issues } : {}),
+            ...(original.retryAfter ? { retryAfter: original.retryAfter } : {}),
+          },
+        }),
+    );
   }
   // A GraphQLError raised while executing a field without a code (a value its scalar cannot serialize, a Pothos
   // schema error) is a fault of ours, not the client's: yoga would pass it through, so it goes to the masking below
