@@ -179,7 +179,7 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
       const singles = singleValuesForLists(tool.inputSchema, args);
       if (singles.length > 0) return badArguments('A list is expected where a single value was given', singles);
 
-      const result = await run(tool, withToolDefaults(tool.name, args), caller);
+      const result = await run(tool, withToolDefaults(tool, args), caller);
       return server.projectCallToolResult(
         toolResult(withEveryMistake(result, tool.inputSchema, args), budget),
         tool.outputSchema,

@@ -115,11 +115,19 @@ const TOOL_DEFAULTS: Record<string, ReadonlyArray<{ path: readonly string[]; val
   ],
 };
 
-/** The arguments with the tool's own defaults filled in where they were left out. */
-export function withToolDefaults(toolName: string, args: Record<string, unknown>): Record<string, unknown> {
-  const defaults = TOOL_DEFAULTS[toolName];
-  if (!defaults) return args;
-  const filled = structuredClone(args);
+/**
+ * The arguments as the tool runs them: its own defaults filled in where they were left out (TOOL_DEFAULTS), and a
+ * null wherever the input schema gives a default read as that default — at every depth, in lists too. Clients that
+ * fill every optional field with null (OpenAI's strict schemas do) mean "not given" by it; GraphQL would pass the null
+ * on (a default applies only to what is absent), and a null `status` on campaign_create made an ACTIVE campaign that
+ * called at once. Any other null goes on as it is: refused where the schema refuses null, passed on where null is
+ * allowed and has no default (a filter not applied).
+ */
+export function withToolDefaults(tool: McpTool, args: Record<string, unknown>): Record<string, unknown> {
+  const defaults = TOOL_DEFAULTS[tool.name] ?? [];
+  const withDefaults = nullsAsDefaults(tool.inputSchema, args) as Record<string, unknown>;
+  // A copy before the tool's own defaults are written into it: the caller's arguments stay as they were sent.
+  const filled = defaults.length > 0 ? structuredClone(withDefaults) : withDefaults;
   for (const { path, value } of defaults) {
     let parent: Record<string, unknown> = filled;
     for (const key of path.slice(0, -1)) {
@@ -131,9 +139,55 @@ export function withToolDefaults(toolName: string, args: Record<string, unknown>
       parent = next as Record<string, unknown>;
     }
     const last = path[path.length - 1]!;
-    if (parent[last] === undefined) parent[last] = value;
+    if (parent[last] === undefined || parent[last] === null) parent[last] = structuredClone(value);
   }
   return filled;
+}
+
+/** The object branches of a schema: itself, or those of its `anyOf` (a nullable object is `anyOf [object, null]`). */
+const branches = (schema: JsonSchema): JsonSchema[] =>
+  Array.isArray(schema.anyOf) ? (schema.anyOf as JsonSchema[]) : [schema];
+
+/** Whether the schema lets a value be null (`anyOf [X, null]`, as src/mcp/tool-schemas.ts spells a nullable). */
+const acceptsNull = (schema: JsonSchema): boolean =>
+  branches(schema).some(
+    (branch) => branch.type === 'null' || (Array.isArray(branch.type) && branch.type.includes('null')),
+  );
+
+/**
+ * `value` with each null the schema allows and gives a default for replaced by that default (a copy where anything
+ * changed). A null the schema refuses stays, to be refused (the tool's schema says what the server accepts).
+ */
+export function nullsAsDefaults(schema: JsonSchema, value: unknown, depth = 0): unknown {
+  if (value === null || typeof value !== 'object' || depth > 16) return value;
+  if (Array.isArray(value)) {
+    const items = branches(schema)
+      .map((branch) => branch.items as JsonSchema | undefined)
+      .find((found) => found !== undefined);
+    if (!items) return value;
+    let copy: unknown[] | undefined;
+    value.forEach((item, index) => {
+      const next = nullsAsDefaults(items, item, depth + 1);
+      if (next !== item) (copy ??= [...value])[index] = next;
+    });
+    return copy ?? value;
+  }
+  const properties = branches(schema)
+    .map((branch) => branch.properties as Record<string, JsonSchema> | undefined)
+    .find((found) => found !== undefined);
+  if (!properties) return value;
+  const record = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const [key, child] of Object.entries(record)) {
+    const property = Object.hasOwn(properties, key) ? properties[key] : undefined;
+    if (!property) continue;
+    const next =
+      child === null && property.default !== undefined && acceptsNull(property)
+        ? structuredClone(property.default)
+        : nullsAsDefaults(property, child, depth + 1);
+    if (next !== child) (copy ??= { ...record })[key] = next;
+  }
+  return copy ?? value;
 }
 
 function applySchemaDefaults(tool: McpTool): void {
