@@ -125,12 +125,19 @@ export async function textReadResult(
     return notFound(`${kind === 'campaign' ? 'Campaign' : 'Call'} ${id} not found`);
   }
   const full = record.text ?? '';
-  const start = Math.min(offset, full.length);
+  // Pieces start and end on whole characters: an offset inside a surrogate pair (a 4-byte character, 2 UTF-16 units)
+  // starts at the pair, and the piece is never a lone surrogate (issue 53).
+  let start = Math.min(offset, full.length);
+  if (start > 0 && isLowSurrogate(full.charCodeAt(start)) && isHighSurrogate(full.charCodeAt(start - 1))) start -= 1;
+  const rest = full.slice(start);
+  // A piece holds at least one whole character, so that reading piece by piece always advances (`length: 1` at a
+  // pair answers the pair: two units).
+  const first = rest.length > 1 && isHighSurrogate(rest.charCodeAt(0)) && isLowSurrogate(rest.charCodeAt(1)) ? 2 : 1;
   // The longest piece that fits the budget, from `start`, at most `length` characters.
   let low = 0;
-  let high = Math.min(length, full.length - start);
+  let high = Math.min(Math.max(length, first), rest.length);
   const answerOf = (size: number) => {
-    const piece = cutText(full.slice(start), size);
+    const piece = size > 0 && size < first ? rest.slice(0, first) : cutText(rest, size);
     return { text: piece, offset: start, nextOffset: start + piece.length, total: full.length };
   };
   while (low < high) {
@@ -140,3 +147,6 @@ export async function textReadResult(
   }
   return toolResult({ data: answerOf(low) }, budgetBytes);
 }
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;

@@ -174,6 +174,36 @@ describe('MCP answer sizes', () => {
     expect(answerWeight(rows)).toBeLessThan(40 * CALL_LOG_ROW_BOUND);
   });
 
+  it('text_read cuts on whole characters: never a lone surrogate, and every piece advances', async () => {
+    const { client } = await mcpDoor();
+    const script = `${'😀'.repeat(5)}ab😀`;
+    const created = await client.callTool({
+      name: 'campaign_create',
+      arguments: { input: mcpCampaignInput({ campId: 'emoji', script }) },
+    });
+    expect(created.isError).toBeFalsy();
+    const read = async (offset: number, length: number) =>
+      (await client.callTool({ name: 'text_read', arguments: { id: 'emoji', field: 'SCRIPT', offset, length } }))
+        .structuredContent as { text: string; offset: number; nextOffset: number; total: number };
+    const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+    // An offset inside a pair starts at the pair.
+    expect(await read(1, 4)).toEqual({ text: '😀😀', offset: 0, nextOffset: 4, total: 14 });
+    // `length: 1` at a pair answers the pair, so that it advances.
+    expect(await read(2, 1)).toEqual({ text: '😀', offset: 2, nextOffset: 4, total: 14 });
+    // An odd length never ends inside a pair.
+    expect(await read(0, 3)).toEqual({ text: '😀', offset: 0, nextOffset: 2, total: 14 });
+    // Piece by piece with `length: 1`, from every offset the last answer gave: the whole text, no lone surrogate.
+    let text = '';
+    for (let offset = 0, calls = 0; offset < script.length && calls < 20; calls++) {
+      const piece = await read(offset, 1);
+      expect(piece.text).not.toMatch(lone);
+      expect(piece.nextOffset).toBeGreaterThan(offset);
+      text += piece.text;
+      offset = piece.nextOffset;
+    }
+    expect(text).toBe(script);
+  });
+
   it('the budget is a setting; text_read refuses what its schema refuses and answers NOT_FOUND for another account', async () => {
     const { t: app, url } = await gateway({ MCP_ANSWER_MAX_KB: '16' });
     const { token } = await app.account();
