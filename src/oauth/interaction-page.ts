@@ -1,5 +1,7 @@
 // The login and consent page of an authorisation request (docs/mcp-oauth.md "Login and consent"): plain server-rendered
-// HTML, no script. Every client-supplied string (its name, its id, where it sends the user back) is escaped.
+// HTML, no script. Every client-supplied string (its name, its id, where it sends the user back) is shown as plain
+// text (src/oauth/plain-text.ts: no control, format or bidi characters), isolated (<bdi>) and escaped.
+import { plainText } from './plain-text.js';
 
 export interface ConsentView {
   /** The form posts here: the interaction's own path. */
@@ -30,7 +32,9 @@ margin-right:.6rem}`;
 
 /** The whole page. */
 export function consentPage(view: ConsentView): string {
-  const name = escapeHtml(view.clientName?.trim() || originOf(view.clientId));
+  const name = escapeHtml(plainText(view.clientName) || plainText(originOf(view.clientId)));
+  const shownId = escapeHtml(plainText(view.clientId));
+  const backTo = escapeHtml(plainText(originOf(view.redirectUri)));
   const access = view.writeRequested
     ? `<label><input type="radio" name="access" value="write" checked> Read and change (create, update and delete
 campaigns, start calls)</label><label><input type="radio" name="access" value="read"> Read only</label>`
@@ -38,9 +42,9 @@ campaigns, start calls)</label><label><input type="radio" name="access" value="r
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Allow ${name} to use your campaigns?</title><style>${STYLE}</style></head><body>
-<h1>Allow <span class="client">${name}</span> to use your campaigns?</h1>
-<p>The agent <code>${escapeHtml(view.clientId)}</code> asks for an access token of your account for this gateway's
-MCP door. After you decide you are sent back to <code>${escapeHtml(originOf(view.redirectUri))}</code>.</p>
+<h1>Allow <bdi class="client">${name}</bdi> to use your campaigns?</h1>
+<p>The agent <code><bdi>${shownId}</bdi></code> asks for an access token of your account for this gateway's
+MCP door. After you decide you are sent back to <code><bdi>${backTo}</bdi></code>.</p>
 ${view.error ? `<p class="error" role="alert">${escapeHtml(view.error)}</p>` : ''}
 <form method="post" action="${escapeHtml(view.action)}">
 <label for="email">E-mail of your account</label>

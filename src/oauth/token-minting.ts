@@ -24,27 +24,17 @@ import {
   revokeGrant,
 } from '../domain/oauth-artifacts.js';
 import type { TokenIssuer } from '../security/tokens.js';
+import { plainText } from './plain-text.js';
 
 /** The longest token name (in UTF-16 code units, as accessTokenNameField counts). */
 const MAX_NAME_LENGTH = 100;
-
-/**
- * A client-supplied string as a token name's part: control and format characters (zero-width spaces, bidi controls…)
- * and line separators become spaces, lone surrogates are dropped, runs of white space become one space.
- */
-const cleaned = (text: string | undefined): string =>
-  (text ?? '')
-    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '')
-    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ')
-    .replace(/\s+/gu, ' ')
-    .trim();
 
 /**
  * What a token issued through OAuth is called: "MCP: " and the client's name — or, when nothing is left of it once
  * cleaned, its id's host (or its id) — at most 100 UTF-16 code units, cut between code points (never half an emoji).
  */
 export function tokenNameFor(clientName: string | undefined, clientId: string): string {
-  const shown = cleaned(clientName) || cleaned(URL.parse(clientId)?.host) || cleaned(clientId) || 'agent';
+  const shown = plainText(clientName) || plainText(URL.parse(clientId)?.host) || plainText(clientId) || 'agent';
   let name = '';
   for (const codePoint of `MCP: ${shown}`) {
     if (name.length + codePoint.length > MAX_NAME_LENGTH) break;

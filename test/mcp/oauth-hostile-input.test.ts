@@ -19,11 +19,14 @@ const send = rawHttp;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const JSON_TYPE = { 'content-type': 'application/json' };
 
-async function register(base: string): Promise<{ client_id: string; registration_client_uri: string }> {
+async function register(
+  base: string,
+  metadata: Record<string, unknown> = {},
+): Promise<{ client_id: string; registration_client_uri: string }> {
   const answer = await fetch(`${base}/oauth/register`, {
     method: 'POST',
     headers: JSON_TYPE,
-    body: JSON.stringify({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' }),
+    body: JSON.stringify({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none', ...metadata }),
   });
   expect(answer.status).toBe(201);
   return (await answer.json()) as { client_id: string; registration_client_uri: string };
@@ -147,6 +150,32 @@ describe('control characters in OAuth parameters', () => {
       await send(port, 'GET', `${new URL(registrationUri).pathname}%00`, { headers: { authorization: 'Bearer x' } }),
       'invalid_request',
     );
+    expectQuiet(lines);
+  });
+
+  it('shows a client name holding bidi, zero-width and other format characters as plain, isolated text', async () => {
+    const { base, lines } = await serve();
+    // U+202E makes "Claude" followed by reversed text read as another name; U+2066/U+2069 isolate; U+200B is invisible.
+    const { client_id: clientId } = await register(base, {
+      client_name: 'Evil\u202E edualC\u2066 x\u2069\u200B\u2028agent',
+    });
+    const url = new URL(`${base}/oauth/authorize`);
+    url.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+      scope: 'mcp:read',
+      code_challenge: 'c'.repeat(43),
+      code_challenge_method: 'S256',
+      resource: `${base}/mcp`,
+    }).toString();
+    const page = await new Browser().follow(url.href, base);
+    expect(page.response.status).toBe(200);
+    expect(page.text).not.toMatch(/[\p{Cf}\u2028\u2029]/u);
+    expect(page.text).toContain('<bdi class="client">Evil edualC x agent</bdi>');
+    expect(page.text).toContain('<title>Allow Evil edualC x agent to use your campaigns?</title>');
+    // Where the user is sent back: the redirect URI's origin, isolated too.
+    expect(page.text).toContain(`<code><bdi>${new URL(REDIRECT_URI).origin}</bdi></code>`);
     expectQuiet(lines);
   });
 
