@@ -123,6 +123,28 @@ export async function issuedTokenOf(
   return JSON.parse(row.payload) as { accountId: string; tokenId: string };
 }
 
+/**
+ * The grant a named access token was issued under through OAuth, and the client it was issued to: undefined for a
+ * token made otherwise (on the account's own page, say), or whose grant is gone.
+ */
+export async function grantOfIssuedToken(
+  db: Kysely<Database>,
+  tokenId: string,
+): Promise<{ grantId: string; clientId: string } | undefined> {
+  const row = await db
+    .selectFrom('oauth_artifacts as issued')
+    .innerJoin('oauth_artifacts as grant', (join) =>
+      join.onRef('grant.id', '=', 'issued.grant_id').on('grant.model', '=', 'Grant'),
+    )
+    .select(['issued.grant_id as grantId', 'grant.payload as grant'])
+    .where('issued.model', '=', ISSUED_TOKEN)
+    .where('issued.id', '=', tokenId)
+    .executeTakeFirst();
+  if (!row?.grantId) return undefined;
+  const { clientId } = JSON.parse(row.grant) as { clientId?: unknown };
+  return typeof clientId === 'string' ? { grantId: row.grantId, clientId } : undefined;
+}
+
 /** Models whose artefacts are not kept: the access token the provider makes is replaced before it is handed out. */
 const NOT_STORED = new Set(['AccessToken']);
 

@@ -29,6 +29,7 @@ import {
 import { handleInteraction } from './interactions.js';
 import { createOAuthProvider, MAX_OAUTH_BODY_BYTES } from './provider.js';
 import { mintNamedTokens } from './token-minting.js';
+import { revokeNamedAccessTokens } from './revocation.js';
 
 export interface OAuthDoor {
   handles(pathname: string): boolean;
@@ -95,6 +96,7 @@ export function createOAuthDoor(services: Services, addressOf: (req: IncomingMes
           refreshTokenDays: config.OAUTH_REFRESH_TOKEN_DAYS,
         }) as Parameters<Provider['use']>[0],
       );
+      provider.use(revokeNamedAccessTokens({ db, tokens, logger }) as Parameters<Provider['use']>[0]);
       provider.on('server_error', (_ctx: unknown, error: unknown) =>
         logger.error({ err: error }, 'unexpected error in the authorisation server'),
       );

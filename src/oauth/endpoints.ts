@@ -9,6 +9,8 @@ export const OAUTH_ROUTES = {
   authorization: `${OAUTH_PREFIX}/authorize`,
   token: `${OAUTH_PREFIX}/token`,
   registration: `${OAUTH_PREFIX}/register`,
+  /** RFC 7009: a client revokes a refresh token or an access token it holds (its "disconnect"). */
+  revocation: `${OAUTH_PREFIX}/revoke`,
   jwks: `${OAUTH_PREFIX}/jwks`,
 } as const;
 

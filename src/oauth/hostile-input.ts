@@ -159,6 +159,7 @@ export function methodsOf(
     case OAUTH_ROUTES.jwks:
       return { allow: ['GET', 'HEAD', 'OPTIONS'], cors: true };
     case OAUTH_ROUTES.token:
+    case OAUTH_ROUTES.revocation:
       return { allow: ['POST', 'OPTIONS'], cors: true };
     case OAUTH_ROUTES.authorization:
       return { allow: ['GET', 'HEAD', 'OPTIONS'], cors: false };

@@ -180,7 +180,13 @@ export function createOAuthProvider(
     features: {
       devInteractions: { enabled: false },
       userinfo: { enabled: false },
-      revocation: { enabled: false },
+      // RFC 7009 (docs/mcp-oauth.md "Revocation"): a refresh token revoked ends its whole grant (the provider's revoke
+      // by grant: the named access token with it); a named access token is handled by revokeNamedAccessTokens. Only
+      // the client a token was issued to may revoke it; any other token is answered 200 and left alone (§2.2).
+      revocation: {
+        enabled: true,
+        allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId,
+      },
       introspection: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },

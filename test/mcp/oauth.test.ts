@@ -1023,6 +1023,75 @@ describe('hosted agents stay connected: refresh tokens, confidential clients, st
     expect((await t.gql(LIST, {}, login)).body.data.viewer.accessTokens).toEqual([]);
   });
 
+  it('RFC 7009: revoking a refresh token or an access token ends the grant; only its own client can', async () => {
+    const { t, base, mcp } = await serve({});
+    const user = await t.account();
+    const revoke = async (form: Record<string, string>) => {
+      const answer = await fetch(`${base}/oauth/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form).toString(),
+      });
+      return { status: answer.status, body: await answer.text() };
+    };
+    // Advertised in the authorisation server's metadata.
+    const metadata = (await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(metadata.revocation_endpoint).toBe(`${base}/oauth/revoke`);
+
+    // A refresh token revoked by its client: the refresh token and its access token stop working.
+    const agent = new TestAgent(undefined, CHATGPT);
+    const tokens = await connect(user, base, mcp, agent);
+    const clientId = agent.clientInformation()!.client_id;
+    // Another client presenting it: 200, and nothing happens (RFC 7009 §2.2: it learns nothing).
+    const other = (await (await registerAt(base, CHATGPT)).json()) as { client_id: string };
+    for (const token of [tokens.refresh_token!, tokens.access_token]) {
+      expect(await revoke({ token, client_id: other.client_id })).toEqual({ status: 200, body: '' });
+    }
+    expect((await callTool(mcp, tokens.access_token)).isError).toBeFalsy();
+    expect(
+      await revoke({ token: tokens.refresh_token!, client_id: clientId, token_type_hint: 'refresh_token' }),
+    ).toEqual({ status: 200, body: '' });
+    await expect(callTool(mcp, tokens.access_token)).rejects.toThrow();
+    const refreshed = await redeem(base, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token!,
+      client_id: clientId,
+    });
+    expect(refreshed).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect((await t.gql(LIST, {}, user.token)).body.data.viewer.accessTokens).toEqual([]);
+
+    // An access token revoked by its client: it stops working, and the refresh token of its grant too.
+    const again = new TestAgent(undefined, CHATGPT);
+    const second = await connect(user, base, mcp, again);
+    const secondClient = again.clientInformation()!.client_id;
+    expect((await callTool(mcp, second.access_token)).isError).toBeFalsy();
+    expect(await revoke({ token: second.access_token, client_id: secondClient })).toEqual({ status: 200, body: '' });
+    await expect(callTool(mcp, second.access_token)).rejects.toThrow();
+    const after = await redeem(base, {
+      grant_type: 'refresh_token',
+      refresh_token: second.refresh_token!,
+      client_id: secondClient,
+    });
+    expect(after).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+
+    // A token that is not one (or is revoked already): 200, as RFC 7009 says; a named token the user made on their own
+    // page is not the client's to revoke.
+    expect(await revoke({ token: 'not-a-token', client_id: secondClient })).toEqual({ status: 200, body: '' });
+    const made = await t.gql('mutation { accessTokenCreate(input: { name: "mine" }) { token } }', {}, user.token);
+    const own = made.body.data.accessTokenCreate.token as string;
+    expect(await revoke({ token: own, client_id: secondClient })).toEqual({ status: 200, body: '' });
+    expect((await t.gql(LIST, {}, user.token)).body.data.viewer.accessTokens).toEqual([
+      expect.objectContaining({ name: 'mine' }),
+    ]);
+    // Other methods: 405 with Allow.
+    const get = await fetch(`${base}/oauth/revoke`);
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST, OPTIONS');
+  });
+
   it('a confidential client (as Claude registers, client_secret_post) connects and refreshes through the SDK', async () => {
     const { t, base, mcp } = await serve({});
     const user = await t.account();
