@@ -143,7 +143,7 @@ export function createRateLimits(settings: RateLimitSettings, redis: RedisLink |
   };
   /** Seconds left of a count that has reached `max` points, else null (a limiter that fails answers null). */
   const spent = async (counter: RateLimiterAbstract, key: string, max: number) => {
-    const counted = await counter.get(key).catch(() => null);
+    const counted = await counter.get(key).catch(() => undefined);
     return counted && counted.consumedPoints >= max ? secondsOf(counted.msBeforeNext) : null;
   };
 
@@ -155,7 +155,7 @@ export function createRateLimits(settings: RateLimitSettings, redis: RedisLink |
     async failedCallbacksSpent(address, apiKey) {
       const counted = await failedCallbacks()
         .get(JSON.stringify([address, apiKey]))
-        .catch(() => null);
+        .catch(() => undefined);
       return counted && counted.remainingPoints <= 0 ? secondsOf(counted.msBeforeNext) : null;
     },
     bodyBytes: (tenant, bytes) =>
@@ -179,15 +179,15 @@ export function createRateLimits(settings: RateLimitSettings, redis: RedisLink |
     async loginSucceeded(email, address) {
       await logins()
         .delete(key(email, address))
-        .catch(() => false);
+        .catch(() => undefined);
       // Known from now on (again for LOGIN_KNOWN_ADDRESS_SECONDS): never slowed down by the e-mail's slow-down.
       await knownAddresses()
         .set(key(email, address), 1, LOGIN_KNOWN_ADDRESS_SECONDS)
-        .catch(() => null);
+        .catch(() => undefined);
       // The owner's own successful attempt does not bring the slow-down closer (nor push it further off: never below 0).
       const attempts = emailAttempts();
-      const counted = await attempts.get(emailKey(email)).catch(() => null);
-      if (counted && counted.consumedPoints > 0) await attempts.reward(emailKey(email)).catch(() => null);
+      const counted = await attempts.get(emailKey(email)).catch(() => undefined);
+      if (counted && counted.consumedPoints > 0) await attempts.reward(emailKey(email)).catch(() => undefined);
     },
   };
 }

@@ -5,7 +5,27 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/core/logger.js';
 import { connectRedis, type RedisLink } from '../../src/core/redis.js';
-import { createRateLimits, LARGE_BODY_BYTES, type RateLimitSettings } from '../../src/security/rate-limits.js';
+import {
+  createRateLimits,
+  LARGE_BODY_BYTES,
+  LOGIN_KNOWN_ADDRESS_SECONDS,
+  LOGIN_SLOWDOWN_AFTER_ATTEMPTS,
+  LOGIN_SLOWDOWN_INTERVAL_SECONDS,
+  type RateLimitSettings,
+} from '../../src/security/rate-limits.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Attempts for `email` from `count` addresses never seen before (`prefix` keeps them apart from other tests'). */
+async function attemptsFromNewAddresses(
+  limits: ReturnType<typeof createRateLimits>,
+  email: string,
+  prefix: string,
+  count: number,
+): Promise<Array<number | null>> {
+  const answers: Array<number | null> = [];
+  for (let i = 0; i < count; i += 1) answers.push(await limits.loginAttempt(email, `${prefix}.${i}`));
+  return answers;
+}
 
 const SETTINGS: RateLimitSettings = {
   requestsPerMinute: 2,
@@ -64,6 +84,79 @@ describe('in memory', () => {
     expect((await timedAttempt()).ms).toBeGreaterThanOrEqual(290);
   });
 
+  it('with no delay, a refused login is answered at once: before a timer set just before it fires', async () => {
+    const limits = createRateLimits(SETTINGS, null);
+    for (let i = 0; i < SETTINGS.loginMaxFailures; i += 1) await limits.loginAttempt('bob@example.com', '10.0.0.1');
+    const timer = new Promise((resolve) => setTimeout(() => resolve('timer'), 0));
+    const first = await Promise.race([limits.loginAttempt('bob@example.com', '10.0.0.1'), timer]);
+    expect(first).toBeGreaterThan(290);
+  });
+
+  it("the e-mail's slow-down counts the e-mail however it is spelt, from any address", async () => {
+    const limits = createRateLimits(SETTINGS, null);
+    const spellings = ['carol@example.com', ' CAROL@example.com', 'Carol@Example.Com '];
+    for (let i = 0; i < LOGIN_SLOWDOWN_AFTER_ATTEMPTS; i += 1) {
+      expect(await limits.loginAttempt(spellings[i % 3]!, `10.1.0.${i}`)).toBeNull();
+    }
+    // Slowed down now: one attempt per interval goes ahead, whatever the spelling; the next is told to wait.
+    expect(await limits.loginAttempt('CAROL@EXAMPLE.COM', '10.1.1.1')).toBeNull();
+    const wait = await limits.loginAttempt('carol@example.com', '10.1.1.2');
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(wait).toBeLessThanOrEqual(LOGIN_SLOWDOWN_INTERVAL_SECONDS);
+  });
+
+  it("an address locked for the e-mail takes no slot of the e-mail's pace", async () => {
+    const limits = createRateLimits(SETTINGS, null);
+    const email = 'dave@example.com';
+    // Locked from 10.2.0.1 (2 failures), and slowed down across addresses (10 attempts in all).
+    await attemptsFromNewAddresses(limits, email, '10.2.1', LOGIN_SLOWDOWN_AFTER_ATTEMPTS - SETTINGS.loginMaxFailures);
+    for (let i = 0; i < SETTINGS.loginMaxFailures; i += 1)
+      expect(await limits.loginAttempt(email, '10.2.0.1')).toBeNull();
+    expect(await limits.loginAttempt(email, '10.2.0.1')).toBeGreaterThan(290);
+    // The locked address's refusal left the pace's slot to the next address.
+    expect(await limits.loginAttempt(email, '10.2.2.1')).toBeNull();
+  });
+
+  it('an attempt let through by the pace counts towards its address’s lock', async () => {
+    const limits = createRateLimits(SETTINGS, null);
+    const email = 'erin@example.com';
+    await attemptsFromNewAddresses(limits, email, '10.3.1', LOGIN_SLOWDOWN_AFTER_ATTEMPTS);
+    expect(await limits.loginAttempt(email, '10.3.0.1')).toBeNull();
+    await sleep(LOGIN_SLOWDOWN_INTERVAL_SECONDS * 1000 + 50);
+    expect(await limits.loginAttempt(email, '10.3.0.1')).toBeNull();
+    // Two failures from 10.3.0.1: locked for the window, not merely paced.
+    expect(await limits.loginAttempt(email, '10.3.0.1')).toBeGreaterThan(290);
+  });
+
+  it("the owner's success (or sign-up) does not bring the slow-down closer", async () => {
+    const limits = createRateLimits(SETTINGS, null);
+    const email = 'frank@example.com';
+    // Signed up from 10.4.0.1: known there, and nothing counted against the e-mail (never below nothing either).
+    await limits.loginSucceeded(email, '10.4.0.1');
+    await attemptsFromNewAddresses(limits, email, '10.4.1', LOGIN_SLOWDOWN_AFTER_ATTEMPTS - 1);
+    // The owner logs in (an attempt, then its success): the e-mail's count stays where it was.
+    expect(await limits.loginAttempt(email, '10.4.0.2')).toBeNull();
+    await limits.loginSucceeded(email, '10.4.0.2');
+    // One more attempt reaches the threshold (not slowed yet); the next is the pace's; the one after waits.
+    expect(await attemptsFromNewAddresses(limits, email, '10.4.2', 2)).toEqual([null, null]);
+    expect(await limits.loginAttempt(email, '10.4.3.1')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('failed callbacks count per address and API key; asking whether they are spent counts nothing', async () => {
+    const limits = createRateLimits(SETTINGS, null);
+    for (let i = 0; i < 5; i += 1) expect(await limits.failedCallbacksSpent('10.5.0.1', 'key-a')).toBeNull();
+    expect(await limits.failedCallback('10.5.0.1', 'key-a')).toBeNull();
+    expect(await limits.failedCallbacksSpent('10.5.0.1', 'key-a')).toBeNull();
+    expect(await limits.failedCallback('10.5.0.1', 'key-a')).toBeNull();
+    // Spent (2 a minute in these settings): for this address and key only.
+    const wait = await limits.failedCallbacksSpent('10.5.0.1', 'key-a');
+    expect(wait).toBeGreaterThanOrEqual(59);
+    expect(wait).toBeLessThanOrEqual(60);
+    expect(await limits.failedCallbacksSpent('10.5.0.1', 'key-b')).toBeNull();
+    expect(await limits.failedCallbacksSpent('10.5.0.2', 'key-a')).toBeNull();
+    expect(await limits.failedCallback('10.5.0.1', 'key-a')).toBeGreaterThanOrEqual(59);
+  });
+
   it('bodies up to LARGE_BODY_BYTES are free', async () => {
     const limits = createRateLimits({ ...SETTINGS, largeBodyMiBPerMinute: 0.25 }, null);
     for (let i = 0; i < 100; i += 1) expect(await limits.bodyBytes('acc_1', LARGE_BODY_BYTES)).toBeNull();
@@ -97,13 +190,36 @@ describe('in Redis', () => {
     await limits.anonymousRequest(`addr-${id}`);
     await limits.bodyBytes(`tenant-${id}`, LARGE_BODY_BYTES + 1);
     await limits.loginAttempt(` ${email.toUpperCase()} `, '10.0.0.1');
+    await limits.callback(id);
+    await limits.failedCallback(`addr-${id}`, `key-${id}`);
     const keys = [
       `gateway:requests:${id}`,
       `gateway:anonymous:addr-${id}`,
       `gateway:large-bodies:tenant-${id}`,
       `gateway:login-failures:${JSON.stringify([email, '10.0.0.1'])}`,
+      `gateway:login-email-attempts:${email}`,
+      `gateway:callbacks:${id}`,
+      `gateway:failed-callbacks:${JSON.stringify([`addr-${id}`, `key-${id}`])}`,
     ];
     for (const key of keys) expect(await redis.command.get(key), key).toBe(key.includes('large-bodies') ? '5' : '1');
-    await redis.command.del(...keys);
+    // Past the slow-down's threshold, the pace is counted per e-mail too.
+    for (let i = 1; i < LOGIN_SLOWDOWN_AFTER_ATTEMPTS; i += 1) await limits.loginAttempt(email, `10.0.1.${i}`);
+    await limits.loginAttempt(email.toUpperCase(), '10.0.2.1');
+    expect(await redis.command.get(`gateway:login-email-pace:${email}`)).toBe('1');
+    // A success makes its address known to the e-mail for LOGIN_KNOWN_ADDRESS_SECONDS (20 days).
+    await limits.loginSucceeded(email.toUpperCase(), '10.0.3.1');
+    const known = `gateway:login-known-addresses:${JSON.stringify([email, '10.0.3.1'])}`;
+    expect(await redis.command.get(known)).toBe('1');
+    expect(LOGIN_KNOWN_ADDRESS_SECONDS).toBe(20 * 24 * 3600);
+    expect(await redis.command.ttl(known)).toBeGreaterThan(LOGIN_KNOWN_ADDRESS_SECONDS - 60);
+    await redis.command.del(
+      ...keys,
+      `gateway:login-email-pace:${email}`,
+      known,
+      ...Array.from({ length: LOGIN_SLOWDOWN_AFTER_ATTEMPTS }, (_, i) => [
+        `gateway:login-failures:${JSON.stringify([email, `10.0.1.${i}`])}`,
+      ]).flat(),
+      `gateway:login-failures:${JSON.stringify([email, '10.0.2.1'])}`,
+    );
   });
 });
