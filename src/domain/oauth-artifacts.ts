@@ -148,6 +148,30 @@ export async function grantOfIssuedToken(
 /** Models whose artefacts are not kept: the access token the provider makes is replaced before it is handed out. */
 const NOT_STORED = new Set(['AccessToken']);
 
+/**
+ * A refresh token presented again within this many seconds of its use is taken for a retry of that refresh (or a
+ * refresh racing it): refused without revoking its grant (docs/mcp-oauth.md "Concurrent refreshes").
+ */
+export const REFRESH_RETRY_SECONDS = 30;
+/** What the token endpoint says then (src/oauth/provider.ts puts it in place of oidc-provider's generic words). */
+export const REFRESH_TOKEN_USED_MOMENTS_AGO =
+  'this refresh token was used moments ago by another request (a retry?): use the tokens that request got';
+
+const usedMomentsAgo = (row: Row): boolean =>
+  row.consumed_at !== null && Date.now() - Date.parse(row.consumed_at) < REFRESH_RETRY_SECONDS * 1000;
+
+/** Whether this refresh token was used within REFRESH_RETRY_SECONDS (to explain a refusal). */
+export async function refreshTokenUsedMomentsAgo(db: Kysely<Database>, token: string): Promise<boolean> {
+  if (token.includes('\0')) return false;
+  const found = await db
+    .selectFrom('oauth_artifacts')
+    .select(['payload', 'expires_at', 'consumed_at'])
+    .where('model', '=', 'RefreshToken')
+    .where('id', '=', keyOf('RefreshToken', token))
+    .executeTakeFirst();
+  return !!found && usedMomentsAgo(found);
+}
+
 interface Row {
   payload: string;
   expires_at: string | null;
@@ -222,7 +246,12 @@ export function oauthArtifactAdapter(db: Kysely<Database>): (model: string) => A
       },
       async find(id) {
         const found = await row(id);
-        return live(found, new Date().toISOString()) ? toPayload(found, model, id) : undefined;
+        if (!live(found, new Date().toISOString())) return undefined;
+        // A refresh token used moments ago: a retry of that refresh (its answer lost to a timeout) or a refresh racing
+        // it, not a stolen copy — it is not known (invalid_grant), and its grant is not revoked: the request that used
+        // it keeps the tokens it got. Used longer ago, the provider revokes the whole family (a second use).
+        if (model === 'RefreshToken' && usedMomentsAgo(found)) return undefined;
+        return toPayload(found, model, id);
       },
       async findByUid(uid) {
         if (uid.includes('\0')) return undefined;
@@ -246,8 +275,10 @@ export function oauthArtifactAdapter(db: Kysely<Database>): (model: string) => A
           .where('consumed_at', 'is', null)
           .executeTakeFirst();
         if (result.numUpdatedRows > 0n) return;
-        // Another request used it between the provider's check and now: this one loses, and it is a second use of
-        // the code like any other (OAuth 2.1 §4.1.3): the grant, and the token the first use gets, are revoked.
+        // Another request used it between the provider's check and now: this one loses. A refresh token racing its own
+        // retry is not a theft (see find): the winner keeps what it gets. A code is: a second use of it like any
+        // other (OAuth 2.1 §4.1.3), the grant, and the token the first use gets, are revoked.
+        if (model === 'RefreshToken') throw new errors.InvalidGrant(REFRESH_TOKEN_USED_MOMENTS_AGO);
         const code = await db
           .selectFrom('oauth_artifacts')
           .select('grant_id')

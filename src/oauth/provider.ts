@@ -11,7 +11,13 @@ import type { IncomingMessage } from 'node:http';
 import type { Config } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import type { Database } from '../db/types.js';
-import { accountExists, clientSecretDigest, oauthArtifactAdapter } from '../domain/oauth-artifacts.js';
+import {
+  accountExists,
+  clientSecretDigest,
+  oauthArtifactAdapter,
+  REFRESH_TOKEN_USED_MOMENTS_AGO,
+  refreshTokenUsedMomentsAgo,
+} from '../domain/oauth-artifacts.js';
 import {
   clientMetadataFetch,
   FAILED_FETCH_SECONDS,
@@ -300,6 +306,9 @@ export function createOAuthProvider(
       for (const clientId of seen?.tried ?? []) if (!seen?.got.has(clientId)) failedFetches.add(clientId);
     }
     if ((ctx.state as { bodyTooLarge?: boolean }).bodyTooLarge) tooLarge(ctx as KoaContextWithOIDC);
+    // A refresh refused because its token was used moments ago (a retry, or a refresh racing it): say so, rather than
+    // oidc-provider's "grant request is invalid" for a token it did not find.
+    await explainRefreshRetry(ctx as KoaContextWithOIDC, db);
     // A registration is never refused for want of room (docs/mcp-oauth.md "Registrations"): it is pending from its
     // address until a code is issued to it, and the oldest pending ones of that address, then of all, make room.
     const registered = ctx.status === 201 && (ctx as KoaContextWithOIDC).oidc?.route === 'registration';
@@ -333,4 +342,12 @@ export function createOAuthProvider(
     return stored.length === given.length && timingSafeEqual(stored, given);
   };
   return provider;
+}
+
+async function explainRefreshRetry(ctx: KoaContextWithOIDC, db: Kysely<Database>): Promise<void> {
+  const body = ctx.body as { error?: unknown; error_description?: unknown } | undefined;
+  const token = ctx.oidc?.params?.refresh_token;
+  if (ctx.oidc?.route !== 'token' || ctx.status !== 400 || body?.error !== 'invalid_grant') return;
+  if (ctx.oidc.params?.grant_type !== 'refresh_token' || typeof token !== 'string') return;
+  if (await refreshTokenUsedMomentsAgo(db, token)) body.error_description = REFRESH_TOKEN_USED_MOMENTS_AGO;
 }

@@ -11,7 +11,7 @@ import { errors } from 'oidc-provider';
 import { afterEach, describe, expect, it } from 'vitest';
 import { oauthIssuer, oauthIssuerFor } from '../../src/core/oauth-issuer.js';
 import { createAccessToken, listAccessTokens } from '../../src/domain/access-tokens.js';
-import { oauthArtifactAdapter, recordIssuedToken } from '../../src/domain/oauth-artifacts.js';
+import { oauthArtifactAdapter, recordIssuedToken, REFRESH_RETRY_SECONDS } from '../../src/domain/oauth-artifacts.js';
 import { listen } from '../../src/http/server.js';
 import { mcpBearerChallenge } from '../../src/mcp/challenge.js';
 import { clientMetadataFetch, ClientMetadataRefused } from '../../src/oauth/client-metadata-fetch.js';
@@ -966,6 +966,15 @@ describe('hosted agents stay connected: refresh tokens, confidential clients, st
     return agent.tokens()!;
   }
 
+  /** The refresh tokens used so far, as if used longer ago than a retry of their refresh would be. */
+  const usedLongAgo = (t: TestApp) =>
+    t.app.database.db
+      .updateTable('oauth_artifacts')
+      .set({ consumed_at: new Date(Date.now() - (REFRESH_RETRY_SECONDS + 1) * 1000).toISOString() })
+      .where('model', '=', 'RefreshToken')
+      .where('consumed_at', 'is not', null)
+      .execute();
+
   const expireAccessTokens = (t: TestApp) =>
     t.app.database.db
       .updateTable('access_tokens')
@@ -1006,7 +1015,9 @@ describe('hosted agents stay connected: refresh tokens, confidential clients, st
     const listed = await t.gql(LIST, {}, login);
     expect(listed.body.data.viewer.accessTokens).toEqual([expect.objectContaining({ name: 'MCP: ChatGPT' })]);
 
-    // A refresh token used twice (stolen, say) revokes its whole family: the latest refresh and access tokens too.
+    // A refresh token used twice (stolen, say) revokes its whole family: the latest refresh and access tokens too —
+    // once it was used longer ago than a retry of that refresh would be (REFRESH_RETRY_SECONDS).
+    await usedLongAgo(t);
     const reused = await redeem(base, {
       grant_type: 'refresh_token',
       refresh_token: first.refresh_token!,
@@ -1021,6 +1032,39 @@ describe('hosted agents stay connected: refresh tokens, confidential clients, st
     expect(latest).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     await expect(callTool(mcp, third.body.access_token!)).rejects.toThrow();
     expect((await t.gql(LIST, {}, login)).body.data.viewer.accessTokens).toEqual([]);
+  });
+
+  it('concurrent refreshes with one refresh token (a retry on a timeout): one wins and its tokens keep working', async () => {
+    const { t, base, mcp } = await serve({});
+    const user = await t.account();
+    const agent = new TestAgent(undefined, CHATGPT);
+    let tokens = await connect(user, base, mcp, agent);
+    const clientId = agent.clientInformation()!.client_id;
+    for (let round = 0; round < 4; round++) {
+      const form = { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: clientId };
+      const answers = await Promise.all([redeem(base, form), redeem(base, form), redeem(base, form)]);
+      const won = answers.filter((answer) => answer.status === 200);
+      expect(won, JSON.stringify(answers)).toHaveLength(1);
+      for (const lost of answers.filter((answer) => answer.status !== 200)) {
+        expect(lost).toMatchObject({
+          status: 400,
+          body: { error: 'invalid_grant', error_description: expect.stringContaining('used moments ago') },
+        });
+      }
+      const winner = won[0]!.body as { access_token: string; refresh_token: string };
+      expect((await callTool(mcp, winner.access_token)).isError).toBeFalsy();
+      // A retry after the race, with the same token, is refused the same way and revokes nothing.
+      expect(await redeem(base, form)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+      expect((await callTool(mcp, winner.access_token)).isError).toBeFalsy();
+      tokens = { ...tokens, access_token: winner.access_token, refresh_token: winner.refresh_token };
+    }
+    // The winner's refresh token goes on working.
+    const next = await redeem(base, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token!,
+      client_id: clientId,
+    });
+    expect(next.status).toBe(200);
   });
 
   it('RFC 7009: revoking a refresh token or an access token ends the grant; only its own client can', async () => {
