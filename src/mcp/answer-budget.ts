@@ -16,6 +16,21 @@ export const CUT_FLOOR = 500;
 /** What a tool answer's JSON-RPC envelope adds around the data (id, result, content array, structuredContent keys). */
 const ENVELOPE_BYTES = 160;
 
+/**
+ * What the wire adds to an answer beyond ENVELOPE_BYTES, for one request: its JSON-RPC id as the client chose it (any
+ * string: a 2 000-character id took 2 KB of a 64 KiB answer), the 2026-07-28 revision's `resultType` and `_meta`
+ * (the server's name and version), and an SSE event's framing (`event: message`, `data: `, the blank line). Counted
+ * for every answer, whatever its revision and content type: a few hundred bytes of the budget, never over it.
+ */
+export function wireAllowance(id: unknown, serverInfo: { name: string; version: string }): number {
+  const modern = JSON.stringify({
+    resultType: 'complete',
+    _meta: { 'io.modelcontextprotocol/serverInfo': serverInfo },
+  });
+  const sseFraming = 'event: message\nid: \ndata: \n\n'.length + 64;
+  return Buffer.byteLength(JSON.stringify(id ?? null)) + Buffer.byteLength(modern) + sseFraming;
+}
+
 /** The long texts of the records tools answer, by the kind of record (text_read reads them in pieces). */
 export const LONG_TEXTS = {
   campaign: ['description', 'purpose', 'script', 'systemPrompt', 'firstLine', 'knowledgeBase', 'calendar'],

@@ -15,6 +15,7 @@ import type { Services } from '../services.js';
 import { jsonShapeProblem, MAX_LIST_LENGTH } from '../validation/json-limits.js';
 import { GRAPHQL_TOOL, graphqlToolResult } from './graphql-tool.js';
 import { withEveryMistake } from './argument-check.js';
+import { wireAllowance } from './answer-budget.js';
 import { singleValuesForLists } from './list-arguments.js';
 import { MCP_OPERATIONS } from './operations.js';
 import { badArguments, type Caller, toolResult } from './tool-results.js';
@@ -94,7 +95,7 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
     TEXT_READ_TOOL,
   ].sort(byName);
   const sdl = printSortedSchema();
-  const budget = services.config.MCP_ANSWER_MAX_KB * 1024;
+  const wholeBudget = services.config.MCP_ANSWER_MAX_KB * 1024;
 
   const runDocument = async (
     document: DocumentNode,
@@ -137,8 +138,10 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
       refuseCursor(params);
       return { tools: caller.auth.readOnly ? readTools : everyTool } as never;
     });
-    server.setRequestHandler('tools/call', async ({ params }) => {
+    server.setRequestHandler('tools/call', async ({ params }, ctx) => {
       const args = params.arguments ?? {};
+      // The answer's budget on the wire, less what this request's envelope takes there (its id, the revision's keys).
+      const budget = wholeBudget - wireAllowance(ctx.mcpReq.id, SERVER_INFO);
       const problem = jsonShapeProblem(args, { maxListLength: MAX_LIST_LENGTH });
       if (problem) return badArguments(`The arguments are refused: ${problem}.`);
       if (withGraphqlTool && params.name === GRAPHQL_TOOL.name) {
