@@ -70,7 +70,7 @@ export async function revokeGrant(db: Kysely<Database>, grantId: string): Promis
  */
 export async function recordIssuedToken(
   db: Kysely<Database>,
-  issued: { grantId: string; accountId: string; tokenId: string },
+  issued: { grantId: string; accountId: string; tokenId: string; clientId?: string; readOnly?: boolean },
   keepSeconds = ISSUED_TOKEN_SECONDS,
 ): Promise<boolean> {
   await db
@@ -78,9 +78,10 @@ export async function recordIssuedToken(
     .values({
       model: ISSUED_TOKEN,
       id: issued.tokenId,
-      payload: JSON.stringify({ accountId: issued.accountId, tokenId: issued.tokenId }),
+      payload: JSON.stringify({ accountId: issued.accountId, tokenId: issued.tokenId, readOnly: issued.readOnly }),
       grant_id: issued.grantId,
-      uid: null,
+      // The connection it belongs to (this client, this account), looked up by a step-up (replaceReadOnlyConnections).
+      uid: issued.clientId === undefined ? null : connectionKey(issued.clientId, issued.accountId),
       expires_at: new Date(Date.now() + keepSeconds * 1000).toISOString(),
       consumed_at: null,
     })
@@ -95,6 +96,33 @@ export async function recordIssuedToken(
   // The note above is among the grant's now: revoking it again revokes this token.
   await revokeGrant(db, issued.grantId);
   return false;
+}
+
+const connectionKey = (clientId: string, accountId: string) => JSON.stringify(['connection', clientId, accountId]);
+
+/**
+ * A step-up (docs/mcp-oauth.md "Step-up"): the client that holds a read-only connection of this account authorised
+ * again for full access; its read-only grants (their refresh tokens and named access tokens) are revoked, so that the
+ * account lists one token for the agent, not two. Other grants of the same client with full access are separate
+ * connections (another device of the same platform, say) and stay. The grant ids revoked.
+ */
+export async function replaceReadOnlyConnections(
+  db: Kysely<Database>,
+  connection: { clientId: string; accountId: string; grantId: string },
+): Promise<string[]> {
+  const notes = await db
+    .selectFrom('oauth_artifacts')
+    .select(['grant_id', 'payload'])
+    .where('model', '=', ISSUED_TOKEN)
+    .where('uid', '=', connectionKey(connection.clientId, connection.accountId))
+    .where('grant_id', '!=', connection.grantId)
+    .execute();
+  const readOnly = notes.filter(
+    (note): note is { grant_id: string; payload: string } =>
+      note.grant_id !== null && (JSON.parse(note.payload) as { readOnly?: unknown }).readOnly === true,
+  );
+  for (const note of readOnly) await revokeGrant(db, note.grant_id);
+  return readOnly.map((note) => note.grant_id);
 }
 
 /**

@@ -17,24 +17,26 @@ export const TOOL_DESCRIPTIONS: Readonly<Record<string, string>> = {
     "Totals over a campaign's call logs as they are now: call time, number of calls, spend, average cost; null " +
     'when you have no such campaign. Argument: `campId`.',
   CampaignCreate:
-    'Creates a campaign, PAUSED unless `input.status` is ACTIVE: a paused campaign places no call, so it can be ' +
-    'set up and checked first; campaign_resume starts it. Arguments in `input`: the campaign (`voiceId` from ' +
-    'voice_list); `campId` is generated when omitted, and one already in use is CONFLICT. Answers the campaign ' +
-    'without its long texts.',
+    'Creates a campaign, PAUSED unless `input.status` is ACTIVE (real calls at once: the user is asked first if ' +
+    'the client can). Arguments in `input`: the campaign (`voiceId` from voice_list); `campId` is generated when ' +
+    'omitted, and one in use is CONFLICT. Answers the campaign without its long texts; campaign_resume starts it.',
   CampaignUpdate:
     'Changes the given fields of a campaign; a completed campaign cannot change (CONFLICT). Arguments in `input`: ' +
     '`campId` and the fields to change; not the status (campaign_pause, campaign_resume, campaign_complete). ' +
     'Answers the campaign without its long texts (campaign_get reads them).',
   CampaignDelete:
-    'Deletes a campaign and everything that belongs to it, for good. Argument: `input.campId`. Answers its ' +
+    'Deletes a campaign and everything that belongs to it, for good (the user is asked first where the client can ' +
+    'ask). Argument: `input.campId`. Answers its ' +
     '`deletedId`.',
   CampaignPause:
     'Pauses an ACTIVE campaign: no new calls until campaign_resume; a paused one is answered as it is. Argument: ' +
     '`input.campId`.',
   CampaignResume:
-    'Resumes a PAUSED campaign (ACTIVE again); an active one is answered as it is. Argument: `input.campId`.',
+    'Resumes a PAUSED campaign (ACTIVE again): it places real phone calls at once (the user is asked first where ' +
+    'the client can ask); an active one is answered as it is. Argument: `input.campId`.',
   CampaignComplete:
-    'Completes an ACTIVE or PAUSED campaign, for good: it cannot change afterwards; a completed one is answered as ' +
+    'Completes an ACTIVE or PAUSED campaign, for good (the user is asked first where the client can ask): it ' +
+    'cannot change afterwards; a completed one is answered as ' +
     'it is. Argument: `input.campId`.',
   VoiceList:
     'Lists the voice catalogue: the voiceIds campaign_create and campaign_update take. Argument: `language`, a tag ' +

@@ -15,6 +15,7 @@ import type { Services } from '../services.js';
 import { jsonShapeProblem, MAX_LIST_LENGTH } from '../validation/json-limits.js';
 import { GRAPHQL_TOOL, graphqlToolResult } from './graphql-tool.js';
 import { withEveryMistake } from './argument-check.js';
+import { askFirst, type ConfirmationContext, confirmationOf } from './confirmations.js';
 import { wireAllowance } from './answer-budget.js';
 import { singleValuesForLists } from './list-arguments.js';
 import { MCP_OPERATIONS } from './operations.js';
@@ -182,7 +183,14 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
       const singles = singleValuesForLists(tool.inputSchema, args);
       if (singles.length > 0) return badArguments('A list is expected where a single value was given', singles);
 
-      const result = await run(tool, withToolDefaults(tool, args), caller);
+      const filled = withToolDefaults(tool, args);
+      // A call that places real calls or deletes for good: the user confirms first, where the client can ask them.
+      const question = confirmationOf(tool.name, filled);
+      if (question) {
+        const asked = askFirst(question, ctx.mcpReq as ConfirmationContext);
+        if (asked) return asked;
+      }
+      const result = await run(tool, filled, caller);
       return server.projectCallToolResult(
         toolResult(withEveryMistake(result, tool.inputSchema, args), budget),
         tool.outputSchema,

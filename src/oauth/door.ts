@@ -7,6 +7,7 @@ import { isClientAbort } from '../core/client-abort.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildOAuthProtectedResourceMetadata } from '@modelcontextprotocol/server';
 import type Provider from 'oidc-provider';
+import type { KoaContextWithOIDC } from 'oidc-provider';
 import { isLoopbackHostname, OAUTH_UNAVAILABLE, oauthIssuer, oauthIssuerFor } from '../core/oauth-issuer.js';
 import type { Services } from '../services.js';
 import {
@@ -97,6 +98,16 @@ export function createOAuthDoor(services: Services, addressOf: (req: IncomingMes
         }) as Parameters<Provider['use']>[0],
       );
       provider.use(revokeNamedAccessTokens({ db, tokens, logger }) as Parameters<Provider['use']>[0]);
+      // A grant revoked because a refresh token or an authorisation code was used a second time (a stolen copy, or
+      // a replay): the account's connection ends, which its user will notice — said once, at warn, with the client.
+      // (A revocation the client asked for is logged by revokeNamedAccessTokens.)
+      provider.on('grant.revoked', (ctx: KoaContextWithOIDC) => {
+        if (ctx.oidc?.route === 'revocation') return;
+        logger.warn(
+          { clientId: ctx.oidc?.client?.clientId, grantType: ctx.oidc?.params?.grant_type },
+          'OAuth grant revoked: a refresh token or authorization code was presented a second time',
+        );
+      });
       provider.on('server_error', (_ctx: unknown, error: unknown) =>
         logger.error({ err: error }, 'unexpected error in the authorisation server'),
       );

@@ -21,6 +21,7 @@ import {
   issuedTokenOf,
   keepRegisteredClient,
   recordIssuedToken,
+  replaceReadOnlyConnections,
   revokeGrant,
 } from '../domain/oauth-artifacts.js';
 import type { TokenIssuer } from '../security/tokens.js';
@@ -119,11 +120,29 @@ export function mintNamedTokens(minting: TokenMinting) {
       }
       const recorded =
         !issued.grantId ||
-        (await recordIssuedToken(db, { grantId: issued.grantId, accountId: issued.accountId, tokenId }, keepSeconds));
+        (await recordIssuedToken(
+          db,
+          { grantId: issued.grantId, accountId: issued.accountId, tokenId, clientId: client.clientId, readOnly },
+          keepSeconds,
+        ));
       if (!recorded) {
         // The code was replayed while this redemption was under way: the token just made is revoked already.
         logger.warn({ accountId: issued.accountId }, 'OAuth code replayed during its redemption: nothing issued');
         return refusal('the authorization code was used twice');
+      }
+    }
+    // A step-up (full access where the client held read-only): the read-only connection it replaces is revoked.
+    if (!readOnly && issued.grantId && ctx.oidc.params?.grant_type === 'authorization_code') {
+      const replaced = await replaceReadOnlyConnections(db, {
+        clientId: client.clientId,
+        accountId: issued.accountId,
+        grantId: issued.grantId,
+      });
+      if (replaced.length > 0) {
+        logger.info(
+          { accountId: issued.accountId, clientId: client.clientId, replaced: replaced.length },
+          'OAuth step-up: the read-only connection of this client is revoked',
+        );
       }
     }
     // A registered client that got a token is one in use: kept (an unused one goes after a day).

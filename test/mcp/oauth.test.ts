@@ -982,7 +982,8 @@ describe('hosted agents stay connected: refresh tokens, confidential clients, st
       .execute();
 
   it('a public client (as ChatGPT registers) refreshes after its token expires; a reused refresh token ends it all', async () => {
-    const { t, base, mcp } = await serve({});
+    const log = logCapture();
+    const { t, base, mcp } = await serve({ LOG_LEVEL: 'info' }, { logStream: log.stream });
     const user = await t.account();
     const login = user.token;
     const agent = new TestAgent(undefined, CHATGPT);
@@ -1032,6 +1033,15 @@ describe('hosted agents stay connected: refresh tokens, confidential clients, st
     expect(latest).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     await expect(callTool(mcp, third.body.access_token!)).rejects.toThrow();
     expect((await t.gql(LIST, {}, login)).body.data.viewer.accessTokens).toEqual([]);
+    // Said once, at warn, with the client: the connection ended because a token was presented a second time.
+    const revoked = log.lines.filter((line) => line.msg.startsWith('OAuth grant revoked'));
+    expect(revoked).toEqual([
+      expect.objectContaining({
+        level: 40,
+        clientId: agent.clientInformation()!.client_id,
+        grantType: 'refresh_token',
+      }),
+    ]);
   });
 
   it('concurrent refreshes with one refresh token (a retry on a timeout): one wins and its tokens keep working', async () => {
@@ -1332,5 +1342,35 @@ describe('hosted agents stay connected: refresh tokens, confidential clients, st
       'AUTHORIZED',
     );
     expect(agent.tokens()!.scope).toBe('mcp:read mcp:write');
+
+    // The step-up replaced the read-only connection: its access token and its refresh token no longer work, and
+    // the account lists one token for the agent.
+    expect((await callTool(mcp, agent.tokens()!.access_token)).isError).toBeFalsy();
+    await expect(callTool(mcp, readOnly.access_token)).rejects.toThrow();
+    const refreshed = await redeem(base, {
+      grant_type: 'refresh_token',
+      refresh_token: readOnly.refresh_token!,
+      client_id: agent.clientInformation()!.client_id,
+    });
+    expect(refreshed).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    const listed = await t.gql(LIST, {}, user.token);
+    expect(listed.body.data.viewer.accessTokens).toEqual([
+      expect.objectContaining({ name: 'MCP: ChatGPT', readOnly: false }),
+    ]);
+  });
+
+  it('a second full-access connection of the same client (another device) leaves the first alone', async () => {
+    const { t, base, mcp } = await serve({});
+    const user = await t.account();
+    const device = new TestAgent(undefined, CHATGPT);
+    const first = await connect(user, base, mcp, device);
+    // The same registered client, from another device: it starts with the client's registration, no tokens.
+    const other = new TestAgent(undefined, CHATGPT);
+    await other.saveClientInformation(device.clientInformation()!);
+    const second = await connect(user, base, mcp, other);
+    expect(other.clientInformation()!.client_id).toBe(device.clientInformation()!.client_id);
+    expect((await callTool(mcp, first.access_token)).isError).toBeFalsy();
+    expect((await callTool(mcp, second.access_token)).isError).toBeFalsy();
+    expect((await t.gql(LIST, {}, user.token)).body.data.viewer.accessTokens).toHaveLength(2);
   });
 });
