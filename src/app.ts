@@ -242,7 +242,7 @@ function createServices(
         largeBodyMiBPerMinute: config.LARGE_BODY_MIB_PER_MINUTE,
         loginMaxFailures: config.LOGIN_MAX_FAILURES,
         loginWindowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS,
-        loginRefusalDelayMs: config.LOGIN_REFUSAL_DELAY_MS,
+        refusalDelayMs: config.REFUSAL_DELAY_MS,
       },
       redis,
     ),

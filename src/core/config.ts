@@ -99,7 +99,7 @@ const envSchema = z
      * ms a refused login attempt (locked out, slowed down) is held before its 429 is answered, so that a guesser
      * waiting for each answer makes a few attempts a second, not thousands (src/security/rate-limits.ts).
      */
-    LOGIN_REFUSAL_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(250),
+    REFUSAL_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(250),
     /** log2 of scrypt's N for new password hashes (14 = 16384, ~50 ms here); tests lower it to stay fast. */
     PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(20).default(14),
     /** `apq`: automatic persisted queries; `only`: trusted documents, from the manifest; `off` (docs/graphql-api.md "Persisted operations"). */

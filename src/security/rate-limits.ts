@@ -14,10 +14,13 @@ export interface RateLimitSettings {
   largeBodyMiBPerMinute: number;
   loginMaxFailures: number;
   loginWindowSeconds: number;
-  /** ms a refused login attempt is held before its 429 is answered (LOGIN_REFUSAL_DELAY_MS; 0: at once). */
-  loginRefusalDelayMs: number;
-  /** Refused login attempts held at once, at most (LOGIN_REFUSALS_HELD_AT_ONCE by default); the rest at once. */
-  loginRefusalsHeldAtOnce?: number;
+  /**
+   * ms a refusal is held before it is answered (REFUSAL_DELAY_MS; 0: at once): a refused login attempt, and a 429
+   * for a spent request rate, work budget or body budget (holdRefusal).
+   */
+  refusalDelayMs: number;
+  /** Refusals held at once, at most (REFUSALS_HELD_AT_ONCE by default); the rest are answered at once. */
+  refusalsHeldAtOnce?: number;
 }
 
 export interface RateLimits {
@@ -45,9 +48,15 @@ export interface RateLimits {
    * guesses count too): null when it may go ahead, else the seconds before it may try again. A success then clears
    * the count. The lock is keyed by both, so that nobody can lock another person out from their own address; across
    * addresses an e-mail is only slowed down (LOGIN_SLOWDOWN_AFTER_ATTEMPTS, LOGIN_SLOWDOWN_INTERVAL_SECONDS), never
-   * locked. A refusal is answered after LOGIN_REFUSAL_DELAY_MS (see LOGIN_REFUSALS_HELD_AT_ONCE).
+   * locked. A refusal is answered after REFUSAL_DELAY_MS (see REFUSALS_HELD_AT_ONCE).
    */
   loginAttempt(email: string, address: string): Promise<number | null>;
+  /**
+   * Waits REFUSAL_DELAY_MS before a refusal is answered (at once past REFUSALS_HELD_AT_ONCE held): a client that
+   * sends its next request as soon as the last is answered is slowed to a few a second, not as many as the event
+   * loop can refuse. Off the loop meanwhile (the request holds nothing but its connection).
+   */
+  holdRefusal(): Promise<void>;
   loginSucceeded(email: string, address: string): Promise<void>;
 }
 
@@ -68,14 +77,15 @@ export const LOGIN_SLOWDOWN_INTERVAL_SECONDS = 2;
 export const LOGIN_KNOWN_ADDRESS_SECONDS = 20 * 24 * 3600;
 
 /**
- * A refused login attempt is answered only after LOGIN_REFUSAL_DELAY_MS, holding nothing but its connection (the
- * request is off the event loop meanwhile): a guesser that sends its next attempt when the last is answered — from a
- * new address each time, so that no per-address limit ever applies — gets a few attempts a second per connection,
- * rather than as many as the event loop can refuse, which took a third of it from every other tenant (issue 52's
- * login-lockout case). At most this many are held at once, so that holding cannot itself be what runs out: past it,
+ * A refusal — a refused login attempt, a 429 for a spent rate or budget — is answered only after REFUSAL_DELAY_MS,
+ * holding nothing but its connection (the request is off the event loop meanwhile): a client that sends its next
+ * request when the last is answered — a guesser from a new address each time, so that no per-address limit ever
+ * applies; a flood of 0.9 MB bodies, each refused 429 — gets a few answers a second per connection, rather than as
+ * many as the event loop can refuse, which took a third of it from every other tenant (issue 52's login-lockout and
+ * bodies cases). At most this many are held at once, so that holding cannot itself be what runs out: past it,
  * refusals are answered at once.
  */
-export const LOGIN_REFUSALS_HELD_AT_ONCE = 1000;
+export const REFUSALS_HELD_AT_ONCE = 1000;
 
 /** Bodies up to this size are not counted against the large-body budget. */
 export const LARGE_BODY_BYTES = 64 * 1024;
@@ -128,17 +138,21 @@ export function createRateLimits(settings: RateLimitSettings, redis: RedisLink |
   const emailPace = limiter(redis, 'login-email-pace', 1, LOGIN_SLOWDOWN_INTERVAL_SECONDS);
   const emailKey = (email: string) => email.trim().toLowerCase();
   const knownAddresses = limiter(redis, 'login-known-addresses', 1, LOGIN_KNOWN_ADDRESS_SECONDS);
-  const heldAtOnce = settings.loginRefusalsHeldAtOnce ?? LOGIN_REFUSALS_HELD_AT_ONCE;
+  const heldAtOnce = settings.refusalsHeldAtOnce ?? REFUSALS_HELD_AT_ONCE;
   let held = 0;
-  /** The refusal `wait`, answered after the delay (at once when the delay is 0 or too many are held already). */
-  const refusedAfterDelay = async (wait: number): Promise<number> => {
-    if (settings.loginRefusalDelayMs <= 0 || held >= heldAtOnce) return wait;
+  /** After the delay (at once when the delay is 0 or too many are held already). */
+  const holdRefusal = async (): Promise<void> => {
+    if (settings.refusalDelayMs <= 0 || held >= heldAtOnce) return;
     held += 1;
     try {
-      await offLoop(new Promise((resolve) => setTimeout(resolve, settings.loginRefusalDelayMs)));
+      await offLoop(new Promise((resolve) => setTimeout(resolve, settings.refusalDelayMs)));
     } finally {
       held -= 1;
     }
+  };
+  /** The refusal `wait`, answered after the delay. */
+  const refusedAfterDelay = async (wait: number): Promise<number> => {
+    await holdRefusal();
     return wait;
   };
   /** Seconds left of a count that has reached `max` points, else null (a limiter that fails answers null). */
@@ -148,6 +162,7 @@ export function createRateLimits(settings: RateLimitSettings, redis: RedisLink |
   };
 
   return {
+    holdRefusal,
     request: (accountId) => consume(requests(), accountId),
     anonymousRequest: (address) => consume(anonymous(), address),
     callback: (accountId) => consume(callbacks(), accountId),

@@ -123,7 +123,7 @@ export async function startApp(
     // The lowest scrypt cost config allows: hashing is not what these tests are about.
     PASSWORD_HASH_COST: '10',
     // Refused logins answered at once: the delay is tested on its own (test/security/login-across-addresses.test.ts).
-    LOGIN_REFUSAL_DELAY_MS: '0',
+    REFUSAL_DELAY_MS: '0',
     // Every in-process request comes from the same (unknown) address: the per-address throttle is tested on its own.
     ANONYMOUS_RATE_LIMIT_PER_MINUTE: '100000',
     // The same for its share of the server's time and its requests at once (tested in test/http/work-budget.test.ts).

@@ -437,6 +437,53 @@ describe('per-account request rate', () => {
     expect(Number(value)).toBeLessThanOrEqual(60);
   }
 
+  it('answers a 429 after REFUSAL_DELAY_MS (the rate, the work budget), and other requests at once', async () => {
+    const t = await start({ RATE_LIMIT_PER_MINUTE: '2', REFUSAL_DELAY_MS: '300' }, [], { worker: false });
+    const a = await t.account();
+    const timed = async (token: string) => {
+      const began = performance.now();
+      const reply = await t.rest('GET', '/get_campaigns', { token });
+      return { status: reply.status, ms: performance.now() - began };
+    };
+    for (let i = 0; i < 2; i++) expect((await timed(a.token)).status).toBe(200);
+    const refused = await timed(a.token);
+    expect(refused.status).toBe(429);
+    expect(refused.ms).toBeGreaterThanOrEqual(290);
+    // Another account's request is not held behind it.
+    const b = await t.account();
+    const other = await Promise.all([timed(a.token), timed(b.token)]);
+    expect(other[0]!.status).toBe(429);
+    expect(other[1]!.status).toBe(200);
+    expect(other[1]!.ms).toBeLessThan(other[0]!.ms);
+
+    // A spent work budget: refused after the delay too.
+    const spent = await start(
+      { WORK_BUDGET_MS_PER_MINUTE: '100', RATE_LIMIT_PER_MINUTE: '1000', REFUSAL_DELAY_MS: '300' },
+      [],
+      { worker: false },
+    );
+    const c = await spent.account();
+    // Requests until the budget is spent: the one refused is answered after the delay.
+    let held = { status: 200, detail: '', ms: 0 };
+    for (let i = 0; i < 200 && held.status === 200; i++) {
+      const began = performance.now();
+      const reply = await spent.rest('GET', '/get_campaigns', { token: c.token });
+      held = { status: reply.status, detail: String(reply.body?.detail ?? ''), ms: performance.now() - began };
+    }
+    expect(held.status).toBe(429);
+    expect(held.detail).toMatch(/^Too much work/);
+    expect(held.ms).toBeGreaterThanOrEqual(290);
+
+    // A body over the limit: 413, after the delay too.
+    const large = performance.now();
+    const tooLarge = await spent.rest('POST', '/update_campaign', {
+      raw: campaignBody(MIB + 1),
+      headers: { 'content-type': 'application/json', 'content-length': String(MIB + 1) },
+    });
+    expect(tooLarge.status, tooLarge.text).toBe(413);
+    expect(performance.now() - large).toBeGreaterThanOrEqual(290);
+  });
+
   it("refuses an account's 6th authenticated request within the minute on both doors", async () => {
     const t = await start({ RATE_LIMIT_PER_MINUTE: '5' }, [], { worker: false });
     const a = await t.account();

@@ -120,9 +120,9 @@ describe('the login lockout, directly', () => {
   });
 });
 
-describe('a refused login is answered after LOGIN_REFUSAL_DELAY_MS', () => {
+describe('a refused login is answered after REFUSAL_DELAY_MS', () => {
   test("locked or slowed down, the 429 waits the delay; the owner's own login does not", async () => {
-    t = await startApp({ TRUST_PROXY: '1', LOGIN_REFUSAL_DELAY_MS: '400' });
+    t = await startApp({ TRUST_PROXY: '1', REFUSAL_DELAY_MS: '400' });
     const user = await t.account();
     const timedLogin = async (address: string, password = 'wrong password') => {
       const began = performance.now();

@@ -34,7 +34,7 @@ const SETTINGS: RateLimitSettings = {
   largeBodyMiBPerMinute: 1,
   loginMaxFailures: 2,
   loginWindowSeconds: 300,
-  loginRefusalDelayMs: 0,
+  refusalDelayMs: 0,
 };
 
 describe('in memory', () => {
@@ -61,7 +61,7 @@ describe('in memory', () => {
   });
 
   it('a refused login attempt is answered after the delay, but never more than so many are held at once', async () => {
-    const limits = createRateLimits({ ...SETTINGS, loginRefusalDelayMs: 300, loginRefusalsHeldAtOnce: 2 }, null);
+    const limits = createRateLimits({ ...SETTINGS, refusalDelayMs: 300, refusalsHeldAtOnce: 2 }, null);
     const timedAttempt = async () => {
       const began = performance.now();
       const wait = await limits.loginAttempt('alice@example.com', '10.0.0.1');
