@@ -96,8 +96,9 @@ const envSchema = z
     LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
     LOGIN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
     /**
-     * ms a refused login attempt (locked out, slowed down) is held before its 429 is answered, so that a guesser
-     * waiting for each answer makes a few attempts a second, not thousands (src/security/rate-limits.ts).
+     * ms a refusal is held before it is answered — a refused login attempt (locked out, slowed down), a 429 of the
+     * rate or a budget, a 413 — so that a client waiting for each answer makes a few requests a second, not thousands
+     * (src/security/rate-limits.ts holdRefusal; src/http/doors.ts).
      */
     REFUSAL_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(250),
     /** log2 of scrypt's N for new password hashes (14 = 16384, ~50 ms here); tests lower it to stay fast. */

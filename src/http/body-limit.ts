@@ -48,11 +48,7 @@ export async function limitBody(request: Request, rest: boolean): Promise<Reques
 export function bodyLimitStage(services: Services): Stage {
   return async (way) => {
     const request = ablated.has('body-limit') ? way.received : await limitBody(way.received, way.door.rest);
-    if (request instanceof Response) {
-      // Held like a 429 (REFUSAL_DELAY_MS): a client that sends oversized bodies back to back sends a few a second.
-      await services.limits.holdRefusal();
-      return way.door.refusal(request, way);
-    }
+    if (request instanceof Response) return way.door.refusal(request, way);
     way.request = request;
     if (!way.limiting || !way.tenant) return undefined;
     const bytes = Number(request.headers.get('content-length') ?? 0);

@@ -50,6 +50,9 @@ export const SUBGRAPH_PATH = '/subgraph';
 /** The methods any door serves; any other (TRACE, CONNECT, WebDAV's, made-up ones) is answered at once. */
 const STANDARD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
+/** The statuses of the stages' refusals that are held before they are answered (see createDoors). */
+const HELD_REFUSALS = new Set([413, 429]);
+
 export function createDoors(parts: DoorParts): FetchHandler {
   const { services } = parts;
   const doors = doorTable(parts);
@@ -114,7 +117,13 @@ export function createDoors(parts: DoorParts): FetchHandler {
         const answered = stage(way);
         // Most stages answer synchronously; only those that are waited on cost a turn.
         const response = answered instanceof Promise ? await answered : answered;
-        if (response) return response;
+        if (response) {
+          // A refusal of the limits — 429 (the rate, the work budget, the large-body budget), 413 (a body over the
+          // limit) — is answered after REFUSAL_DELAY_MS: a client that sends its next request as soon as the last is
+          // answered gets a few answers a second, not as many as the loop can refuse (src/security/rate-limits.ts).
+          if (HELD_REFUSALS.has(response.status)) await services.limits.holdRefusal();
+          return response;
+        }
       }
       return await throughTheDoor(way);
     } finally {

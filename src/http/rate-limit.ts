@@ -82,7 +82,6 @@ export async function bodyBudgetResponse(
 ): Promise<Response | null> {
   const wait = await services.limits.bodyBytes(tenant.key, bytes);
   if (wait === null) return null;
-  await services.limits.holdRefusal();
   const mib = services.config.LARGE_BODY_MIB_PER_MINUTE;
   return tooMany(rest, `${mib} MiB of large request bodies per minute`, wait);
 }
@@ -108,9 +107,6 @@ export function rateLimitStage(services: Services): Stage {
     if (!way.limiting || !way.tenant) return undefined;
     const key = way.signedCallback ? callbackApiKeyOf(way.url.pathname) : null;
     const limited = await rateLimitResponse(services, way.tenant, way.door.rest, key);
-    if (!limited) return undefined;
-    // Answered after REFUSAL_DELAY_MS: a client sending back to back is slowed to a few refusals a second.
-    await services.limits.holdRefusal();
-    return way.door.refusal(limited, way);
+    return limited ? way.door.refusal(limited, way) : undefined;
   };
 }

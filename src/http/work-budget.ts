@@ -30,8 +30,7 @@ export function workBudgetStage(services: Services): Stage {
       ? `${config.WORK_BUDGET_MS_PER_MINUTE} ms per minute per account`
       : `${config.ANONYMOUS_WORK_BUDGET_MS_PER_MINUTE} ms per minute per client address without a token`;
     const refusal = tooMuch(way.door.rest, `Too much work: at most ${budget} of handling time`, secondsOf(ms));
-    // Answered after REFUSAL_DELAY_MS (src/security/rate-limits.ts holdRefusal).
-    return services.limits.holdRefusal().then(() => way.door.refusal(refusal, way));
+    return way.door.refusal(refusal, way);
   };
 
   const crowded = (way: Way) => {
@@ -43,7 +42,7 @@ export function workBudgetStage(services: Services): Stage {
       `Too many requests at once: at most ${most}, and ${config.REQUESTS_QUEUED_PER_TENANT} waiting`,
       1,
     );
-    return services.limits.holdRefusal().then(() => way.door.refusal(refusal, way));
+    return way.door.refusal(refusal, way);
   };
 
   /** From here to the answer, the request's time is its tenant's; `placed`: it holds one of the tenant's places. */
