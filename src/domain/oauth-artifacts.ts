@@ -190,15 +190,22 @@ const usedMomentsAgo = (row: Row): boolean =>
 
 /** Whether this refresh token was used within REFRESH_RETRY_SECONDS (to explain a refusal). */
 export async function refreshTokenUsedMomentsAgo(db: Kysely<Database>, token: string): Promise<boolean> {
-  if (token.includes('\0')) return false;
-  const found = await db
-    .selectFrom('oauth_artifacts')
-    .select(['payload', 'expires_at', 'consumed_at'])
-    .where('model', '=', 'RefreshToken')
-    .where('id', '=', keyOf('RefreshToken', token))
-    .executeTakeFirst();
+  const found = await artifactRow(db, 'RefreshToken', token);
   return !!found && usedMomentsAgo(found);
 }
+
+/** The row of an artefact, by the id the provider knows it by (its digest for a secret one). */
+const artifactRow = (db: Kysely<Database>, model: string, id: string): Promise<Row | undefined> =>
+  // No id or uid the provider makes holds a NUL (the OAuth door refuses one in any parameter): PostgreSQL would
+  // answer an error rather than nothing.
+  id.includes('\0')
+    ? Promise.resolve(undefined)
+    : db
+        .selectFrom('oauth_artifacts')
+        .select(['payload', 'expires_at', 'consumed_at'])
+        .where('model', '=', model)
+        .where('id', '=', keyOf(model, id))
+        .executeTakeFirst();
 
 interface Row {
   payload: string;
@@ -237,17 +244,7 @@ export function oauthArtifactAdapter(db: Kysely<Database>): (model: string) => A
     await db.deleteFrom('oauth_artifacts').where('expires_at', '<', now).execute();
   };
   return (model) => {
-    const row = async (id: string) =>
-      // No id or uid the provider makes holds a NUL (the OAuth door refuses one in any parameter): PostgreSQL would
-      // answer an error rather than nothing.
-      id.includes('\0')
-        ? undefined
-        : db
-            .selectFrom('oauth_artifacts')
-            .select(['payload', 'expires_at', 'consumed_at'])
-            .where('model', '=', model)
-            .where('id', '=', keyOf(model, id))
-            .executeTakeFirst();
+    const row = (id: string) => artifactRow(db, model, id);
     return {
       async upsert(id, payload, expiresIn) {
         if (NOT_STORED.has(model)) return;

@@ -91,9 +91,12 @@ function longTexts(value: Json, found: LongText[] = []): LongText[] {
 /** `text` cut to at most `length` UTF-16 code units, never through a surrogate pair. */
 export function cutText(text: string, length: number): string {
   if (text.length <= length) return text;
-  const code = text.charCodeAt(length - 1);
-  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? length - 1 : length);
+  return text.slice(0, isHighSurrogate(text.charCodeAt(length - 1)) ? length - 1 : length);
 }
+
+/** The first and the second UTF-16 unit of a surrogate pair (a character outside the BMP: an emoji). */
+export const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
+export const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
 
 /** The marker that ends a cut text: how much is shown and how to read on. */
 export function cutMarker(shown: number, total: number, id: string, field: string): string {

@@ -4,7 +4,15 @@
 // piece answered is the longest that fits the answer budget, from `offset`, at most `length` characters.
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { type DocumentNode, type ExecutionResult, GraphQLError, parse } from 'graphql';
-import { answerBytes, cutText, LONG_TEXTS, textFieldName, type TextSource } from './answer-budget.js';
+import {
+  answerBytes,
+  cutText,
+  isHighSurrogate,
+  isLowSurrogate,
+  LONG_TEXTS,
+  textFieldName,
+  type TextSource,
+} from './answer-budget.js';
 import { argumentIssues } from './argument-check.js';
 import { badArguments, toolResult } from './tool-results.js';
 
@@ -147,6 +155,3 @@ export async function textReadResult(
   }
   return toolResult({ data: answerOf(low) }, budgetBytes);
 }
-
-const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
-const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;

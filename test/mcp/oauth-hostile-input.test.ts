@@ -32,6 +32,21 @@ async function register(
   return (await answer.json()) as { client_id: string; registration_client_uri: string };
 }
 
+/** An authorisation request of `clientId` for read-only access: its consent page's address. */
+function authorizeUrl(base: string, clientId: string): string {
+  const url = new URL(`${base}/oauth/authorize`);
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    scope: 'mcp:read',
+    code_challenge: 'c'.repeat(43),
+    code_challenge_method: 'S256',
+    resource: `${base}/mcp`,
+  }).toString();
+  return url.href;
+}
+
 /** No error line, no stack, no 500 in the access lines. */
 function expectQuiet(lines: LogLine[]) {
   expect(lines.filter((line) => line.level >= 50)).toEqual([]);
@@ -159,17 +174,7 @@ describe('control characters in OAuth parameters', () => {
     const { client_id: clientId } = await register(base, {
       client_name: 'Evil\u202E edualC\u2066 x\u2069\u200B\u2028agent',
     });
-    const url = new URL(`${base}/oauth/authorize`);
-    url.search = new URLSearchParams({
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: REDIRECT_URI,
-      scope: 'mcp:read',
-      code_challenge: 'c'.repeat(43),
-      code_challenge_method: 'S256',
-      resource: `${base}/mcp`,
-    }).toString();
-    const page = await new Browser().follow(url.href, base);
+    const page = await new Browser().follow(authorizeUrl(base, clientId), base);
     expect(page.response.status).toBe(200);
     expect(page.text).not.toMatch(/[\p{Cf}\u2028\u2029]/u);
     expect(page.text).toContain('<bdi class="client">Evil edualC x agent</bdi>');
@@ -183,18 +188,8 @@ describe('control characters in OAuth parameters', () => {
     const { t, base, lines } = await serve();
     const { email } = await t.account();
     const { client_id: clientId } = await register(base);
-    const url = new URL(`${base}/oauth/authorize`);
-    url.search = new URLSearchParams({
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: REDIRECT_URI,
-      scope: 'mcp:read',
-      code_challenge: 'c'.repeat(43),
-      code_challenge_method: 'S256',
-      resource: `${base}/mcp`,
-    }).toString();
     const browser = new Browser();
-    const page = await browser.follow(url.href, base);
+    const page = await browser.follow(authorizeUrl(base, clientId), base);
     expect(page.response.status).toBe(200);
     const action = new URL(/action="([^"]+)"/.exec(page.text)![1]!.replace(/&amp;/g, '&'), base).href;
     const posted = await browser.go(action, {

@@ -130,6 +130,10 @@ async function redeem(base: string, form: Record<string, string>) {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
+/** Redeems a refresh token of `clientId` (a public client: no secret). */
+const refresh = (base: string, refreshToken: string, clientId: string) =>
+  redeem(base, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
+
 /** Redeems an authorisation code of `clientId` sent back to REDIRECT_URI; `extra` adds (or replaces) form fields. */
 const redeemCode = (base: string, clientId: string, code: string, extra: Record<string, string> = {}) =>
   redeem(base, { grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: REDIRECT_URI, ...extra });
@@ -1004,11 +1008,10 @@ describe('hosted agents stay connected: refresh tokens, confidential clients, st
     expect((await callTool(mcp, second.access_token)).isError).toBeFalsy();
 
     // Rotated on every use: the access token refreshed away stops working at once.
-    const third = (await redeem(base, {
-      grant_type: 'refresh_token',
-      refresh_token: second.refresh_token!,
-      client_id: agent.clientInformation()!.client_id,
-    })) as { status: number; body: Record<string, string> };
+    const third = (await refresh(base, second.refresh_token!, agent.clientInformation()!.client_id)) as {
+      status: number;
+      body: Record<string, string>;
+    };
     expect(third.status).toBe(200);
     await expect(callTool(mcp, second.access_token)).rejects.toThrow();
     expect((await callTool(mcp, third.body.access_token!)).isError).toBeFalsy();
@@ -1019,17 +1022,9 @@ describe('hosted agents stay connected: refresh tokens, confidential clients, st
     // A refresh token used twice (stolen, say) revokes its whole family: the latest refresh and access tokens too —
     // once it was used longer ago than a retry of that refresh would be (REFRESH_RETRY_SECONDS).
     await usedLongAgo(t);
-    const reused = await redeem(base, {
-      grant_type: 'refresh_token',
-      refresh_token: first.refresh_token!,
-      client_id: agent.clientInformation()!.client_id,
-    });
+    const reused = await refresh(base, first.refresh_token!, agent.clientInformation()!.client_id);
     expect(reused).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    const latest = await redeem(base, {
-      grant_type: 'refresh_token',
-      refresh_token: third.body.refresh_token!,
-      client_id: agent.clientInformation()!.client_id,
-    });
+    const latest = await refresh(base, third.body.refresh_token!, agent.clientInformation()!.client_id);
     expect(latest).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     await expect(callTool(mcp, third.body.access_token!)).rejects.toThrow();
     expect((await t.gql(LIST, {}, login)).body.data.viewer.accessTokens).toEqual([]);
@@ -1069,11 +1064,7 @@ describe('hosted agents stay connected: refresh tokens, confidential clients, st
       tokens = { ...tokens, access_token: winner.access_token, refresh_token: winner.refresh_token };
     }
     // The winner's refresh token goes on working.
-    const next = await redeem(base, {
-      grant_type: 'refresh_token',
-      refresh_token: tokens.refresh_token!,
-      client_id: clientId,
-    });
+    const next = await refresh(base, tokens.refresh_token!, clientId);
     expect(next.status).toBe(200);
   });
 
@@ -1109,11 +1100,7 @@ describe('hosted agents stay connected: refresh tokens, confidential clients, st
       await revoke({ token: tokens.refresh_token!, client_id: clientId, token_type_hint: 'refresh_token' }),
     ).toEqual({ status: 200, body: '' });
     await expect(callTool(mcp, tokens.access_token)).rejects.toThrow();
-    const refreshed = await redeem(base, {
-      grant_type: 'refresh_token',
-      refresh_token: tokens.refresh_token!,
-      client_id: clientId,
-    });
+    const refreshed = await refresh(base, tokens.refresh_token!, clientId);
     expect(refreshed).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     expect((await t.gql(LIST, {}, user.token)).body.data.viewer.accessTokens).toEqual([]);
 
@@ -1124,11 +1111,7 @@ describe('hosted agents stay connected: refresh tokens, confidential clients, st
     expect((await callTool(mcp, second.access_token)).isError).toBeFalsy();
     expect(await revoke({ token: second.access_token, client_id: secondClient })).toEqual({ status: 200, body: '' });
     await expect(callTool(mcp, second.access_token)).rejects.toThrow();
-    const after = await redeem(base, {
-      grant_type: 'refresh_token',
-      refresh_token: second.refresh_token!,
-      client_id: secondClient,
-    });
+    const after = await refresh(base, second.refresh_token!, secondClient);
     expect(after).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
 
     // A token that is not one (or is revoked already): 200, as RFC 7009 says; a named token the user made on their own
@@ -1157,11 +1140,7 @@ describe('hosted agents stay connected: refresh tokens, confidential clients, st
     expect(agent.tokens()!.access_token).not.toBe(first.access_token);
     // Without its secret, the client cannot refresh.
     const { client_id: clientId } = agent.clientInformation()!;
-    const anonymous = await redeem(base, {
-      grant_type: 'refresh_token',
-      refresh_token: agent.tokens()!.refresh_token!,
-      client_id: clientId,
-    });
+    const anonymous = await refresh(base, agent.tokens()!.refresh_token!, clientId);
     expect(anonymous.status).toBe(401);
     expect(anonymous.body).toMatchObject({ error: 'invalid_client' });
   });
@@ -1172,11 +1151,7 @@ describe('hosted agents stay connected: refresh tokens, confidential clients, st
     const agent = new TestAgent(undefined, CHATGPT);
     const tokens = await connect(user, base, mcp, agent, 'read');
     const other = (await (await registerAt(base, CHATGPT)).json()) as { client_id: string };
-    const stolen = await redeem(base, {
-      grant_type: 'refresh_token',
-      refresh_token: tokens.refresh_token!,
-      client_id: other.client_id,
-    });
+    const stolen = await refresh(base, tokens.refresh_token!, other.client_id);
     expect(stolen).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     const wider = await redeem(base, {
       grant_type: 'refresh_token',
@@ -1185,11 +1160,7 @@ describe('hosted agents stay connected: refresh tokens, confidential clients, st
       scope: 'mcp:read mcp:write',
     });
     expect(wider).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
-    const same = await redeem(base, {
-      grant_type: 'refresh_token',
-      refresh_token: tokens.refresh_token!,
-      client_id: agent.clientInformation()!.client_id,
-    });
+    const same = await refresh(base, tokens.refresh_token!, agent.clientInformation()!.client_id);
     expect(same).toMatchObject({ status: 200, body: { scope: 'mcp:read' } });
   });
 
@@ -1201,11 +1172,7 @@ describe('hosted agents stay connected: refresh tokens, confidential clients, st
     const tokens = await connect(user, base, mcp, agent);
     const listed = await t.gql(LIST, {}, login);
     await t.gql(REVOKE, { id: listed.body.data.viewer.accessTokens[0].tokenId }, login);
-    const refreshed = await redeem(base, {
-      grant_type: 'refresh_token',
-      refresh_token: tokens.refresh_token!,
-      client_id: agent.clientInformation()!.client_id,
-    });
+    const refreshed = await refresh(base, tokens.refresh_token!, agent.clientInformation()!.client_id);
     expect(refreshed).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     expect(String(refreshed.body.error_description)).toContain('revoked');
   });
@@ -1218,11 +1185,7 @@ describe('hosted agents stay connected: refresh tokens, confidential clients, st
     await expireAccessTokens(t);
     // Another approval makes a token: expired ones are deleted then, but not one a refresh token belongs to.
     await connect(user, base, mcp, new TestAgent(undefined, { ...CHATGPT, client_name: 'Other' }));
-    const refreshed = await redeem(base, {
-      grant_type: 'refresh_token',
-      refresh_token: tokens.refresh_token!,
-      client_id: agent.clientInformation()!.client_id,
-    });
+    const refreshed = await refresh(base, tokens.refresh_token!, agent.clientInformation()!.client_id);
     expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
   });
 
@@ -1266,15 +1229,11 @@ describe('hosted agents stay connected: refresh tokens, confidential clients, st
 
   it('answers 401 invalid_client for an unknown or deleted client at the token endpoint', async () => {
     const { t, base } = await serve({});
-    const unknown = await redeem(base, { grant_type: 'refresh_token', refresh_token: 'x', client_id: 'nobody' });
+    const unknown = await refresh(base, 'x', 'nobody');
     expect(unknown).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
     const registered = (await (await registerAt(base, CHATGPT)).json()) as { client_id: string };
     await t.app.database.db.deleteFrom('oauth_artifacts').where('model', '=', 'Client').execute();
-    const deleted = await redeem(base, {
-      grant_type: 'refresh_token',
-      refresh_token: 'x',
-      client_id: registered.client_id,
-    });
+    const deleted = await refresh(base, 'x', registered.client_id);
     expect(deleted).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
   });
 
@@ -1347,11 +1306,7 @@ describe('hosted agents stay connected: refresh tokens, confidential clients, st
     // the account lists one token for the agent.
     expect((await callTool(mcp, agent.tokens()!.access_token)).isError).toBeFalsy();
     await expect(callTool(mcp, readOnly.access_token)).rejects.toThrow();
-    const refreshed = await redeem(base, {
-      grant_type: 'refresh_token',
-      refresh_token: readOnly.refresh_token!,
-      client_id: agent.clientInformation()!.client_id,
-    });
+    const refreshed = await refresh(base, readOnly.refresh_token!, agent.clientInformation()!.client_id);
     expect(refreshed).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     const listed = await t.gql(LIST, {}, user.token);
     expect(listed.body.data.viewer.accessTokens).toEqual([
