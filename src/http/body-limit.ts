@@ -4,6 +4,7 @@ import { ablated } from '../core/ablation.js';
 import { Response } from '../core/fetch-api.js';
 import { MAX_BODY_BYTES } from '../core/request-context.js';
 import type { Services } from '../services.js';
+import { discardBody } from './light-request.js';
 import { bodyBudgetResponse } from './rate-limit.js';
 import { refuse } from './refusal.js';
 import type { Stage } from './way.js';
@@ -54,6 +55,8 @@ export function bodyLimitStage(services: Services): Stage {
     const bytes = Number(request.headers.get('content-length') ?? 0);
     const overBudget = await bodyBudgetResponse(services, way.tenant, bytes, way.door.rest);
     if (!overBudget) return undefined;
-    return way.door.refusal(overBudget, way, await request.arrayBuffer());
+    // Read to its end (kept nowhere), so that the client reads the answer rather than a cut connection.
+    await discardBody(request);
+    return way.door.refusal(overBudget, way);
   };
 }

@@ -160,7 +160,7 @@ function doorTable(parts: DoorParts): Record<DoorName, Door> {
       // A token issued to an agent for /mcp is a credential there only (docs/mcp-oauth.md).
       audience: 'mcp',
       unknownMethod: ({ received }) => mcp.unknownMethod(received),
-      refusal: (response, { received }, body) => mcp.refusal(response, received, body),
+      refusal: (response, { received }) => mcp.refusal(response, received),
       serve: (way) => parts.mcp(way.request, way.clientAddress, authenticated(way)),
     },
     graphql: graphqlDoor(parts),

@@ -4,7 +4,7 @@
 import { requestAuth } from '../authentication.js';
 import { ablated } from '../core/ablation.js';
 import { runAsShadow } from '../core/request-context.js';
-import type { PreparedLane } from '../graphql/lane/prepared-lane.js';
+import type { Answered, PreparedLane } from '../graphql/lane/prepared-lane.js';
 import { markShadowCopy } from '../graphql/server/shadow-copies.js';
 import { handBody, serveGraphQL, type Yoga } from '../graphql/server/yoga.js';
 import type { Services } from '../services.js';
@@ -27,10 +27,10 @@ export interface GraphQLDoorParts {
 
 export function graphqlDoor({ services, yoga, lane, shadow, name = 'graphql' }: GraphQLDoorParts): Door {
   /** A request the lane answered, answered again by yoga (shadow mode): its own credential check. */
-  const throughYoga = async (request: Request, clientAddress: string, body: unknown): Promise<Response> => {
-    const copy = new Request(request.url, { method: request.method, headers: request.headers });
+  const throughYoga = async (request: Request, clientAddress: string, read: Answered): Promise<Response> => {
+    const copy = new Request(request.url, { method: request.method, headers: request.headers, body: read.bytes && new Uint8Array(read.bytes) });
     markShadowCopy(copy);
-    if (body !== undefined) handBody(copy, body);
+    if (read.body !== undefined) handBody(copy, read.body);
     const auth = requestAuth(services, request.headers.get('authorization'), null);
     return withETag(copy, await withErrorBody(await serveGraphQL(yoga, copy, { clientAddress, auth })));
   };
@@ -52,7 +52,7 @@ export function graphqlDoor({ services, yoga, lane, shadow, name = 'graphql' }: 
         if ('answer' in laned) {
           const answer = await withETag(request, laned.answer);
           if (!shadow) return answer;
-          return compareWithYoga(answer, () => runAsShadow(() => throughYoga(request, clientAddress, laned.body)));
+          return compareWithYoga(answer, () => runAsShadow(() => throughYoga(request, clientAddress, laned)));
         }
         // A request taken from node:http without the adapter (src/http/light-request.ts) becomes a real one for yoga.
         toYoga = await realRequest(laned.request);

@@ -39,7 +39,7 @@ class LightHeaders {
 class LightRequest {
   readonly headers: LightHeaders;
   readonly bodyUsed = false;
-  private bytes: Promise<Buffer> | null = null;
+  private buffered: Promise<Buffer> | null = null;
   constructor(
     readonly method: string,
     readonly url: string,
@@ -47,6 +47,8 @@ class LightRequest {
     /** Reads the body, of its declared length, the first time it is asked for; null for a request without one. */
     private readonly read: (() => Promise<Buffer>) | null,
     private readonly gone: () => boolean,
+    /** Reads the body to its end, keeping nothing. */
+    private readonly drain: () => Promise<void>,
     /** A real AbortSignal that aborts when the client goes away (made only when yoga is to answer: realRequest). */
     readonly abortSignal: () => AbortSignal,
   ) {
@@ -62,21 +64,57 @@ class LightRequest {
   }
   private content(): Promise<Buffer> {
     if (!this.read) return Promise.resolve(Buffer.alloc(0));
-    this.bytes ??= this.read();
-    return this.bytes;
+    this.buffered ??= this.read();
+    return this.buffered;
   }
   /** Read by the door at the end: whether the client went away before its answer. */
   get signal(): { aborted: boolean } {
     return { aborted: this.gone() };
   }
   async text(): Promise<string> {
-    return (await this.content()).toString('utf8');
+    return decodeBody(await this.content());
+  }
+  /** The body's bytes, not copied (bodyBytes). */
+  bytes(): Promise<Uint8Array> {
+    return this.content();
+  }
+  /** Reads the body to its end and keeps none of it (discardBody); at once when it was read already. */
+  discard(): Promise<void> {
+    if (!this.read || this.buffered) return Promise.resolve();
+    this.buffered = Promise.resolve(Buffer.alloc(0));
+    return this.drain();
   }
   async arrayBuffer(): Promise<ArrayBuffer> {
     const bytes = await this.content();
     return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   }
 }
+
+/**
+ * A request's body as bytes, read once: a light request's own buffer, a real one's `arrayBuffer()`. Counting a body's
+ * keys or fields on its bytes (json-limits.ts, form-fields.ts) comes before decoding it, so that a refusal does not
+ * decode (and copy) a megabyte first.
+ */
+export async function bodyBytes(request: Request): Promise<Uint8Array> {
+  if (isLightRequest(request)) return (request as unknown as LightRequest).bytes();
+  return new Uint8Array(await request.arrayBuffer());
+}
+
+/**
+ * Reads a body to its end without keeping it: a refusal made before the body is read (the large-body budget) is then
+ * answered on a connection the client can read it from, without a megabyte joined into one buffer first.
+ */
+export async function discardBody(request: Request): Promise<void> {
+  if (isLightRequest(request)) return (request as unknown as LightRequest).discard();
+  if (!request.body || request.bodyUsed) return;
+  const reader = request.body.getReader();
+  while (!(await reader.read()).done);
+}
+
+const utf8 = new TextDecoder();
+
+/** Bytes read as text as fetch's `Request.text()` reads them: UTF-8, a leading BOM dropped, bad bytes replaced. */
+export const decodeBody = (bytes: Uint8Array): string => utf8.decode(bytes);
 
 export const isLightRequest = (request: Request): boolean => (request as unknown) instanceof LightRequest;
 
@@ -144,12 +182,20 @@ export function lightRequest(req: IncomingMessage, res: ServerResponse): Request
               if (!req.complete) reject(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
             });
           });
+  const drain = () =>
+    new Promise<void>((resolve) => {
+      if (req.complete) return resolve();
+      req.once('end', () => resolve());
+      req.once('close', () => resolve());
+      req.resume();
+    });
   return new LightRequest(
     req.method ?? 'GET',
     `http://${req.headers.host}${req.url}`,
     req.headers,
     read,
     gone,
+    drain,
     abortSignal,
   ) as unknown as Request;
 }

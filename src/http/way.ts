@@ -49,8 +49,8 @@ export interface Door {
   readonly audience: 'mcp' | null;
   /** The answer to a method no door serves (TRACE, WebDAV's, made-up ones), before anything reads the body. */
   unknownMethod(way: Way): Response | Promise<Response>;
-  /** A refusal made before the door (rate, body limits), in the door's own shape; `body`, when it was read. */
-  refusal(response: Response, way: Way, body?: ArrayBuffer): Response | Promise<Response>;
+  /** A refusal made before the door (rate, body limits), in the door's own shape. */
+  refusal(response: Response, way: Way): Response | Promise<Response>;
   serve(way: Way): Response | Promise<Response>;
   /** What an error the door did not expect becomes; by default it goes on to the access line's handler. */
   unexpected?(error: unknown, way: Way): Response;

@@ -18,7 +18,8 @@ import type { Services } from '../services.js';
 import { AUTH_FAILURE_MESSAGES } from '../authentication.js';
 import { noteErrorCode } from '../core/request-context.js';
 import type { Yoga } from '../graphql/server/yoga.js';
-import { jsonTextTooDeepAt, jsonTextValuesOverAt, MAX_JSON_VALUES } from '../validation/json-limits.js';
+import { jsonTooDeepAt, jsonValuesOverAt, MAX_JSON_VALUES } from '../validation/json-limits.js';
+import { bodyBytes, decodeBody } from '../http/light-request.js';
 import { originAllowed, preflightHeaders, withCors } from './browser-origins.js';
 import { mcpBearerChallenge, mcpScopeChallenge } from './challenge.js';
 import { messageIdOf } from './refusals.js';
@@ -162,18 +163,20 @@ export function createMcpDoor(yoga: Yoga, services: Services): McpDoor {
         allow: 'POST',
       });
     }
-    const text = await request.text();
-    if (jsonTextTooDeepAt(text) >= 0) {
+    const bytes = await bodyBytes(request);
+    if (jsonTooDeepAt(bytes) >= 0) {
       return jsonRpcError(400, ProtocolErrorCode.ParseError, 'Parse error: nested too deeply');
     }
-    // Counted before it is parsed (docs/limits.md): no tool takes more, and walking 100 000 keys would cost the loop.
-    if (jsonTextValuesOverAt(text) >= 0) {
+    // Counted on its bytes before it is decoded and parsed (docs/limits.md): no tool takes more, and walking 100 000
+    // keys would cost the loop.
+    if (jsonValuesOverAt(bytes) >= 0) {
       return jsonRpcError(
         400,
         ProtocolErrorCode.InvalidRequest,
         `Invalid Request: a message may hold at most ${MAX_JSON_VALUES} object keys and list items in all`,
       );
     }
+    const text = decodeBody(bytes);
     let parsedBody: unknown;
     try {
       parsedBody = JSON.parse(text);

@@ -20,10 +20,10 @@ export function messageIdOf(message: unknown): string | number | null {
 }
 
 /** The JSON-RPC id of a request body, when it has one (null otherwise, or when it is no JSON). */
-export function jsonRpcIdOf(body: string | ArrayBuffer | null): string | number | null {
+export function jsonRpcIdOf(body: string | null): string | number | null {
   if (body === null) return null;
   try {
-    return messageIdOf(JSON.parse(typeof body === 'string' ? body : new TextDecoder().decode(body)));
+    return messageIdOf(JSON.parse(body));
   } catch {
     return null;
   }
@@ -45,8 +45,8 @@ type OriginSettings = Pick<Config, 'PUBLIC_BASE_URL' | 'MCP_ALLOWED_ORIGINS'>;
 export interface McpRefusals {
   /** A method no door serves (405, naming the door's own: GET, POST, DELETE). */
   unknownMethod(request: Request): Promise<Response>;
-  /** A refusal of the stages (rate, body limits) reshaped; `body`, when the stage read it (its id is answered). */
-  refusal(response: Response, request: Request, body?: ArrayBuffer): Promise<Response>;
+  /** A refusal of the stages (rate, body limits) reshaped, with the request's id when its body is small. */
+  refusal(response: Response, request: Request): Promise<Response>;
 }
 
 export function mcpRefusals(config: OriginSettings): McpRefusals {
@@ -60,13 +60,7 @@ export function mcpRefusals(config: OriginSettings): McpRefusals {
         request,
         config,
       ),
-    refusal: async (response, request, body) =>
-      asJsonRpcRefusal(
-        response,
-        request,
-        config,
-        body ? (body.byteLength <= ID_READ_MAX_BYTES ? jsonRpcIdOf(body) : null) : await refusedRequestId(request),
-      ),
+    refusal: async (response, request) => asJsonRpcRefusal(response, request, config, await refusedRequestId(request)),
   };
 }
 

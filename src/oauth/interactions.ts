@@ -51,7 +51,7 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams | null> {
     chunks.push(chunk);
   }
   // Its fields are counted before anything is built of them (MAX_FORM_FIELDS; docs/limits.md).
-  const form = readFormFields(Buffer.concat(chunks).toString('utf8'));
+  const form = readFormFields(Buffer.concat(chunks));
   return form.ok ? form.fields : null;
 }
 

@@ -26,7 +26,8 @@ import {
 import type { RestRoute } from './route.js';
 import { MAX_BODY_BYTES, noteRoute, timedWork, UNKNOWN_CLIENT } from '../core/request-context.js';
 import { readFormFields } from '../validation/form-fields.js';
-import { jsonTextTooDeepAt, jsonTextValuesOverAt, MAX_JSON_VALUES } from '../validation/json-limits.js';
+import { bodyBytes, decodeBody } from '../http/light-request.js';
+import { jsonTooDeepAt, jsonValuesOverAt, MAX_JSON_VALUES } from '../validation/json-limits.js';
 
 export const REST_PREFIX = '/api/v3';
 
@@ -74,26 +75,29 @@ type Parsed<T> = { ok: true; value: T; form?: boolean } | { ok: false; errors: F
 async function readBody(request: Request, route: RestRoute): Promise<Parsed<unknown> | Response> {
   const length = Number(request.headers.get('content-length') ?? 0);
   if (length > MAX_BODY_BYTES) return detailResponse(413, 'Request body too large');
-  const text = await request.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) return detailResponse(413, 'Request body too large');
-  if (route.rawBody) return { ok: true, value: text };
+  const bytes = await bodyBytes(request);
+  if (bytes.byteLength > MAX_BODY_BYTES) return detailResponse(413, 'Request body too large');
+  if (route.rawBody) return { ok: true, value: decodeBody(bytes) };
   // Synchronous from here: the request's own time (src/security/work-budget.ts).
-  return timedWork(() => parseBodyText(request, route, text));
+  return timedWork(() => parseBody(request, route, bytes));
 }
 
-function parseBodyText(request: Request, route: RestRoute, text: string): Parsed<unknown> {
+function parseBody(request: Request, route: RestRoute, bytes: Uint8Array): Parsed<unknown> {
   const type = request.headers.get('content-type') ?? '';
-  // Fields and keys are counted before anything is built of them (docs/limits.md): a refusal costs a scan of the text.
+  // Fields and keys are counted on the bytes, before the body is decoded or anything is built of it (docs/limits.md):
+  // a refusal costs a scan that stops at the limit.
   if (route.form && type.includes('application/x-www-form-urlencoded')) {
-    const form = readFormFields(text, route.maxFields);
+    const form = readFormFields(bytes, route.maxFields);
     if (!form.ok) return { ok: false, errors: [tooManyFields(form.limit, 'form')] };
     return { ok: true, value: Object.fromEntries(form.fields), form: true };
   }
-  if (text.trim() === '') return { ok: true, value: undefined };
-  const tooDeepAt = jsonTextTooDeepAt(text);
-  if (tooDeepAt >= 0) return { ok: false, errors: [jsonTooDeep(tooDeepAt)] };
+  const tooDeepAt = jsonTooDeepAt(bytes);
+  // The offset FastAPI names is a character's, not a byte's.
+  if (tooDeepAt >= 0) return { ok: false, errors: [jsonTooDeep(decodeBody(bytes.subarray(0, tooDeepAt)).length)] };
   const maxValues = route.maxFields ?? MAX_JSON_VALUES;
-  if (jsonTextValuesOverAt(text, maxValues) >= 0) return { ok: false, errors: [tooManyFields(maxValues, 'json')] };
+  if (jsonValuesOverAt(bytes, maxValues) >= 0) return { ok: false, errors: [tooManyFields(maxValues, 'json')] };
+  const text = decodeBody(bytes);
+  if (text.trim() === '') return { ok: true, value: undefined };
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch {

@@ -66,25 +66,47 @@ export function jsonTextTooDeepAt(text: string, maxDepth = MAX_JSON_DEPTH): numb
 }
 
 /**
- * Whether JSON text holds more than `maxValues` object keys and list items, read without parsing it (brackets, colons
- * and commas inside strings do not count): a key per `:`, an item per `,` inside a list and one more per `[`, so the
- * count never falls short of the parsed value's. Returns the offset where the limit was passed, or -1.
+ * jsonTextTooDeepAt on a UTF-8 body before it is decoded (the brackets and quotes it reads are ASCII, as in
+ * jsonValuesOverAt): the byte offset where `maxDepth` was passed, or -1.
  */
-export function jsonTextValuesOverAt(text: string, maxValues = MAX_JSON_VALUES): number {
+export function jsonTooDeepAt(bytes: Uint8Array, maxDepth = MAX_JSON_DEPTH): number {
+  let depth = 0;
+  for (let index = 0; index < bytes.length; index++) {
+    const code = bytes[index];
+    if (code === 0x22 /* " */) {
+      index = closingQuoteAt(bytes, index);
+      if (index < 0) return -1;
+    } else if (code === 0x5b /* [ */ || code === 0x7b /* { */) {
+      if (++depth > maxDepth) return index;
+    } else if (code === 0x5d /* ] */ || code === 0x7d /* } */) {
+      depth--;
+    }
+  }
+  return -1;
+}
+
+/**
+ * Whether a JSON body holds more than `maxValues` object keys and list items, read as UTF-8 bytes before it is decoded
+ * or parsed (so also for a body that is not valid JSON): a key per `:`, an item per `,` inside a list and one more per
+ * `[`, so the count never falls short of the parsed value's; brackets, colons and commas inside strings do not count.
+ * Every byte that counts (quotes, brackets, colons, commas, the backslash) is ASCII, and no byte of a multi-byte
+ * character is below 0x80, so the count is the decoded text's — without decoding (and copying) a body of 60 000 keys
+ * only to refuse it. Strings are skipped with `indexOf` (native). Returns the byte offset where the limit was passed,
+ * or -1.
+ */
+export function jsonValuesOverAt(bytes: Uint8Array, maxValues = MAX_JSON_VALUES): number {
   let count = 0;
-  let inString = false;
   // Whether each open container is a list (only commas inside lists separate items; in objects the colons count).
   const lists: boolean[] = [];
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (inString) {
-      if (code === 0x5c /* \ */) index++;
-      else if (code === 0x22 /* " */) inString = false;
+  for (let index = 0; index < bytes.length; index++) {
+    const code = bytes[index];
+    let counts = false;
+    if (code === 0x22 /* " */) {
+      index = closingQuoteAt(bytes, index);
+      if (index < 0) return -1;
       continue;
     }
-    let counts = false;
-    if (code === 0x22 /* " */) inString = true;
-    else if (code === 0x7b /* { */) lists.push(false);
+    if (code === 0x7b /* { */) lists.push(false);
     else if (code === 0x5b /* [ */) {
       lists.push(true);
       counts = true;
@@ -92,6 +114,16 @@ export function jsonTextValuesOverAt(text: string, maxValues = MAX_JSON_VALUES):
     else if (code === 0x3a /* : */) counts = true;
     else if (code === 0x2c /* , */) counts = lists.at(-1) === true;
     if (counts && ++count > maxValues) return index;
+  }
+  return -1;
+}
+
+/** The offset of the quote that closes the string opened at `open` (one not escaped by an odd run of `\`), or -1. */
+function closingQuoteAt(bytes: Uint8Array, open: number): number {
+  for (let quote = bytes.indexOf(0x22, open + 1); quote >= 0; quote = bytes.indexOf(0x22, quote + 1)) {
+    let backslashes = 0;
+    while (bytes[quote - 1 - backslashes] === 0x5c /* \ */) backslashes++;
+    if (backslashes % 2 === 0) return quote;
   }
   return -1;
 }

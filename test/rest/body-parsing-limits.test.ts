@@ -7,7 +7,7 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { connectTelephony, sendCallback } from '../helpers/telephony.js';
 import { formFieldsOver, MAX_FORM_FIELDS } from '../../src/validation/form-fields.js';
-import { jsonTextValuesOverAt, MAX_JSON_VALUES } from '../../src/validation/json-limits.js';
+import { jsonValuesOverAt, MAX_JSON_VALUES } from '../../src/validation/json-limits.js';
 
 /**
  * Before the limits these took 0.3–7 s on an idle machine; refused now they take milliseconds. The bound leaves
@@ -172,20 +172,51 @@ describe('forms and JSON bodies are counted as they are read', () => {
   });
 });
 
-describe('the counting scans', () => {
+describe('the counting scans (on the bytes, before the body is decoded)', () => {
+  const utf8 = (text: string) => Buffer.from(text, 'utf8');
+
   it('count form fields as URLSearchParams does, stopping at the limit', () => {
-    expect(formFieldsOver('a=1&&b=2&', 2)).toBe(false);
-    expect(formFieldsOver('a=1&b=2&c', 2)).toBe(true);
-    expect(formFieldsOver('', 0)).toBe(false);
+    expect(formFieldsOver(utf8('a=1&&b=2&'), 2)).toBe(false);
+    expect(formFieldsOver(utf8('a=1&b=2&c'), 2)).toBe(true);
+    expect(formFieldsOver(utf8(''), 0)).toBe(false);
+    expect(formFieldsOver(utf8('é=ü&ß=1'), 1)).toBe(true);
     expect([...new URLSearchParams('a=1&&b=2&')].length).toBe(2);
   });
 
   it('never count fewer JSON keys and items than the parsed value holds; brackets and commas in strings do not count', () => {
-    expect(jsonTextValuesOverAt('{"a":1,"b":[1,2,3]}', 5)).toBe(-1);
-    expect(jsonTextValuesOverAt('{"a":1,"b":[1,2,3]}', 4)).toBeGreaterThan(0);
-    expect(jsonTextValuesOverAt('["a,b:c[{", "d"]', 2)).toBe(-1);
-    expect(jsonTextValuesOverAt('["a,b:c[{", "d"]', 1)).toBeGreaterThan(0);
-    expect(jsonTextValuesOverAt(JSON.stringify(keys(MAX_JSON_VALUES)))).toBe(-1);
-    expect(jsonTextValuesOverAt(JSON.stringify(keys(MAX_JSON_VALUES + 1)))).toBeGreaterThan(0);
+    expect(jsonValuesOverAt(utf8('{"a":1,"b":[1,2,3]}'), 5)).toBe(-1);
+    expect(jsonValuesOverAt(utf8('{"a":1,"b":[1,2,3]}'), 4)).toBeGreaterThan(0);
+    expect(jsonValuesOverAt(utf8('["a,b:c[{", "d"]'), 2)).toBe(-1);
+    expect(jsonValuesOverAt(utf8('["a,b:c[{", "d"]'), 1)).toBeGreaterThan(0);
+    expect(jsonValuesOverAt(utf8(JSON.stringify(keys(MAX_JSON_VALUES))))).toBe(-1);
+    expect(jsonValuesOverAt(utf8(JSON.stringify(keys(MAX_JSON_VALUES + 1))))).toBeGreaterThan(0);
+  });
+
+  it('escaped quotes stay inside their string, an even run of backslashes ends it', () => {
+    // ["a\",:[", "b"]: one string holding a quote, then a second item: 2 values ([ and one comma).
+    expect(jsonValuesOverAt(utf8(String.raw`["a\",:[", "b"]`), 2)).toBe(-1);
+    expect(jsonValuesOverAt(utf8(String.raw`["a\",:[", "b"]`), 1)).toBeGreaterThan(0);
+    // ["a\\", "b", "c"]: the string ends after two backslashes: 3 values.
+    expect(jsonValuesOverAt(utf8(String.raw`["a\\", "b", "c"]`), 3)).toBe(-1);
+    expect(jsonValuesOverAt(utf8(String.raw`["a\\", "b", "c"]`), 2)).toBeGreaterThan(0);
+    // A string that never ends counts nothing after its quote.
+    expect(jsonValuesOverAt(utf8('[1,2,"3,4,5,6'), 3)).toBe(-1);
+  });
+
+  it('count multi-byte text as its decoded JSON: every value a parse finds, no byte of a character taken for syntax', () => {
+    const values = (value: unknown): number =>
+      value === null || typeof value !== 'object'
+        ? 0
+        : Object.values(value).reduce<number>((sum, child) => sum + 1 + values(child), 0);
+    const samples = [
+      { 'ключ': ['значение', 'ü,', '"[é]"'], '名前': { '🙂': '😀:😀', 'x\\': '\\"' } },
+      ['\u2028', '\u0000', 'ʼ', { 'a"b': [[], {}, ['🙂']] }],
+    ];
+    for (const sample of samples) {
+      const text = JSON.stringify(sample);
+      const found = values(JSON.parse(text));
+      expect(jsonValuesOverAt(utf8(text), found + 2)).toBe(-1);
+      expect(jsonValuesOverAt(utf8(text), Math.max(0, found - 1))).toBeGreaterThan(0);
+    }
   });
 });

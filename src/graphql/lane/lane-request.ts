@@ -3,12 +3,10 @@
 // for a single result. Anything yoga would read differently, refuse or answer in another shape (batches, extensions,
 // other content types, an Accept only the SSE or multipart processors match) is not the lane's: it returns null and
 // yoga reads the request as always.
-import {
-  jsonShapeProblem,
-  jsonTextValuesOverAt,
-  MAX_JSON_VALUES,
-  MAX_LIST_LENGTH,
-} from '../../validation/json-limits.js';
+import type { GraphQLError } from 'graphql';
+import { bodyBytes, decodeBody } from '../../http/light-request.js';
+import { jsonShapeProblem, jsonValuesOverAt, MAX_JSON_VALUES, MAX_LIST_LENGTH } from '../../validation/json-limits.js';
+import { bodyValuesRefusal } from '../server/request-limits.js';
 
 export interface LaneParams {
   query: string;
@@ -100,17 +98,28 @@ export function getParams(request: Request): LaneParams | null {
   );
 }
 
-/** A POST's body as yoga's JSON parser would see it, or why the lane leaves it to yoga. */
-export type PostBody = { params: LaneParams; parsed: unknown } | { params: null; parsed: unknown } | { text: string };
+/**
+ * A POST's body as yoga's JSON parser would see it, or why the lane leaves it to yoga, or the refusal yoga's parser
+ * would give a body of too many keys and items (src/graphql/server/request-limits.ts), given by the lane itself.
+ */
+export type PostBody =
+  | { params: LaneParams; parsed: unknown }
+  | { params: null; parsed: unknown }
+  | { text: string }
+  | { refused: GraphQLError; bytes: Uint8Array };
 
 /** Whether the lane can read this POST at all (before its body is read). */
 export const isLanePost = (request: Request): boolean => request.method === 'POST' && isJsonPost(request);
 
 /** Reads a JSON POST's body: its parameters when the lane takes them; otherwise what yoga needs to read it again. */
 export async function postParams(request: Request): Promise<PostBody> {
-  const text = await request.text();
-  // Too many keys and items to be worth building: yoga reads the text again and refuses it (request-limits.ts).
-  if (jsonTextValuesOverAt(text, MAX_JSON_VALUES) >= 0) return { text };
+  const bytes = await bodyBytes(request);
+  // Too many keys and items to be read: refused on the bytes, as yoga would (not decoded, copied and read again).
+  const refused = bodyValuesRefusal(bytes);
+  if (refused) return { refused, bytes };
+  const text = decodeBody(bytes);
+  // Within yoga's allowance for the body's own keys but too many for the lane to build: yoga reads it.
+  if (jsonValuesOverAt(bytes, MAX_JSON_VALUES) >= 0) return { text };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -11,7 +11,7 @@
 // verdict never goes stale; the bound is the only eviction. Everything else stays yoga's: a document seen for the first
 // time, persisted operations by hash, batches, other content types, streams, GraphiQL, WebSocket, multipart.
 import { getCORSHeadersByRequestAndOptions } from '@whatwg-node/server';
-import type { DocumentNode, ExecutionResult } from 'graphql';
+import type { DocumentNode, ExecutionResult, GraphQLError } from 'graphql';
 import { type Plugin, processRegularResult } from 'graphql-yoga';
 import { byteBoundedCache, documentBytes } from '../../core/byte-bounded-caches.js';
 import { ANONYMOUS_MAX_TOKENS, hasMoreTokensThan } from '../server/document-work.js';
@@ -21,6 +21,7 @@ import {
   getParams,
   isLanePost,
   type LaneParams,
+  type PostBody,
   postParams,
   type RegularMediaType,
   regularMediaType,
@@ -39,10 +40,14 @@ export interface Declined {
   request: Request;
 }
 
-/** The lane's answer, with the JSON body it read (a POST's), which a shadow answer through yoga needs again. */
+/**
+ * The lane's answer, with the JSON body it read (a POST's) or, for a body it refused unread, its bytes: a shadow answer
+ * through yoga needs them again.
+ */
 export interface Answered {
   answer: Response;
   body?: unknown;
+  bytes?: Uint8Array;
 }
 
 export interface PreparedLane {
@@ -122,7 +127,7 @@ export function createPreparedLane(
   };
 
   /** A POST whose body the lane has read: yoga gets what it would have read itself. */
-  const handBack = (request: Request, body: Awaited<ReturnType<typeof postParams>>): Declined => {
+  const handBack = (request: Request, body: Exclude<PostBody, { refused: GraphQLError; bytes: Uint8Array }>): Declined => {
     if ('text' in body || typeof body.parsed !== 'object' || body.parsed === null) {
       const text = 'text' in body ? body.text : JSON.stringify(body.parsed);
       return decline(new Request(request.url, { method: request.method, headers: request.headers, body: text }));
@@ -130,6 +135,16 @@ export function createPreparedLane(
     options.handBody(request, body.parsed);
     return decline(request);
   };
+
+  /** A refusal of the body, answered as yoga answers an error its request parser throws. */
+  function refusalAnswer(request: Request, error: GraphQLError, mediaType: RegularMediaType): Response {
+    const result: ExecutionResult = { errors: [error] };
+    noteErrorCodes(result);
+    const response = processRegularResult(result, yogaOf().fetchAPI, mediaType);
+    const cors = getCORSHeadersByRequestAndOptions(request, GRAPHQL_CORS);
+    if (cors) for (const name in cors) response.headers.set(name, cors[name] as string);
+    return response;
+  }
 
   async function answer(
     request: Request,
@@ -174,6 +189,7 @@ export function createPreparedLane(
       }
       if (!isLanePost(request)) return decline(request);
       const body = await postParams(request);
+      if ('refused' in body) return { answer: refusalAnswer(request, body.refused, mediaType), bytes: body.bytes };
       const document = 'params' in body && body.params ? known(body.params, request, facts) : undefined;
       if (!document || !('params' in body) || !body.params) return handBack(request, body);
       served += 1;

@@ -1,17 +1,13 @@
 // An envelop plugin that refuses GraphQL requests whose variables or extensions are nested deeper than
 // MAX_JSON_DEPTH, hold a list longer than MAX_LIST_LENGTH or more than MAX_JSON_VALUES keys and items in all
 // (docs/limits.md), before graphql-js's recursive coercion or any plugin walks them: a clear 400, never a stack
-// overflow or seconds of work. The count is taken of a JSON body's text before it is parsed (building an object of
+// overflow or seconds of work. The count is taken of a JSON body's bytes before it is decoded and parsed (building an object of
 // 60 000 keys, and listing them, is what costs), and stops at the limit.
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { timedWork } from '../../core/request-context.js';
-import {
-  jsonShapeProblem,
-  jsonTextValuesOverAt,
-  MAX_JSON_VALUES,
-  MAX_LIST_LENGTH,
-} from '../../validation/json-limits.js';
+import { bodyBytes, decodeBody } from '../../http/light-request.js';
+import { jsonShapeProblem, jsonValuesOverAt, MAX_JSON_VALUES, MAX_LIST_LENGTH } from '../../validation/json-limits.js';
 
 interface Params {
   variables?: unknown;
@@ -23,6 +19,19 @@ const BODY_ALLOWANCE = 64;
 
 const refusal = (problem: string) =>
   new GraphQLError(problem, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
+
+/**
+ * The refusal of a JSON body with more keys and items than its variables and extensions may hold (counted on its
+ * bytes, before it is decoded), or null: yoga's parser and the prepared lane (src/graphql/lane/lane-request.ts) give
+ * the same answer.
+ */
+export function bodyValuesRefusal(bytes: Uint8Array): GraphQLError | null {
+  if (jsonValuesOverAt(bytes, MAX_JSON_VALUES + BODY_ALLOWANCE) < 0) return null;
+  return refusal(
+    `The request's variables and extensions are refused: more than ${MAX_JSON_VALUES} object keys and list items ` +
+      'in all.',
+  );
+}
 
 const problemOf = (params: Params): string | null => {
   for (const part of ['variables', 'extensions'] as const) {
@@ -42,23 +51,19 @@ function isJsonPost(request: Request): boolean {
 const badRequest = (message: string, http: Record<string, unknown> = {}, more: Record<string, unknown> = {}) =>
   new GraphQLError(message, { extensions: { http: { ...http, status: 400 }, code: 'BAD_REQUEST', ...more } });
 
-/** yoga's JSON body parser, its answers word for word, with the count of keys and items taken of the text first. */
+/** yoga's JSON body parser, its answers word for word, with the count of keys and items taken of the bytes first. */
 async function parseCountedJson(request: Request): Promise<object> {
-  const text = await request.text();
+  const bytes = await bodyBytes(request);
   // Synchronous from here: the request's own time (src/security/work-budget.ts).
-  return timedWork(() => countedJson(text));
+  return timedWork(() => countedJson(bytes));
 }
 
-function countedJson(text: string): object {
-  if (jsonTextValuesOverAt(text, MAX_JSON_VALUES + BODY_ALLOWANCE) >= 0) {
-    throw refusal(
-      `The request's variables and extensions are refused: more than ${MAX_JSON_VALUES} object keys and list ` +
-        'items in all.',
-    );
-  }
+function countedJson(bytes: Uint8Array): object {
+  const refused = bodyValuesRefusal(bytes);
+  if (refused) throw refused;
   let body: unknown;
   try {
-    body = JSON.parse(text);
+    body = JSON.parse(decodeBody(bytes));
   } catch (error) {
     const original = error instanceof Error ? { originalError: { name: error.name, message: error.message } } : {};
     throw badRequest('POST body sent invalid JSON.', { spec: true }, original);
