@@ -240,6 +240,7 @@ function createServices(
         anonymousPerMinute: config.ANONYMOUS_RATE_LIMIT_PER_MINUTE,
         callbacksPerMinute: config.CALLBACK_RATE_LIMIT_PER_MINUTE,
         largeBodyMiBPerMinute: config.LARGE_BODY_MIB_PER_MINUTE,
+        oauthClientPerMinute: config.OAUTH_CLIENT_REQUESTS_PER_MINUTE,
         loginMaxFailures: config.LOGIN_MAX_FAILURES,
         loginWindowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS,
         refusalDelayMs: config.REFUSAL_DELAY_MS,

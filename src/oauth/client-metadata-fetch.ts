@@ -139,6 +139,7 @@ export const MAX_FAILED_FETCHES = 1000;
  */
 export class FailedFetches {
   private readonly until = new Map<string, number>();
+  private readonly reasons = new Map<string, string>();
 
   constructor(
     private readonly seconds = FAILED_FETCH_SECONDS,
@@ -146,10 +147,21 @@ export class FailedFetches {
     private readonly now: () => number = Date.now,
   ) {}
 
-  add(clientId: string): void {
+  /** `reason`: why it failed, when known (metadataFetchFailure), said again while it is not fetched. */
+  add(clientId: string, reason?: string): void {
     this.until.delete(clientId);
     this.until.set(clientId, this.now() + this.seconds * 1000);
-    while (this.until.size > this.max) this.until.delete(this.until.keys().next().value ?? '');
+    this.reasons.delete(clientId);
+    if (reason) this.reasons.set(clientId, reason);
+    while (this.until.size > this.max) {
+      const oldest = this.until.keys().next().value ?? '';
+      this.until.delete(oldest);
+      this.reasons.delete(oldest);
+    }
+  }
+
+  reasonOf(clientId: string): string | undefined {
+    return this.until.has(clientId) ? this.reasons.get(clientId) : undefined;
   }
 
   /** The seconds before the document of this client ID may be fetched again, or null when it may be now. */
@@ -159,8 +171,33 @@ export class FailedFetches {
     const left = until - this.now();
     if (left <= 0) {
       this.until.delete(clientId);
+      this.reasons.delete(clientId);
       return null;
     }
     return Math.ceil(left / 1000);
   }
+}
+
+/** oidc-provider's description of every failed fetch of a metadata document, whatever the reason. */
+export const METADATA_FETCH_FAILED = 'client_id metadata document fetch failed';
+
+/**
+ * Why a client ID metadata document was not taken, from the provider's error (issue 53: the client and the log were
+ * told only "fetch failed"): its detail (a status), or its cause — this server's refusal (not https, a private address,
+ * too large, too slow), a connection that failed, a document that is not JSON. Null for any other error.
+ */
+export function metadataFetchFailure(error: unknown): string | null {
+  const described = error as { error_description?: unknown; error_detail?: unknown; cause?: unknown } | null;
+  if (described?.error_description !== METADATA_FETCH_FAILED) return null;
+  const status = /^unexpected response status (\d+)$/.exec(String(described.error_detail ?? ''))?.[1];
+  if (status) return `the document's server answered HTTP ${status}`;
+  const cause = described.cause;
+  if (cause instanceof ClientMetadataRefused) return cause.message;
+  if (cause instanceof SyntaxError) return 'the document is not JSON';
+  if (cause instanceof Error) {
+    const inner = (cause as { cause?: unknown }).cause;
+    const code = (inner as { code?: unknown } | undefined)?.code ?? (cause as { code?: unknown }).code;
+    return `the document could not be fetched${typeof code === 'string' ? ` (${code})` : ''}`;
+  }
+  return 'the document could not be fetched';
 }

@@ -23,6 +23,8 @@ import {
   FAILED_FETCH_SECONDS,
   FailedFetches,
   MAX_CLIENT_METADATA_BYTES,
+  METADATA_FETCH_FAILED,
+  metadataFetchFailure,
 } from './client-metadata-fetch.js';
 import { CHECKED_CLIENT_METADATA, settleClientMetadata, validateClientMetadata } from './client-rules.js';
 import { problemPage } from './interaction-page.js';
@@ -100,7 +102,7 @@ export function createOAuthProvider(
   // Client ID metadata documents: which ones a request tried to fetch and which it got (clientMetadataAttempt, below),
   // and the ones that failed lately.
   const failedFetches = new FailedFetches();
-  const attempts = new WeakMap<object, { tried: Set<string>; got: Set<string> }>();
+  const attempts = new WeakMap<object, { tried: Set<string>; got: Set<string>; reason?: string }>();
   const attemptsOf = (ctx: unknown) => {
     if (!ctx || typeof ctx !== 'object') return undefined;
     let entry = attempts.get(ctx);
@@ -163,9 +165,11 @@ export function createOAuthProvider(
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,
     // Errors that cannot go back to the client (an unknown client, a redirect URI it does not have) get our page.
-    renderError: (ctx, out) => {
+    renderError: (ctx, out, error) => {
       ctx.type = 'html';
-      ctx.body = problemPage(String(out.error_description ?? out.error ?? 'The request is not valid.'));
+      const reason = metadataFetchFailure(error);
+      const description = String(out.error_description ?? out.error ?? 'The request is not valid.');
+      ctx.body = problemPage(reason ? `${description}: ${reason}` : description);
     },
     interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}${interaction.uid}` },
     // Redirect URIs and lengths (src/oauth/client-rules.ts), for registered clients and metadata documents alike.
@@ -230,8 +234,10 @@ export function createOAuthProvider(
           }
           const wait = failedFetches.retryAfter(clientId);
           if (wait !== null) {
+            const reason = failedFetches.reasonOf(clientId);
             throw new errors.InvalidClient(
-              `client_id metadata document fetch failed (it failed less than ${FAILED_FETCH_SECONDS} s ago; try again in ${wait} s)`,
+              `client_id metadata document fetch failed${reason ? `: ${reason}` : ''} (it failed less than ` +
+                `${FAILED_FETCH_SECONDS} s ago; try again in ${wait} s)`,
             );
           }
           seen?.tried.add(clientId);
@@ -272,6 +278,25 @@ export function createOAuthProvider(
     }
   };
   provider.on('grant.error', bodyTooLarge);
+  // A client ID metadata document that was not taken: why, to the client (the page says it: renderError) and in the
+  // log, and remembered with the failure (allowFetch above says it again while it is not fetched).
+  const explainMetadataFailure = (ctx: KoaContextWithOIDC, error: unknown) => {
+    const reason = metadataFetchFailure(error);
+    if (!reason) return;
+    const seen = attemptsOf(ctx);
+    if (seen) seen.reason = reason;
+    registrants.logger.info(
+      { clientId: ctx.oidc?.params?.client_id, route: ctx.oidc?.route, reason },
+      'client ID metadata document refused',
+    );
+    const body = ctx.body as { error_description?: unknown } | undefined;
+    if (body && typeof body === 'object' && body.error_description === METADATA_FETCH_FAILED) {
+      body.error_description = `${METADATA_FETCH_FAILED}: ${reason}`;
+    }
+  };
+  provider.on('grant.error', explainMetadataFailure);
+  provider.on('authorization.error', explainMetadataFailure);
+  provider.on('revocation.error', explainMetadataFailure);
   // A code whose code_verifier did not match is burnt (issue 41: it stayed redeemable, so a stolen code could be tried
   // against verifiers until one matched, and the rightful client could still redeem it after an attacker's attempt).
   provider.on('grant.error', (ctx: KoaContextWithOIDC, error: unknown) => {
@@ -303,7 +328,7 @@ export function createOAuthProvider(
       await next();
     } finally {
       const seen = attempts.get(ctx);
-      for (const clientId of seen?.tried ?? []) if (!seen?.got.has(clientId)) failedFetches.add(clientId);
+      for (const clientId of seen?.tried ?? []) if (!seen?.got.has(clientId)) failedFetches.add(clientId, seen?.reason);
     }
     if ((ctx.state as { bodyTooLarge?: boolean }).bodyTooLarge) tooLarge(ctx as KoaContextWithOIDC);
     // A refresh refused because its token was used moments ago (a retry, or a refresh racing it): say so, rather than

@@ -12,6 +12,8 @@ export interface RateLimitSettings {
   anonymousPerMinute: number;
   callbacksPerMinute: number;
   largeBodyMiBPerMinute: number;
+  /** Requests to the OAuth token and revocation endpoints per client ID (OAUTH_CLIENT_REQUESTS_PER_MINUTE). */
+  oauthClientPerMinute: number;
   loginMaxFailures: number;
   loginWindowSeconds: number;
   /**
@@ -43,6 +45,20 @@ export interface RateLimits {
    * rest are free); the same answer as `request`.
    */
   bodyBytes(tenant: string, bytes: number): Promise<number | null>;
+  /**
+   * Counts one request of an OAuth client to the token or revocation endpoint, by the client ID it names
+   * (OAUTH_CLIENT_REQUESTS_PER_MINUTE): a platform's backend calls from a few addresses on behalf of all its users, so
+   * these are not counted per address; the same answer as `request`.
+   */
+  oauthClientRequest(clientId: string): Promise<number | null>;
+  /**
+   * Counts one token or revocation request from this address that named no client the server knows, or the wrong
+   * secret (ANONYMOUS_RATE_LIMIT_PER_MINUTE of them): made-up client IDs, each with a budget of its own, cost an
+   * address no more than its anonymous requests would.
+   */
+  failedOAuthClient(address: string): Promise<number | null>;
+  /** Whether this address has spent that budget, without counting: the seconds to wait, or null. */
+  failedOAuthClientsSpent(address: string): Promise<number | null>;
   /**
    * Counts a login attempt for this e-mail from this client address before the password is checked (so parallel
    * guesses count too): null when it may go ahead, else the seconds before it may try again. A success then clears
@@ -129,6 +145,8 @@ export function createRateLimits(settings: RateLimitSettings, redis: RedisLink |
   const anonymous = limiter(redis, 'anonymous', settings.anonymousPerMinute, 60);
   const callbacks = limiter(redis, 'callbacks', settings.callbacksPerMinute, 60);
   const failedCallbacks = limiter(redis, 'failed-callbacks', settings.anonymousPerMinute, 60);
+  const oauthClients = limiter(redis, 'oauth-clients', settings.oauthClientPerMinute, 60);
+  const failedOAuthClients = limiter(redis, 'oauth-failed-clients', settings.anonymousPerMinute, 60);
   const bodies = limiter(redis, 'large-bodies', (settings.largeBodyMiBPerMinute * 1024 * 1024) / BODY_UNIT, 60);
   const logins = limiter(redis, 'login-failures', settings.loginMaxFailures, settings.loginWindowSeconds);
   const key = (email: string, address: string) => JSON.stringify([email.trim().toLowerCase(), address]);
@@ -167,12 +185,11 @@ export function createRateLimits(settings: RateLimitSettings, redis: RedisLink |
     anonymousRequest: (address) => consume(anonymous(), address),
     callback: (accountId) => consume(callbacks(), accountId),
     failedCallback: (address, apiKey) => consume(failedCallbacks(), JSON.stringify([address, apiKey])),
-    async failedCallbacksSpent(address, apiKey) {
-      const counted = await failedCallbacks()
-        .get(JSON.stringify([address, apiKey]))
-        .catch(() => undefined);
-      return counted && counted.remainingPoints <= 0 ? secondsOf(counted.msBeforeNext) : null;
-    },
+    failedCallbacksSpent: (address, apiKey) =>
+      spent(failedCallbacks(), JSON.stringify([address, apiKey]), settings.anonymousPerMinute),
+    oauthClientRequest: (clientId) => consume(oauthClients(), clientId),
+    failedOAuthClient: (address) => consume(failedOAuthClients(), address),
+    failedOAuthClientsSpent: (address) => spent(failedOAuthClients(), address, settings.anonymousPerMinute),
     bodyBytes: (tenant, bytes) =>
       bytes > LARGE_BODY_BYTES ? consume(bodies(), tenant, Math.ceil(bytes / BODY_UNIT)) : Promise.resolve(null),
     async loginAttempt(email, address) {

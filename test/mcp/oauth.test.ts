@@ -54,8 +54,11 @@ async function metadataHost(
 }
 
 /** A gateway that trusts the metadata host's certificate and may fetch from loopback (tests only). */
-async function gatewayFor(host: MetadataHost, env: Record<string, string> = {}) {
-  return serve({ OAUTH_ALLOW_PRIVATE_CLIENT_METADATA: 'true', OAUTH_CLIENT_METADATA_CA_FILE: host.caFile, ...env });
+async function gatewayFor(host: MetadataHost, env: Record<string, string> = {}, options: StartOptions = {}) {
+  return serve(
+    { OAUTH_ALLOW_PRIVATE_CLIENT_METADATA: 'true', OAUTH_CLIENT_METADATA_CA_FILE: host.caFile, ...env },
+    options,
+  );
 }
 
 /** A request with a Host header of its own (fetch sends the URL's), or a raw request line. */
@@ -364,6 +367,7 @@ describe('OAuth for hosted MCP agents', () => {
       );
       expect(page.response.status).toBe(400);
       expect(page.location).toBeNull();
+      expect(page.text).toMatch(/client_id metadata document fetch failed: \S/);
     }
     expect(host.fetches()).toBe(0);
   });
@@ -759,6 +763,8 @@ describe('client ID metadata documents', () => {
     expect(page.response.status).toBe(400);
     expect(page.location).toBeNull();
     expect(page.text).toContain('client_id metadata document fetch failed');
+    // Why, in words (issue 53).
+    expect(page.text).toContain('larger than 5120 bytes');
     const fetchIt = clientMetadataFetch({ allowPrivate: true, caFile: host.caFile });
     await expect(fetchIt(host.clientId)).rejects.toThrow(/larger than 5120 bytes/);
   });
@@ -776,10 +782,11 @@ describe('client ID metadata documents', () => {
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
-  it('fetches a failing document once per request, and not again for a while', async () => {
+  it('fetches a failing document once per request, and not again for a while; says why, to the client and in the log', async () => {
     for (const status of [404, 500]) {
       const host = await metadataHost({}, { status });
-      const { base } = await gatewayFor(host);
+      const log = logCapture();
+      const { base } = await gatewayFor(host, { LOG_LEVEL: 'info' }, { logStream: log.stream });
       const url = authorizeUrl(base, host.clientId, {
         code_challenge: pkce().challenge,
         code_challenge_method: 'S256',
@@ -787,11 +794,20 @@ describe('client ID metadata documents', () => {
       const page = await new Browser().go(url);
       expect(page.response.status).toBe(400);
       expect(page.text).toContain('client_id metadata document fetch failed');
+      expect(page.text).toContain(`answered HTTP ${status}`);
       expect(host.fetches()).toBe(1);
       const again = await new Browser().go(url);
       expect(again.response.status).toBe(400);
       expect(again.text).toContain('client_id metadata document fetch failed');
+      expect(again.text).toContain(`answered HTTP ${status}`);
       expect(host.fetches()).toBe(1);
+      const logged = log.lines.filter((line) => line.msg === 'client ID metadata document refused');
+      expect(logged).toHaveLength(1);
+      expect(logged[0]).toMatchObject({
+        level: 30,
+        clientId: host.clientId,
+        reason: expect.stringContaining(String(status)),
+      });
     }
     // A document with a plain-http redirect URI on a public name, and one whose client_id is not its URL.
     for (const extra of [{ redirect_uris: ['http://evil.example/cb'] }, { client_id: 'https://other.example/c' }]) {
@@ -822,12 +838,14 @@ describe('client ID metadata documents', () => {
   it('keeps failures in a bounded cache for a while', () => {
     let now = 0;
     const failures = new FailedFetches(60, 3, () => now);
-    failures.add('a');
+    failures.add('a', 'why');
     expect(failures.retryAfter('a')).toBe(60);
+    expect(failures.reasonOf('a')).toBe('why');
     now = 30_500;
     expect(failures.retryAfter('a')).toBe(30);
     for (const id of ['b', 'c', 'd']) failures.add(id);
     expect(failures.retryAfter('a')).toBeNull();
+    expect(failures.reasonOf('a')).toBeUndefined();
     expect(failures.retryAfter('d')).toBe(60);
     now = 91_000;
     expect(failures.retryAfter('b')).toBeNull();

@@ -32,6 +32,7 @@ const SETTINGS: RateLimitSettings = {
   anonymousPerMinute: 2,
   callbacksPerMinute: 100,
   largeBodyMiBPerMinute: 1,
+  oauthClientPerMinute: 3,
   loginMaxFailures: 2,
   loginWindowSeconds: 300,
   refusalDelayMs: 0,
