@@ -28,7 +28,11 @@ export interface GraphQLDoorParts {
 export function graphqlDoor({ services, yoga, lane, shadow, name = 'graphql' }: GraphQLDoorParts): Door {
   /** A request the lane answered, answered again by yoga (shadow mode): its own credential check. */
   const throughYoga = async (request: Request, clientAddress: string, read: Answered): Promise<Response> => {
-    const copy = new Request(request.url, { method: request.method, headers: request.headers, body: read.bytes && new Uint8Array(read.bytes) });
+    const copy = new Request(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: read.bytes && new Uint8Array(read.bytes),
+    });
     markShadowCopy(copy);
     if (read.body !== undefined) handBody(copy, read.body);
     const auth = requestAuth(services, request.headers.get('authorization'), null);

@@ -5,6 +5,7 @@
 // request (method, url, headers, the body as text). Whatever the lane leaves to yoga is turned into a real Request
 // first (`realRequest`, its signal tied to the socket), so yoga sees what it always sees.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { decodeBody } from '../core/body-text.js';
 import { MAX_BODY_BYTES } from '../core/request-context.js';
 
 /** The request's headers as node:http read them (names in lower case, repeated ones joined), read-only. */
@@ -74,7 +75,7 @@ class LightRequest {
   async text(): Promise<string> {
     return decodeBody(await this.content());
   }
-  /** The body's bytes, not copied (bodyBytes). */
+  /** The body's bytes, not copied (fetch's `bytes()`: the doors count a body's keys on its bytes, then decode it). */
   bytes(): Promise<Uint8Array> {
     return this.content();
   }
@@ -91,16 +92,6 @@ class LightRequest {
 }
 
 /**
- * A request's body as bytes, read once: a light request's own buffer, a real one's `arrayBuffer()`. Counting a body's
- * keys or fields on its bytes (json-limits.ts, form-fields.ts) comes before decoding it, so that a refusal does not
- * decode (and copy) a megabyte first.
- */
-export async function bodyBytes(request: Request): Promise<Uint8Array> {
-  if (isLightRequest(request)) return (request as unknown as LightRequest).bytes();
-  return new Uint8Array(await request.arrayBuffer());
-}
-
-/**
  * Reads a body to its end without keeping it: a refusal made before the body is read (the large-body budget) is then
  * answered on a connection the client can read it from, without a megabyte joined into one buffer first.
  */
@@ -110,11 +101,6 @@ export async function discardBody(request: Request): Promise<void> {
   const reader = request.body.getReader();
   while (!(await reader.read()).done);
 }
-
-const utf8 = new TextDecoder();
-
-/** Bytes read as text as fetch's `Request.text()` reads them: UTF-8, a leading BOM dropped, bad bytes replaced. */
-export const decodeBody = (bytes: Uint8Array): string => utf8.decode(bytes);
 
 export const isLightRequest = (request: Request): boolean => (request as unknown) instanceof LightRequest;
 

@@ -9,6 +9,7 @@ import { type ExecutionResult, GraphQLError } from 'graphql';
 import type { InputIssue } from '../core/errors.js';
 import { DATE_TIME_MESSAGE } from '../graphql/server/input-issues.js';
 import type { JsonSchema } from '../validation/input-json-schema.js';
+import { patternMismatchMessage } from './pattern-words.js';
 
 /** A date-time the pattern admits whose day exists in its month (what `format: date-time` adds). */
 function realDateTime(value: string): boolean {
@@ -102,8 +103,8 @@ function issueOf(error: ErrorObject, errors: ErrorObject[]): InputIssue | undefi
             'most 2048 characters',
         );
       }
-      const described = typeof schema?.description === 'string' ? `: ${schema.description}` : '';
-      return issue('string_pattern_mismatch', `String should match pattern '${String(params.pattern)}'${described}`);
+      const description = typeof schema?.description === 'string' ? schema.description : undefined;
+      return issue('string_pattern_mismatch', patternMismatchMessage(String(params.pattern), description));
     }
     default:
       return issue('value_error', error.message ?? 'Input is not valid');

@@ -133,6 +133,56 @@ const REWRITTEN: Readonly<Record<string, string>> = {
 };
 
 /** The description of a tool's operation; a tool without one is a mistake found at start-up. */
+/** Each tool's title, written for the person who sees it in a client's tool list or confirmation (issue 53). */
+const TOOL_TITLES: Record<string, string> = {
+  BoardConnect: 'Connect the project board',
+  BoardDisconnect: 'Disconnect the project board',
+  CalendarConnect: 'Connect the calendar',
+  CalendarDisconnect: 'Disconnect the calendar',
+  CallLogList: 'List calls',
+  CampaignComplete: 'Complete a campaign',
+  CampaignCreate: 'Create a campaign',
+  CampaignDelete: 'Delete a campaign',
+  CampaignGet: 'Read a campaign',
+  CampaignList: 'List campaigns',
+  CampaignMetrics: "A campaign's call totals",
+  CampaignPause: 'Pause a campaign',
+  CampaignResume: 'Resume a campaign (starts calling)',
+  CampaignUpdate: 'Change a campaign',
+  ChatConnect: 'Connect the chat channel',
+  ChatDisconnect: 'Disconnect the chat channel',
+  ErpConnect: 'Connect the ERP',
+  ErpDisconnect: 'Disconnect the ERP',
+  IntegrationList: 'List connected integrations',
+  MeetingBook: 'Book a meeting',
+  MeetingCancel: 'Cancel a meeting',
+  MeetingGet: 'Read a meeting',
+  MeetingUpcomingList: 'List upcoming meetings',
+  SocialConnect: 'Connect the social channel',
+  SocialDisconnect: 'Disconnect the social channel',
+  TelephonyConnect: 'Connect telephony',
+  TelephonyDisconnect: 'Disconnect telephony',
+  TextPipelineDelete: "Remove a campaign's text pipeline",
+  TextPipelineSet: "Set a campaign's text pipeline",
+  VoiceList: 'List voices',
+  WebhookAttach: "Send a campaign's events to a webhook",
+  WebhookCreate: 'Create a webhook',
+  WebhookDelete: 'Delete a webhook',
+  WebhookDeliveryList: "List a webhook's deliveries",
+  WebhookDeliveryRedeliver: 'Send a webhook delivery again',
+  WebhookDetach: "Stop sending a campaign's events to a webhook",
+  WebhookGet: 'Read a webhook',
+  WebhookList: 'List webhooks',
+  WebhookUpdate: 'Change a webhook',
+};
+
+export function toolTitle(operationName: string): string {
+  const title = TOOL_TITLES[operationName];
+  if (!title)
+    throw new Error(`MCP operation ${operationName}: give the tool a title in TOOL_TITLES (src/mcp/descriptions.ts)`);
+  return title;
+}
+
 export function toolDescription(operationName: string): string {
   const description = TOOL_DESCRIPTIONS[operationName];
   if (!description) {

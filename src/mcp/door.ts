@@ -19,7 +19,7 @@ import { AUTH_FAILURE_MESSAGES } from '../authentication.js';
 import { noteErrorCode } from '../core/request-context.js';
 import type { Yoga } from '../graphql/server/yoga.js';
 import { jsonTooDeepAt, jsonValuesOverAt, MAX_JSON_VALUES } from '../validation/json-limits.js';
-import { bodyBytes, decodeBody } from '../http/light-request.js';
+import { decodeBody } from '../core/body-text.js';
 import { originAllowed, preflightHeaders, withCors } from './browser-origins.js';
 import { mcpBearerChallenge, mcpScopeChallenge } from './challenge.js';
 import { messageIdOf } from './refusals.js';
@@ -163,7 +163,7 @@ export function createMcpDoor(yoga: Yoga, services: Services): McpDoor {
         allow: 'POST',
       });
     }
-    const bytes = await bodyBytes(request);
+    const bytes = await request.bytes();
     if (jsonTooDeepAt(bytes) >= 0) {
       return jsonRpcError(400, ProtocolErrorCode.ParseError, 'Parse error: nested too deeply');
     }

@@ -8,7 +8,7 @@ import {
   ProtocolErrorCode,
   Server,
 } from '@modelcontextprotocol/server';
-import { type DocumentNode, type ExecutionResult, OperationTypeNode } from 'graphql';
+import { type DocumentNode, type ExecutionResult, GraphQLError, OperationTypeNode } from 'graphql';
 import { printSortedSchema, schema } from '../graphql/schema/schema.js';
 import type { Yoga } from '../graphql/server/yoga.js';
 import type { Services } from '../services.js';
@@ -22,6 +22,8 @@ import { MCP_OPERATIONS } from './operations.js';
 import { badArguments, type Caller, toolResult } from './tool-results.js';
 import { buildTools, type McpTool, withToolDefaults } from './tools.js';
 import { TEXT_READ_TOOL, textReadResult } from './text-tool.js';
+import { ACCOUNT_GET_TOOL, accountGetResult } from './identity-tool.js';
+import { toolChoiceOf } from './toolsets.js';
 
 export const SCHEMA_RESOURCE = 'campaign-gateway://schema.graphql';
 const SERVER_INFO = { name: 'campaign-gateway', version: '0.1.0' };
@@ -88,12 +90,13 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
   const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
   const sorted = [...tools.values()].sort(byName);
   const everyTool = [
-    ...[...sorted.map(listedOf), TEXT_READ_TOOL].sort(byName),
+    ...[...sorted.map(listedOf), TEXT_READ_TOOL, ACCOUNT_GET_TOOL].sort(byName),
     ...(withGraphqlTool ? [GRAPHQL_TOOL] : []),
   ];
   const readTools = [
     ...sorted.filter((tool) => tool.kind === OperationTypeNode.QUERY).map(listedOf),
     TEXT_READ_TOOL,
+    ACCOUNT_GET_TOOL,
   ].sort(byName);
   const sdl = printSortedSchema();
   const wholeBudget = services.config.MCP_ANSWER_MAX_KB * 1024;
@@ -135,18 +138,51 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
         'resources/read': LIST_CACHE_HINT,
       },
     });
+    // The areas the client chose when it connected, and whether it asked for the read tools only (toolsets.ts).
+    const choice = toolChoiceOf(caller.request);
+    const chosen = () => {
+      if ('problem' in choice)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid toolsets: ${choice.problem}`);
+      return choice;
+    };
     server.setRequestHandler('tools/list', ({ params }) => {
       refuseCursor(params);
-      return { tools: caller.auth.readOnly ? readTools : everyTool } as never;
+      const { lists, readOnly } = chosen();
+      const offered = caller.auth.readOnly || readOnly ? readTools : everyTool;
+      return { tools: offered.filter((tool) => tool.name === GRAPHQL_TOOL.name || lists(tool.name)) } as never;
     });
     server.setRequestHandler('tools/call', async ({ params }, ctx) => {
       const args = params.arguments ?? {};
+      if (chosen().readOnly && WRITE_TOOL_NAMES.has(params.name)) {
+        const message =
+          `${params.name} changes something, and this connection asked for the read tools only (readonly=true): ` +
+          'connect again without it to use it';
+        return toolResult({ errors: [new GraphQLError(message, { extensions: { code: 'FORBIDDEN' } })] });
+      }
       // The answer's budget on the wire, less what this request's envelope takes there (its id, the revision's keys).
       const budget = wholeBudget - wireAllowance(ctx.mcpReq.id, SERVER_INFO);
       const problem = jsonShapeProblem(args, { maxListLength: MAX_LIST_LENGTH });
       if (problem) return badArguments(`The arguments are refused: ${problem}.`);
       if (withGraphqlTool && params.name === GRAPHQL_TOOL.name) {
         return graphqlToolResult(yoga, args, caller, budget);
+      }
+      if (params.name === ACCOUNT_GET_TOOL.name) {
+        const unknown = Object.keys(args).slice(0, 20);
+        if (unknown.length > 0) {
+          return badArguments(
+            `account_get takes no arguments: ${unknown.join(', ').slice(0, 200)}`,
+            unknown.map((name) => ({
+              path: [name],
+              type: 'extra_forbidden',
+              message: 'Extra inputs are not permitted',
+            })),
+          );
+        }
+        return accountGetResult(
+          caller,
+          (document, variables) => runDocument(document, undefined, variables, caller),
+          budget,
+        );
       }
       if (params.name === TEXT_READ_TOOL.name) {
         return textReadResult(

@@ -96,6 +96,33 @@ function documentFor(source: TextSource, field: string): DocumentNode {
   return document;
 }
 
+/** The `id` variable of a source's document: a campId as it is, a callId as the call log's global id. */
+const variableId = (source: TextSource, id: string) =>
+  source === 'campaign' ? id : Buffer.from(`CallLog:${id}`).toString('base64');
+
+const recordOf = (result: ExecutionResult): { text?: string | null } | null => {
+  const record = (result.data as { record?: { text?: string | null } | null } | null)?.record;
+  return record && 'text' in record ? record : null;
+};
+
+/**
+ * Why nothing was found: an id of the other kind (a campId given with a call's field, or a callId with a campaign's)
+ * is said so, with the fields it does have; otherwise the record is not the caller's, or does not exist.
+ */
+async function notFoundMessage(kind: TextSource, id: string, field: string, run: RunOperation): Promise<string> {
+  const other: TextSource = kind === 'campaign' ? 'callLog' : 'campaign';
+  const [probe] = LONG_TEXTS[other];
+  const found = recordOf(await run(documentFor(other, probe), { id: variableId(other, id) }));
+  const names = (source: TextSource) => LONG_TEXTS[source].map(textFieldName).join(', ');
+  if (found) {
+    return kind === 'campaign'
+      ? `${id} is a call's callId, and ${field} is a campaign's text: a call's texts are ${names('callLog')}`
+      : `${id} is a campaign's campId, and ${field} is a call's text (read it with the call's callId, which ` +
+          `call_list lists): a campaign's texts are ${names('campaign')}`;
+  }
+  return kind === 'campaign' ? `Campaign ${id} not found` : `Call ${id} not found`;
+}
+
 const notFound = (message: string): CallToolResult =>
   toolResult({ errors: [new GraphQLError(message, { extensions: { code: 'NOT_FOUND' } })] });
 
@@ -123,15 +150,10 @@ export async function textReadResult(
     return badArguments(`The arguments are refused: ${summary}`, issues);
   }
   const kind = text.source;
-  const variables = {
-    id: kind === 'campaign' ? id : Buffer.from(`CallLog:${id}`).toString('base64'),
-  };
-  const result = await run(documentFor(kind, text.field), variables);
+  const result = await run(documentFor(kind, text.field), { id: variableId(kind, id) });
   if (result.errors?.length) return toolResult(result);
-  const record = (result.data as { record?: { text?: string | null } | null } | null)?.record;
-  if (!record || !('text' in record)) {
-    return notFound(`${kind === 'campaign' ? 'Campaign' : 'Call'} ${id} not found`);
-  }
+  const record = recordOf(result);
+  if (!record) return notFound(await notFoundMessage(kind, id, field, run));
   const full = record.text ?? '';
   // Pieces start and end on whole characters: an offset inside a surrogate pair (a 4-byte character, 2 UTF-16 units)
   // starts at the pair, and the piece is never a lone surrogate (issue 53).

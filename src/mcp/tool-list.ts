@@ -3,12 +3,13 @@
 // the file and the code disagree (test/mcp/tool-definitions.test.ts).
 import { schema } from '../graphql/schema/schema.js';
 import { MCP_OPERATIONS } from './operations.js';
+import { ACCOUNT_GET_TOOL } from './identity-tool.js';
 import { TEXT_READ_TOOL } from './text-tool.js';
 import { buildTools } from './tools.js';
 
 export const MCP_TOOLS_FILE = 'schema/mcp-tools.json';
 
-/** What tools/list answers (without the optional graphql tool), sorted by name: the operations' tools and text_read. */
+/** What tools/list answers (without the optional graphql tool), sorted by name: the operations' tools, text_read and account_get. */
 export function mcpToolDefinitions() {
   return [
     ...[...buildTools(schema, MCP_OPERATIONS).values()].map(
@@ -22,6 +23,7 @@ export function mcpToolDefinitions() {
       }),
     ),
     TEXT_READ_TOOL,
+    ACCOUNT_GET_TOOL,
   ].sort((a, b) => a.name.localeCompare(b.name));
 }
 

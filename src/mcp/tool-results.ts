@@ -6,12 +6,22 @@ import type { InputIssue } from '../core/errors.js';
 import { noteErrorCode } from '../core/request-context.js';
 import { CALENDAR_NOT_CONNECTED } from '../core/preconditions.js';
 import { fitAnswer } from './answer-budget.js';
+import { patternsInWords } from './pattern-words.js';
 import type { Authentication } from '../authentication.js';
 
 /** Refusals whose precondition a tool fixes: the message names the tool. */
 const PRECONDITION_HINTS = new Map([
   [CALENDAR_NOT_CONNECTED, `${CALENDAR_NOT_CONNECTED}: connect it with calendar_connect first`],
 ]);
+
+/**
+ * Where the server's words name each door's way to a list — "(MCP voice_list, GraphQL voices, REST
+ * get_supported_voices)" — an agent is told its tool only (issue 53, item 3: errors speak of tools).
+ */
+const EVERY_DOOR = / \(MCP ([a-z_]+), GraphQL [^,)]*, REST [^)]*\)/g;
+
+/** A message of the server in an agent's words: its patterns said in words, other doors' names left out. */
+const inToolWords = (message: string): string => patternsInWords(message).replace(EVERY_DOOR, ' ($1 lists them)');
 
 /** The default budget of an answer on the wire (MCP_ANSWER_MAX_KB; docs/mcp.md "Answer sizes"). */
 export const DEFAULT_ANSWER_BYTES = 64 * 1024;
@@ -28,11 +38,12 @@ export function toolResult(
   const errors = result.errors ?? [];
   for (const error of errors) noteErrorCode(codeOf(error));
   if (errors.length > 0) {
+    // In an agent's words (inToolWords): patterns said in words, tools named rather than every door.
     const described = errors.map((error) => ({
-      message: PRECONDITION_HINTS.get(error.message) ?? error.message,
+      message: PRECONDITION_HINTS.get(error.message) ?? inToolWords(error.message),
       code: codeOf(error),
       ...(error.path ? { path: error.path } : {}),
-      ...(error.extensions?.issues ? { issues: error.extensions.issues } : {}),
+      ...(error.extensions?.issues ? { issues: issuesInWords(error.extensions.issues as InputIssue[]) } : {}),
     }));
     return { isError: true, content: [{ type: 'text', text: JSON.stringify({ errors: described }) }] };
   }
@@ -42,6 +53,14 @@ export function toolResult(
   }
   return { structuredContent: fitted.data, content: [{ type: 'text', text: fitted.text }] };
 }
+
+/** Issues with their patterns in words: the message rewritten, and the expression (pydantic's `ctx.pattern`) left out. */
+const issuesInWords = (issues: InputIssue[]): InputIssue[] =>
+  issues.map(({ ctx, ...issue }) => {
+    const { pattern: _pattern, ...rest } = ctx ?? {};
+    const kept = Object.keys(rest).length > 0 ? { ctx: rest } : {};
+    return { ...issue, ...kept, message: inToolWords(issue.message) };
+  });
 
 /** A tool error for arguments refused before anything runs, each mistake an issue at its path. */
 export const badArguments = (message: string, issues?: InputIssue[]): CallToolResult =>

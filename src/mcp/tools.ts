@@ -23,7 +23,7 @@ import {
 } from 'graphql';
 import type { JsonSchema } from '../validation/input-json-schema.js';
 import { annotationsOf, type ToolAnnotations } from './annotations.js';
-import { toolDescription } from './descriptions.js';
+import { toolDescription, toolTitle } from './descriptions.js';
 import { toolSchemas } from './tool-schemas.js';
 
 export interface McpTool {
@@ -41,12 +41,6 @@ export interface McpTool {
 
 /** CampaignList → campaign_list; WebhookDeliveryRedeliver → webhook_delivery_redeliver. */
 export const toolName = (operationName: string) => operationName.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
-
-/** CampaignList → "Campaign list". */
-const titleOf = (operationName: string) => {
-  const words = toolName(operationName).split('_').join(' ');
-  return words.charAt(0).toUpperCase() + words.slice(1);
-};
 
 /** The fields the operation goes through: the root field, then the single field selected below it, and so on. */
 function fieldPath(schema: GraphQLSchema, operation: OperationDefinitionNode): Array<GraphQLField<unknown, unknown>> {
@@ -85,7 +79,7 @@ export function toolFromOperation(schema: GraphQLSchema, source: string): McpToo
     if (field.deprecationReason) throw new Error(`MCP operation ${operationName}: ${field.name} is deprecated`);
   }
   const description = toolDescription(operationName);
-  const title = titleOf(operationName);
+  const title = toolTitle(operationName);
   return {
     name: toolName(operationName),
     title,

@@ -26,7 +26,7 @@ import {
 import type { RestRoute } from './route.js';
 import { MAX_BODY_BYTES, noteRoute, timedWork, UNKNOWN_CLIENT } from '../core/request-context.js';
 import { readFormFields } from '../validation/form-fields.js';
-import { bodyBytes, decodeBody } from '../http/light-request.js';
+import { decodeBody } from '../core/body-text.js';
 import { jsonTooDeepAt, jsonValuesOverAt, MAX_JSON_VALUES } from '../validation/json-limits.js';
 
 export const REST_PREFIX = '/api/v3';
@@ -75,7 +75,7 @@ type Parsed<T> = { ok: true; value: T; form?: boolean } | { ok: false; errors: F
 async function readBody(request: Request, route: RestRoute): Promise<Parsed<unknown> | Response> {
   const length = Number(request.headers.get('content-length') ?? 0);
   if (length > MAX_BODY_BYTES) return detailResponse(413, 'Request body too large');
-  const bytes = await bodyBytes(request);
+  const bytes = await request.bytes();
   if (bytes.byteLength > MAX_BODY_BYTES) return detailResponse(413, 'Request body too large');
   if (route.rawBody) return { ok: true, value: decodeBody(bytes) };
   // Synchronous from here: the request's own time (src/security/work-budget.ts).

@@ -19,8 +19,12 @@ export async function mcpDoor() {
     { name: 'retries-test', version: '1.0.0' },
     { versionNegotiation: { mode: { pin: '2026-07-28' } } },
   );
+  // Every tool listed (the default toolsets list some: docs/mcp.md "Toolsets"): the SDK checks an answer against the
+  // output schema it listed.
   await client.connect(
-    new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${session.token}` } } }),
+    new StreamableHTTPClientTransport(new URL('?toolsets=all', url), {
+      requestInit: { headers: { authorization: `Bearer ${session.token}` } },
+    }),
   );
   return { t, token: session.token, apiKey: session.apiKey, client };
 }

@@ -51,7 +51,11 @@ function post(path: string, body: string, headers: Record<string, string> = {}):
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), reusedSocket: req.reusedSocket }),
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString(),
+            reusedSocket: req.reusedSocket,
+          }),
         );
       },
     );

@@ -234,6 +234,17 @@ describe('MCP answer sizes', () => {
     expect(foreign.isError).toBe(true);
     expect(JSON.stringify(foreign.content)).toContain('NOT_FOUND');
     expect(JSON.stringify(foreign.content)).not.toContain('xxxx');
+    // A call's field with a campaign's campId: said so, with the campaign's own texts, not "Call small not found".
+    const crossed = await client.callTool({ name: 'text_read', arguments: { id: 'small', field: 'TRANSCRIPT' } });
+    expect(crossed.isError).toBe(true);
+    expect(JSON.stringify(crossed.content)).toMatch(/small is a campaign's campId, and TRANSCRIPT is a call's text/);
+    expect(JSON.stringify(crossed.content)).toMatch(/a campaign's texts are [A-Z_, ]*SCRIPT/);
+    // …and for another account the campaign is not there: plainly not found.
+    const foreignCrossed = await stranger.callTool({
+      name: 'text_read',
+      arguments: { id: 'small', field: 'TRANSCRIPT' },
+    });
+    expect(JSON.stringify(foreignCrossed.content)).toContain('Call small not found');
     // Past the end: an empty piece that says the text is read.
     const past = await client.callTool({
       name: 'text_read',

@@ -53,7 +53,7 @@ describe('the MCP Inspector CLI', () => {
   const inspect = async (...args: string[]) => {
     const { stdout } = await run(
       'npm',
-      [...NPM, `${server.base}/mcp`, '--transport', 'http', ...args],
+      [...NPM, `${server.base}/mcp?toolsets=all`, '--transport', 'http', ...args],
       withToken(token),
     );
     return JSON.parse(stdout) as Record<string, any>;
@@ -74,7 +74,7 @@ describe('the MCP Inspector CLI', () => {
   it('finds no tool schema problem at all, error or warning (--strict)', async () => {
     const { stderr } = await run(
       'npm',
-      [...NPM, `${server.base}/mcp`, '--transport', 'http', '--method', 'tools/list', '--strict'],
+      [...NPM, `${server.base}/mcp?toolsets=all`, '--transport', 'http', '--method', 'tools/list', '--strict'],
       withToken(token),
     );
     // It exits 6 on an error-severity problem (execFile would then reject); warnings are only printed: none either

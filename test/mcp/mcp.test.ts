@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { MCP_OPERATIONS } from '../../src/mcp/operations.js';
+import { patternsInWords } from '../../src/mcp/pattern-words.js';
 import { loopbackGateways, MCP_INTEGRATION_INPUTS, mcpCampaignInput } from '../helpers/gateway.js';
 import { ROOT } from '../helpers/server-process.js';
 import { logCapture } from '../helpers/log-lines.js';
@@ -20,7 +21,8 @@ const serve = (env: Record<string, string> = {}, logStream?: Writable) => gatewa
 
 async function connect(url: URL, token: string): Promise<Client> {
   const client = new Client({ name: 'campaign-gateway-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(url, {
+  // Every tool (docs/mcp.md "Toolsets": without a choice, the default areas only).
+  const transport = new StreamableHTTPClientTransport(new URL('?toolsets=all', url), {
     requestInit: { headers: { authorization: `Bearer ${token}` } },
   });
   await client.connect(transport);
@@ -62,8 +64,10 @@ describe('the MCP door', () => {
     const { token } = await t.account();
     const client = await connect(url, token);
     const { tools } = await client.listTools();
-    // One tool per declared operation, and text_read (src/mcp/text-tool.ts).
-    expect(tools.map((tool) => tool.name).sort()).toEqual([...MCP_OPERATIONS.map(toolNameOf), 'text_read'].sort());
+    // One tool per declared operation, text_read (src/mcp/text-tool.ts) and account_get (src/mcp/identity-tool.ts).
+    expect(tools.map((tool) => tool.name).sort()).toEqual(
+      [...MCP_OPERATIONS.map(toolNameOf), 'text_read', 'account_get'].sort(),
+    );
     for (const tool of tools) {
       expect(tool.description, tool.name).toMatch(/\w{3,}/);
       expect(tool.inputSchema.type, tool.name).toBe('object');
@@ -202,14 +206,26 @@ describe('the MCP door', () => {
       'input.language',
       'input.maxCallTimeout',
     ]);
-    // The same operation through /graphql answers the same.
+    // The same operation through /graphql answers the same, but for its patterns, said in words to an agent (the
+    // regular expression of pydantic's "String should match pattern" left out: src/mcp/pattern-words.ts).
     const source = MCP_OPERATIONS.find((operation) => toolNameOf(operation) === 'campaign_create') ?? '';
     const graphql = await t.gql(source, { input }, token);
+    expect(JSON.stringify(graphql.body.errors)).toMatch(/String should match pattern/);
+    expect(JSON.stringify(errors)).not.toMatch(/should match pattern|\^\[/);
+    const inWords = (issue: any) => {
+      const { ctx, ...rest } = issue;
+      const { pattern: _pattern, ...kept } = ctx ?? {};
+      return {
+        ...rest,
+        ...(Object.keys(kept).length > 0 ? { ctx: kept } : {}),
+        message: patternsInWords(issue.message),
+      };
+    };
     expect(
       graphql.body.errors?.map((error: any) => ({
-        message: error.message,
+        message: patternsInWords(error.message),
         code: error.extensions.code,
-        issues: error.extensions.issues,
+        issues: error.extensions.issues.map(inWords),
       })),
     ).toEqual(errors.map(({ message, code, issues }) => ({ message, code, issues })));
     // An argument the operation does not declare (GraphQL would ignore it: the input schema says it may not be sent).
@@ -309,7 +325,7 @@ describe('the MCP door', () => {
     const readable = (await readOnly.listTools()).tools;
     expect(readable.length).toBeGreaterThan(10);
     expect(readable.every((tool) => tool.annotations?.readOnlyHint)).toBe(true);
-    expect((await agent.listTools()).tools.length).toBe(MCP_OPERATIONS.length + 1);
+    expect((await agent.listTools()).tools.length).toBe(MCP_OPERATIONS.length + 2);
     // A write tool it is not offered is still refused if called anyway: 403 insufficient_scope, the step-up
     // challenge (test/mcp/oauth.test.ts follows it through the consent page).
     expect((await call(readOnly, 'campaign_list', {})).campaigns.edges).toHaveLength(1);

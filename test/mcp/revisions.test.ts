@@ -18,7 +18,8 @@ const gateway = loopbackGateways();
 async function serve(env: Record<string, string> = {}) {
   const { t, url } = await gateway(env);
   const session = await t.account();
-  return { t, token: session.token, url };
+  // Every tool listed (docs/mcp.md "Toolsets": without a choice, the default areas only).
+  return { t, token: session.token, url: new URL('?toolsets=all', url) };
 }
 
 interface Exchange {
@@ -132,7 +133,7 @@ describe('the MCP door, revision 2026-07-28 and 2025-11-25 side by side', () => 
     const modernTools = (await modern.listTools()).tools;
     const legacyTools = (await legacy.listTools()).tools;
     expect(modernTools.map((tool) => tool.name)).toEqual(legacyTools.map((tool) => tool.name));
-    expect(modernTools).toHaveLength(MCP_OPERATIONS.length + 1);
+    expect(modernTools).toHaveLength(MCP_OPERATIONS.length + 2);
 
     const created = await modern.callTool({
       name: 'campaign_create',
@@ -170,7 +171,7 @@ describe('the MCP door, revision 2026-07-28 and 2025-11-25 side by side', () => 
 
     const listed = await post(url, token, modernRequest('tools/list'), modernHeaders('tools/list'));
     expect(listed.status).toBe(200);
-    expect(listed.json.result.tools.length).toBe(MCP_OPERATIONS.length + 1);
+    expect(listed.json.result.tools.length).toBe(MCP_OPERATIONS.length + 2);
     expect(listed.json.result).toMatchObject({ ttlMs: 300_000, cacheScope: 'private' });
 
     // Two answers of the same list are the same bytes: a client's cache stays valid until the tools change.
@@ -323,7 +324,7 @@ describe('spec edges (issue 42)', () => {
     expect(unsupported.json.id).toBe(9);
     // A 2025-11-25 client is served all the same (the list is honest).
     const legacy = await legacyClient(url, token);
-    expect((await legacy.listTools()).tools.length).toBe(MCP_OPERATIONS.length + 1);
+    expect((await legacy.listTools()).tools.length).toBe(MCP_OPERATIONS.length + 2);
     await legacy.close();
   });
 

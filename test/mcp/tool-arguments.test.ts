@@ -12,6 +12,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer, type HttpServer, listen } from '../../src/http/server.js';
 import { mcpToolDefinitions } from '../../src/mcp/tool-list.js';
+import { patternInWords, patternsInWords } from '../../src/mcp/pattern-words.js';
 import type { JsonSchema } from '../../src/validation/input-json-schema.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { randomSource, type References, type Shape, validValue, violations } from '../helpers/schema-arguments.js';
@@ -45,7 +46,8 @@ beforeAll(async () => {
   app = await startApp({}, [], { worker: false });
   http = createHttpServer(app.app);
   const { port } = await listen(http.server, 0, '127.0.0.1');
-  url = new URL(`http://127.0.0.1:${port}/mcp`);
+  // Every tool listed (docs/mcp.md "Toolsets"): the SDK checks each answer against the output schema it listed.
+  url = new URL(`http://127.0.0.1:${port}/mcp?toolsets=all`);
   const client = await connect();
   const voices = await client.callTool({ name: 'voice_list', arguments: {} });
   const listed = (voices.structuredContent as { voices: Array<{ voiceId: string }> }).voices;
@@ -199,12 +201,34 @@ describe('every tool schema says what the server accepts', () => {
           errors.some((error) => REFUSED_ARGUMENTS.has(error.code) && names(error, violation.path)),
           `${name} ${violation.what}: ${JSON.stringify(errors).slice(0, 600)}`,
         ).toBe(true);
+        // What is wanted, in words: never a regular expression (src/mcp/pattern-words.ts).
+        expect(JSON.stringify(errors), `${name} ${violation.what}`).not.toMatch(/should match pattern|"\^|'\^/);
       }
       expect(seen.size, name).toBeGreaterThan(0);
       await client.close();
     },
     60_000,
   );
+
+  it('every pattern of every tool has its words', () => {
+    const patterns = new Set<string>();
+    const walk = (value: unknown): void => {
+      if (Array.isArray(value)) value.forEach(walk);
+      else if (value && typeof value === 'object') {
+        const record = value as Record<string, unknown>;
+        if (typeof record.pattern === 'string') patterns.add(record.pattern);
+        Object.values(record).forEach(walk);
+      }
+    };
+    for (const tool of mcpToolDefinitions()) walk(tool.inputSchema);
+    expect(patterns.size).toBeGreaterThan(5);
+    for (const pattern of patterns) expect(patternInWords(pattern), pattern).not.toBeNull();
+    expect(patternInWords('^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$')).toMatch(/language tag such as "en-US"/);
+    expect(patternInWords('^[A-Za-z][A-Za-z0-9_+-]*(\\/[A-Za-z0-9_+-]+)*$')).toMatch(/IANA time zone/);
+    expect(patternsInWords("campId: String should match pattern '^[A-Za-z0-9_-]{1,64}$'; x: y")).toBe(
+      "campId: Input should be 1 to 64 letters, digits, '_' or '-' (no spaces); x: y",
+    );
+  });
 
   it('enum values round-trip: what one tool answers, another takes', async () => {
     const client = await connect();

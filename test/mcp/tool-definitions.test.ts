@@ -22,8 +22,8 @@ describe('MCP tool definitions', () => {
 
   it('is one tool per declared operation, each with a description, an input and an output schema', () => {
     const tools = mcpToolDefinitions();
-    // The operations' tools and text_read.
-    expect(tools).toHaveLength(MCP_OPERATIONS.length + 1);
+    // The operations' tools, text_read and account_get.
+    expect(tools).toHaveLength(MCP_OPERATIONS.length + 2);
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats.default(ajv);
     for (const tool of tools) {

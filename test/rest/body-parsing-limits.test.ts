@@ -209,7 +209,7 @@ describe('the counting scans (on the bytes, before the body is decoded)', () => 
         ? 0
         : Object.values(value).reduce<number>((sum, child) => sum + 1 + values(child), 0);
     const samples = [
-      { 'ключ': ['значение', 'ü,', '"[é]"'], '名前': { '🙂': '😀:😀', 'x\\': '\\"' } },
+      { ключ: ['значение', 'ü,', '"[é]"'], 名前: { '🙂': '😀:😀', 'x\\': '\\"' } },
       ['\u2028', '\u0000', 'ʼ', { 'a"b': [[], {}, ['🙂']] }],
     ];
     for (const sample of samples) {

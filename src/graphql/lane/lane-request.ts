@@ -4,7 +4,7 @@
 // other content types, an Accept only the SSE or multipart processors match) is not the lane's: it returns null and
 // yoga reads the request as always.
 import type { GraphQLError } from 'graphql';
-import { bodyBytes, decodeBody } from '../../http/light-request.js';
+import { decodeBody } from '../../core/body-text.js';
 import { jsonShapeProblem, jsonValuesOverAt, MAX_JSON_VALUES, MAX_LIST_LENGTH } from '../../validation/json-limits.js';
 import { bodyValuesRefusal } from '../server/request-limits.js';
 
@@ -113,7 +113,7 @@ export const isLanePost = (request: Request): boolean => request.method === 'POS
 
 /** Reads a JSON POST's body: its parameters when the lane takes them; otherwise what yoga needs to read it again. */
 export async function postParams(request: Request): Promise<PostBody> {
-  const bytes = await bodyBytes(request);
+  const bytes = await request.bytes();
   // Too many keys and items to be read: refused on the bytes, as yoga would (not decoded, copied and read again).
   const refused = bodyValuesRefusal(bytes);
   if (refused) return { refused, bytes };

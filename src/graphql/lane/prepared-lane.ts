@@ -127,7 +127,10 @@ export function createPreparedLane(
   };
 
   /** A POST whose body the lane has read: yoga gets what it would have read itself. */
-  const handBack = (request: Request, body: Exclude<PostBody, { refused: GraphQLError; bytes: Uint8Array }>): Declined => {
+  const handBack = (
+    request: Request,
+    body: Exclude<PostBody, { refused: GraphQLError; bytes: Uint8Array }>,
+  ): Declined => {
     if ('text' in body || typeof body.parsed !== 'object' || body.parsed === null) {
       const text = 'text' in body ? body.text : JSON.stringify(body.parsed);
       return decline(new Request(request.url, { method: request.method, headers: request.headers, body: text }));

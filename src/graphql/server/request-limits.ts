@@ -6,7 +6,7 @@
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { timedWork } from '../../core/request-context.js';
-import { bodyBytes, decodeBody } from '../../http/light-request.js';
+import { decodeBody } from '../../core/body-text.js';
 import { jsonShapeProblem, jsonValuesOverAt, MAX_JSON_VALUES, MAX_LIST_LENGTH } from '../../validation/json-limits.js';
 
 interface Params {
@@ -53,7 +53,7 @@ const badRequest = (message: string, http: Record<string, unknown> = {}, more: R
 
 /** yoga's JSON body parser, its answers word for word, with the count of keys and items taken of the bytes first. */
 async function parseCountedJson(request: Request): Promise<object> {
-  const bytes = await bodyBytes(request);
+  const bytes = await request.bytes();
   // Synchronous from here: the request's own time (src/security/work-budget.ts).
   return timedWork(() => countedJson(bytes));
 }
