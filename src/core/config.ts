@@ -58,8 +58,8 @@ const envSchema = z
     /** Requests without a valid bearer token (sign-up, login, provider webhooks, …) per client address per minute. */
     ANONYMOUS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
     /**
-     * Requests to /oauth/token and /oauth/revoke per OAuth client ID per minute, from any addresses (a platform's
-     * backend speaks for all of its users from a few addresses); the default is OAUTH_CLIENT_REQUESTS_PER_MINUTE.
+     * Tokens /oauth/token grants per OAuth client ID per minute, from any addresses (a platform's backend speaks for
+     * all of its users from a few addresses); a token request counts against its address until it is granted.
      */
     OAUTH_CLIENT_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(6000),
     /** The listener's timeouts (docs/limits.md): a request's headers, the whole request, an idle keep-alive connection. */

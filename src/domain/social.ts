@@ -21,7 +21,7 @@ import {
   messagesOf,
   socialEnvelopeSchema,
 } from './social.schema.js';
-import { jsonTextTooDeepAt, MAX_JSON_DEPTH } from '../validation/json-limits.js';
+import { jsonTooDeepAt, MAX_JSON_DEPTH } from '../validation/json-limits.js';
 
 export interface SocialMessage extends InboundMessage {
   campaignId: string;
@@ -90,7 +90,7 @@ export async function receiveSocialMessages(
 
   let body: unknown;
   try {
-    if (jsonTextTooDeepAt(request.rawBody) >= 0) {
+    if (jsonTooDeepAt(Buffer.from(request.rawBody)) >= 0) {
       throw badInput([
         { path: ['body'], type: 'json_invalid', message: `The body is nested deeper than ${MAX_JSON_DEPTH} levels` },
       ]);

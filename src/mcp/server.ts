@@ -21,9 +21,10 @@ import { singleValuesForLists } from './list-arguments.js';
 import { MCP_OPERATIONS } from './operations.js';
 import { badArguments, type Caller, toolResult } from './tool-results.js';
 import { buildTools, type McpTool, withToolDefaults } from './tools.js';
-import { TEXT_READ_TOOL, textReadResult } from './text-tool.js';
+import { type RunOperation, TEXT_READ_TOOL, textReadResult } from './text-tool.js';
 import { ACCOUNT_GET_TOOL, accountGetResult } from './identity-tool.js';
 import { toolChoiceOf } from './toolsets.js';
+import { completedArgument, completionValues, PROMPT_DEFINITIONS, promptMessage } from './prompts.js';
 
 export const SCHEMA_RESOURCE = 'campaign-gateway://schema.graphql';
 const SERVER_INFO = { name: 'campaign-gateway', version: '0.1.0' };
@@ -127,9 +128,19 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
     runDocument(tool.document, tool.operationName, args, caller);
 
   return ({ authInfo }) => {
-    const caller = callerOf(authInfo?.extra);
+    const connected = callerOf(authInfo?.extra);
+    // The areas the client chose when it connected, and whether it asked for the read tools only (toolsets.ts): a
+    // read-only choice makes the caller read-only on every path (the optional graphql tool's mutations included).
+    const choice = toolChoiceOf(connected.request);
+    const readOnlyChosen = !('problem' in choice) && choice.readOnly;
+    const caller = readOnlyChosen ? { ...connected, auth: { ...connected.auth, readOnly: true } } : connected;
     const server = new Server(SERVER_INFO, {
-      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+      capabilities: {
+        tools: { listChanged: false },
+        resources: { listChanged: false },
+        prompts: { listChanged: false },
+        completions: {},
+      },
       instructions: INSTRUCTIONS,
       cacheHints: {
         'tools/list': LIST_CACHE_HINT,
@@ -138,8 +149,6 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
         'resources/read': LIST_CACHE_HINT,
       },
     });
-    // The areas the client chose when it connected, and whether it asked for the read tools only (toolsets.ts).
-    const choice = toolChoiceOf(caller.request);
     const chosen = () => {
       if ('problem' in choice)
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid toolsets: ${choice.problem}`);
@@ -147,8 +156,8 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
     };
     server.setRequestHandler('tools/list', ({ params }) => {
       refuseCursor(params);
-      const { lists, readOnly } = chosen();
-      const offered = caller.auth.readOnly || readOnly ? readTools : everyTool;
+      const { lists } = chosen();
+      const offered = caller.auth.readOnly ? readTools : everyTool;
       return { tools: offered.filter((tool) => tool.name === GRAPHQL_TOOL.name || lists(tool.name)) } as never;
     });
     server.setRequestHandler('tools/call', async ({ params }, ctx) => {
@@ -231,6 +240,26 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
         toolResult(withEveryMistake(result, tool.inputSchema, args), budget),
         tool.outputSchema,
       );
+    });
+    // Prompts for the work agents do here, and completions of their arguments (src/mcp/prompts.ts).
+    server.setRequestHandler('prompts/list', ({ params }) => {
+      refuseCursor(params);
+      return { prompts: [...PROMPT_DEFINITIONS] };
+    });
+    server.setRequestHandler('prompts/get', ({ params }) => {
+      const made = promptMessage(params.name, params.arguments);
+      if ('problem' in made) throw new ProtocolError(ProtocolErrorCode.InvalidParams, made.problem);
+      return {
+        description: made.description,
+        messages: [{ role: 'user' as const, content: { type: 'text' as const, text: made.text } }],
+      };
+    });
+    server.setRequestHandler('completion/complete', async ({ params }) => {
+      const which = params.ref.type === 'ref/prompt' ? completedArgument(params.ref.name, params.argument.name) : null;
+      if (!which) return { completion: { values: [], hasMore: false } };
+      const run: RunOperation = (document, variables) => runDocument(document, undefined, variables, caller);
+      const { values, hasMore } = await completionValues(which, String(params.argument.value ?? ''), run);
+      return { completion: { values, hasMore } };
     });
     server.setRequestHandler('resources/list', ({ params }) => {
       refuseCursor(params);

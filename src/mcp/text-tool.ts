@@ -118,7 +118,7 @@ async function notFoundMessage(kind: TextSource, id: string, field: string, run:
     return kind === 'campaign'
       ? `${id} is a call's callId, and ${field} is a campaign's text: a call's texts are ${names('callLog')}`
       : `${id} is a campaign's campId, and ${field} is a call's text (read it with the call's callId, which ` +
-          `call_list lists): a campaign's texts are ${names('campaign')}`;
+          `call_log_list lists): a campaign's texts are ${names('campaign')}`;
   }
   return kind === 'campaign' ? `Campaign ${id} not found` : `Call ${id} not found`;
 }

@@ -31,7 +31,8 @@ export interface ToolChoice {
 /** What the client chose when it connected, or why the choice is refused (an unknown area: named, with the others). */
 export function toolChoiceOf(request: Request): ToolChoice | { problem: string } {
   const url = URL.parse(request.url);
-  const named = url?.searchParams.get('toolsets') ?? request.headers.get('x-mcp-toolsets');
+  // An empty choice (`?toolsets=`) is no choice: the default areas.
+  const named = url?.searchParams.get('toolsets') || request.headers.get('x-mcp-toolsets') || null;
   const readOnlyWord = (url?.searchParams.get('readonly') ?? request.headers.get('x-mcp-readonly') ?? '').trim();
   const readOnly = /^(true|1|yes)$/i.test(readOnlyWord);
   if (readOnlyWord !== '' && !readOnly && !/^(false|0|no)$/i.test(readOnlyWord)) {

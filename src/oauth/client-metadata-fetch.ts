@@ -192,12 +192,11 @@ export function metadataFetchFailure(error: unknown): string | null {
   const status = /^unexpected response status (\d+)$/.exec(String(described.error_detail ?? ''))?.[1];
   if (status) return `the document's server answered HTTP ${status}`;
   const cause = described.cause;
-  if (cause instanceof ClientMetadataRefused) return cause.message;
   if (cause instanceof SyntaxError) return 'the document is not JSON';
-  if (cause instanceof Error) {
-    const inner = (cause as { cause?: unknown }).cause;
-    const code = (inner as { code?: unknown } | undefined)?.code ?? (cause as { code?: unknown }).code;
-    return `the document could not be fetched${typeof code === 'string' ? ` (${code})` : ''}`;
-  }
-  return 'the document could not be fetched';
+  if (!(cause instanceof Error)) return 'the document could not be fetched';
+  // What cut a fetch short (a refused connection, a name that resolves to a private address): its code, or its words.
+  const inner = (cause as { cause?: unknown }).cause as { code?: unknown; message?: unknown } | undefined;
+  const why = typeof inner?.code === 'string' ? inner.code : typeof inner?.message === 'string' ? inner.message : '';
+  const said = cause instanceof ClientMetadataRefused ? cause.message : 'the document could not be fetched';
+  return why ? `${said} (${why.slice(0, 120)})` : said;
 }

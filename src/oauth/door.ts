@@ -1,8 +1,8 @@
 // The OAuth door (docs/mcp-oauth.md): the protected resource metadata of /mcp (RFC 9728), the authorisation server's
 // metadata and endpoints under /oauth (oidc-provider, a Koa app, so this door is served from the node:http listener
 // before the fetch-API doors: src/http/server.ts), and the login and consent page. Requests are rate limited per
-// client address like anonymous requests elsewhere — the token and revocation endpoints per OAuth client instead
-// (src/oauth/client-budget.ts) —, refused here for a method the path does not serve or a control
+// client address like anonymous requests elsewhere — a token request that succeeds counts against its OAuth client
+// instead (src/oauth/client-budget.ts) —, refused here for a method the path does not serve or a control
 // character in a parameter (src/oauth/hostile-input.ts), and get one access-log line.
 import { isClientAbort } from '../core/client-abort.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -29,7 +29,7 @@ import {
   replayBody,
 } from './hostile-input.js';
 import { handleInteraction } from './interactions.js';
-import { clientIdOf, clientRequestWait, countedPerClient, noteClientAnswer } from './client-budget.js';
+import { clientIdOf, isTokenRequest } from './client-budget.js';
 import { createOAuthProvider, MAX_OAUTH_BODY_BYTES } from './provider.js';
 import { mintNamedTokens } from './token-minting.js';
 import { revokeNamedAccessTokens } from './revocation.js';
@@ -141,9 +141,10 @@ export function createOAuthDoor(services: Services, addressOf: (req: IncomingMes
     const address = addressOf(req);
     const tooMany = (wait: number) =>
       json(res, 429, { error: 'slow_down', error_description: 'too many requests' }, { 'retry-after': String(wait) });
-    // The token and revocation endpoints are counted per client once their body is read (src/oauth/client-budget.ts).
-    const perClient = countedPerClient(pathname, req.method);
-    const wait = await (perClient ? limits.failedOAuthClientsSpent(address) : limits.anonymousRequest(address));
+    // A token request is counted against its address until it succeeds, then against its client instead
+    // (src/oauth/client-budget.ts).
+    const tokenRequest = isTokenRequest(pathname, req.method);
+    const wait = await (tokenRequest ? limits.oauthTokenAttempt(address) : limits.anonymousRequest(address));
     if (wait !== null) return tooMany(wait);
     // Methods a path does not serve, and control characters in any parameter, are refused here, before the provider
     // or the database sees them (src/oauth/hostile-input.ts).
@@ -166,8 +167,7 @@ export function createOAuthDoor(services: Services, addressOf: (req: IncomingMes
       return void res.end();
     }
     const registering = pathname === OAUTH_ROUTES.registration && method === 'POST';
-    const refuse = async (field: string) => {
-      if (perClient) await limits.failedOAuthClient(address);
+    const refuse = (field: string) => {
       logger.info({ method, path: pathname, parameter: field }, 'OAuth request refused: a control character');
       return json(res, 400, {
         error: registering ? 'invalid_client_metadata' : 'invalid_request',
@@ -183,13 +183,11 @@ export function createOAuthDoor(services: Services, addressOf: (req: IncomingMes
     let body: Buffer | undefined;
     if (method === 'POST' && kind && !pathname.startsWith(INTERACTION_PATH)) {
       // Read here (at most what the provider would read) and handed back to it: src/oauth/hostile-input.ts.
-      const tooLarge = async () => {
-        if (perClient) await limits.failedOAuthClient(address);
+      const tooLarge = () =>
         json(res, 413, {
           error: 'invalid_request',
           error_description: `the request body is larger than ${MAX_OAUTH_BODY_BYTES} bytes`,
         });
-      };
       if (Number(req.headers['content-length']) > MAX_OAUTH_BODY_BYTES) return tooLarge();
       let read: Awaited<ReturnType<typeof readBody>>;
       try {
@@ -205,9 +203,9 @@ export function createOAuthDoor(services: Services, addressOf: (req: IncomingMes
       replayBody(req, read);
       body = read;
     }
-    const clientId = perClient ? clientIdOf(req, kind, body) : null;
-    if (perClient) {
-      const clientWait = await clientRequestWait(limits, address, clientId);
+    const clientId = tokenRequest ? clientIdOf(req, kind, body) : null;
+    if (clientId !== null) {
+      const clientWait = await limits.oauthClientSpent(clientId);
       if (clientWait !== null) return tooMany(clientWait);
     }
     if (PROTECTED_RESOURCE_PATHS.has(pathname)) {
@@ -234,7 +232,7 @@ export function createOAuthDoor(services: Services, addressOf: (req: IncomingMes
       );
     }
     await callback(req, res);
-    if (perClient) await noteClientAnswer(limits, address, clientId, res.statusCode);
+    if (clientId !== null && res.statusCode === 200) await limits.oauthTokenGranted(address, clientId);
   };
 
   return {

@@ -46,19 +46,20 @@ export interface RateLimits {
    */
   bodyBytes(tenant: string, bytes: number): Promise<number | null>;
   /**
-   * Counts one request of an OAuth client to the token or revocation endpoint, by the client ID it names
-   * (OAUTH_CLIENT_REQUESTS_PER_MINUTE): a platform's backend calls from a few addresses on behalf of all its users, so
-   * these are not counted per address; the same answer as `request`.
+   * Counts one token request from this address as it arrives (ANONYMOUS_RATE_LIMIT_PER_MINUTE of them, held against
+   * it until it succeeds: `oauthTokenGranted`); the same answer as `request`. Only what fails stays counted against
+   * the address, so that a platform's backend, which exchanges and refreshes the tokens of all its users from a few
+   * addresses, is limited by its client's budget instead.
    */
-  oauthClientRequest(clientId: string): Promise<number | null>;
+  oauthTokenAttempt(address: string): Promise<number | null>;
   /**
-   * Counts one token or revocation request from this address that named no client the server knows, or the wrong
-   * secret (ANONYMOUS_RATE_LIMIT_PER_MINUTE of them): made-up client IDs, each with a budget of its own, cost an
-   * address no more than its anonymous requests would.
+   * A token request that succeeded: its point is given back to its address, and it counts against its client's
+   * budget (OAUTH_CLIENT_REQUESTS_PER_MINUTE) — which only tokens granted spend, so that nobody can spend a client's
+   * budget with requests that merely name it.
    */
-  failedOAuthClient(address: string): Promise<number | null>;
-  /** Whether this address has spent that budget, without counting: the seconds to wait, or null. */
-  failedOAuthClientsSpent(address: string): Promise<number | null>;
+  oauthTokenGranted(address: string, clientId: string): Promise<void>;
+  /** Whether this client has spent its budget, without counting: the seconds to wait, or null. */
+  oauthClientSpent(clientId: string): Promise<number | null>;
   /**
    * Counts a login attempt for this e-mail from this client address before the password is checked (so parallel
    * guesses count too): null when it may go ahead, else the seconds before it may try again. A success then clears
@@ -146,7 +147,7 @@ export function createRateLimits(settings: RateLimitSettings, redis: RedisLink |
   const callbacks = limiter(redis, 'callbacks', settings.callbacksPerMinute, 60);
   const failedCallbacks = limiter(redis, 'failed-callbacks', settings.anonymousPerMinute, 60);
   const oauthClients = limiter(redis, 'oauth-clients', settings.oauthClientPerMinute, 60);
-  const failedOAuthClients = limiter(redis, 'oauth-failed-clients', settings.anonymousPerMinute, 60);
+  const oauthAttempts = limiter(redis, 'oauth-token-attempts', settings.anonymousPerMinute, 60);
   const bodies = limiter(redis, 'large-bodies', (settings.largeBodyMiBPerMinute * 1024 * 1024) / BODY_UNIT, 60);
   const logins = limiter(redis, 'login-failures', settings.loginMaxFailures, settings.loginWindowSeconds);
   const key = (email: string, address: string) => JSON.stringify([email.trim().toLowerCase(), address]);
@@ -187,9 +188,16 @@ export function createRateLimits(settings: RateLimitSettings, redis: RedisLink |
     failedCallback: (address, apiKey) => consume(failedCallbacks(), JSON.stringify([address, apiKey])),
     failedCallbacksSpent: (address, apiKey) =>
       spent(failedCallbacks(), JSON.stringify([address, apiKey]), settings.anonymousPerMinute),
-    oauthClientRequest: (clientId) => consume(oauthClients(), clientId),
-    failedOAuthClient: (address) => consume(failedOAuthClients(), address),
-    failedOAuthClientsSpent: (address) => spent(failedOAuthClients(), address, settings.anonymousPerMinute),
+    oauthTokenAttempt: (address) => consume(oauthAttempts(), address),
+    async oauthTokenGranted(address, clientId) {
+      // Never below nothing: a point counted in a window that has ended since is not given back into the next one.
+      const attempts = oauthAttempts();
+      const counted = await attempts.get(address).catch(() => undefined);
+      if (counted && counted.consumedPoints > 0) await attempts.reward(address).catch(() => undefined);
+      // Counted even past the budget (a token granted is granted): the client's next request is refused instead.
+      await consume(oauthClients(), clientId).catch(() => undefined);
+    },
+    oauthClientSpent: (clientId) => spent(oauthClients(), clientId, settings.oauthClientPerMinute),
     bodyBytes: (tenant, bytes) =>
       bytes > LARGE_BODY_BYTES ? consume(bodies(), tenant, Math.ceil(bytes / BODY_UNIT)) : Promise.resolve(null),
     async loginAttempt(email, address) {

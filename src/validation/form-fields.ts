@@ -2,6 +2,8 @@
 // every door that reads forms: the fields are counted by a scan of the bytes that stops at the cap, before
 // URLSearchParams builds anything, so a 1 MiB form of 100 000 fields costs a millisecond to refuse, not seconds.
 
+import { decodeBody } from '../core/body-text.js';
+
 /** The most fields a form may hold (Starlette's own default `max_fields`); a route may ask for fewer. */
 export const MAX_FORM_FIELDS = 1000;
 
@@ -27,7 +29,7 @@ export function formFieldsOver(body: Uint8Array, max: number): boolean {
 /** The form's fields, or the cap it passed (nothing of the input is kept for the refusal). */
 export function readFormFields(body: Uint8Array, max = MAX_FORM_FIELDS): FormRead {
   if (formFieldsOver(body, max)) return { ok: false, limit: max };
-  return { ok: true, fields: new URLSearchParams(new TextDecoder().decode(body)) };
+  return { ok: true, fields: new URLSearchParams(decodeBody(body)) };
 }
 
 /** The sentence a refusal names the cap with. */

@@ -43,31 +43,9 @@ export function jsonShapeProblem(value: unknown, limits: ShapeLimits = {}): stri
 }
 
 /**
- * Whether JSON text nests deeper than `maxDepth`, read without parsing it (so also for text that is not valid JSON):
- * brackets inside strings do not count. Returns the offset where the limit was crossed, or -1.
- */
-export function jsonTextTooDeepAt(text: string, maxDepth = MAX_JSON_DEPTH): number {
-  let depth = 0;
-  let inString = false;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (inString) {
-      if (code === 0x5c /* \ */) index++;
-      else if (code === 0x22 /* " */) inString = false;
-    } else if (code === 0x22) {
-      inString = true;
-    } else if (code === 0x5b /* [ */ || code === 0x7b /* { */) {
-      if (++depth > maxDepth) return index;
-    } else if (code === 0x5d /* ] */ || code === 0x7d /* } */) {
-      depth--;
-    }
-  }
-  return -1;
-}
-
-/**
- * jsonTextTooDeepAt on a UTF-8 body before it is decoded (the brackets and quotes it reads are ASCII, as in
- * jsonValuesOverAt): the byte offset where `maxDepth` was passed, or -1.
+ * Whether a JSON body nests deeper than `maxDepth`, read as UTF-8 bytes without parsing it (so also for a body that is
+ * not valid JSON; the brackets and quotes it reads are ASCII, as in jsonValuesOverAt): brackets inside strings do not
+ * count. Returns the byte offset where the limit was crossed, or -1.
  */
 export function jsonTooDeepAt(bytes: Uint8Array, maxDepth = MAX_JSON_DEPTH): number {
   let depth = 0;

@@ -1,89 +1,139 @@
-// /oauth/token and /oauth/revoke are counted per OAuth client, not per address (issue 53, item 11; docs/limits.md): a
-// platform's backend refreshes the tokens of all its users from one address, past that address's anonymous budget;
-// requests naming no known client (or none at all) count against their address, so made-up client IDs buy nothing.
+// /oauth/token counted per OAuth client for what succeeds and per address for what does not (issue 53, item 11;
+// docs/mcp-oauth.md "State and limits"): a platform's backend refreshes the tokens of all its users from one address
+// past that address's anonymous budget, up to its client's budget; requests that merely name a client (a made-up
+// grant, a made-up client) spend their own address's budget, never the client's.
+import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { clientIdOf } from '../../src/oauth/client-budget.js';
+import type { TestApp } from '../helpers/app.js';
 import { loopbackGateways } from '../helpers/gateway.js';
-import { REDIRECT_URI } from '../helpers/oauth-agent.js';
+import { Browser, REDIRECT_URI } from '../helpers/oauth-agent.js';
 
 const gateway = loopbackGateways();
+const PASSWORD = 'correct horse battery';
 const PLATFORM = '203.0.113.50';
 
-/** A gateway behind one trusted proxy: X-Forwarded-For names the client address. */
-async function serve() {
-  const { base } = await gateway({
-    TRUST_PROXY: '1',
-    ANONYMOUS_RATE_LIMIT_PER_MINUTE: '5',
-    OAUTH_CLIENT_REQUESTS_PER_MINUTE: '8',
-  });
-  return base;
-}
+/**
+ * Anonymous requests a minute per address (the consent pages of a test's connections, from 127.0.0.1, fit in them);
+ * tokens granted a minute per client: 4.
+ */
+const ANONYMOUS = 20;
 
+/** A gateway behind one trusted proxy (X-Forwarded-For names the client address). */
+const serve = () =>
+  gateway({
+    TRUST_PROXY: '1',
+    ANONYMOUS_RATE_LIMIT_PER_MINUTE: String(ANONYMOUS),
+    OAUTH_CLIENT_REQUESTS_PER_MINUTE: '4',
+  });
+
+/** A public client asking for refresh tokens (as ChatGPT's connectors register), registered from `address`. */
 async function register(base: string, address: string): Promise<string> {
   const answer = await fetch(`${base}/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
-    body: JSON.stringify({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' }),
+    body: JSON.stringify({
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: 'none',
+    }),
   });
   expect(answer.status, await answer.clone().text()).toBe(201);
   return ((await answer.json()) as { client_id: string }).client_id;
 }
 
-/** A refresh with a refresh token the server never issued: the client is known, the grant is not (400). */
-async function refresh(base: string, address: string, clientId: string | null, path = '/oauth/token') {
-  const form = new URLSearchParams(
-    path === '/oauth/token' ? { grant_type: 'refresh_token', refresh_token: 'not-a-token' } : { token: 'not-a-token' },
-  );
-  if (clientId !== null) form.set('client_id', clientId);
-  const answer = await fetch(`${base}${path}`, {
+async function token(base: string, address: string, form: Record<string, string>) {
+  const answer = await fetch(`${base}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': address },
-    body: form,
+    body: new URLSearchParams(form),
   });
-  // A revocation answers 200 with no body (RFC 7009).
-  const text = await answer.text();
-  return {
-    status: answer.status,
-    body: (text ? JSON.parse(text) : {}) as { error?: string },
-    retryAfter: answer.headers.get('retry-after'),
-  };
+  const body = (await answer.json()) as { error?: string; refresh_token?: string };
+  return { status: answer.status, body, retryAfter: answer.headers.get('retry-after') };
 }
 
-describe('token requests are counted per client', () => {
-  it("a platform's client refreshes past its address's anonymous budget, up to its own; another client from the same address goes on", async () => {
-    const base = await serve();
+/** A user's consent through the page (from another address), and the code redeemed from `address`: a refresh token. */
+async function connect(t: TestApp, base: string, clientId: string, address: string): Promise<string> {
+  const { email } = await t.account();
+  const verifier = randomBytes(32).toString('base64url');
+  const url = new URL(`${base}/oauth/authorize`);
+  for (const [key, value] of Object.entries({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    scope: 'mcp:read mcp:write',
+    resource: `${base}/mcp`,
+    state: 'st',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  })) {
+    url.searchParams.set(key, value);
+  }
+  const back = await new Browser().authorize(url.href, base, { email, password: PASSWORD });
+  const code = back.searchParams.get('code');
+  expect(code, back.href).toBeTruthy();
+  const redeemed = await token(base, address, {
+    grant_type: 'authorization_code',
+    code: code!,
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    code_verifier: verifier,
+  });
+  expect(redeemed.status, JSON.stringify(redeemed.body)).toBe(200);
+  return redeemed.body.refresh_token!;
+}
+
+const junk = (clientId: string) => ({ grant_type: 'refresh_token', refresh_token: 'not-a-token', client_id: clientId });
+
+describe('token requests', () => {
+  it("a platform's successes pass its address's budget, up to its client's; then its client waits, from any address", async () => {
+    const { t, base } = await serve();
     const platform = await register(base, '198.51.100.1');
-    const other = await register(base, '198.51.100.2');
-    // 8 a minute for the client, though its address may send only 5 anonymous requests.
-    for (let i = 0; i < 8; i++) {
-      const answer = await refresh(base, PLATFORM, platform, i % 2 === 0 ? '/oauth/token' : '/oauth/revoke');
-      expect(answer.status, JSON.stringify(answer.body)).not.toBe(429);
-    }
-    const ninth = await refresh(base, PLATFORM, platform);
-    expect(ninth.status).toBe(429);
-    expect(ninth.body.error).toBe('slow_down');
-    expect(Number(ninth.retryAfter)).toBeGreaterThan(0);
-    expect((await refresh(base, PLATFORM, other)).status).toBe(400);
-    // The address's anonymous budget is its own: untouched by the token requests.
-    const metadata = await fetch(`${base}/.well-known/oauth-authorization-server`, {
-      headers: { 'x-forwarded-for': PLATFORM },
+    // Four tokens granted from one address (whose successes its anonymous budget does not count): two codes, two
+    // refreshes.
+    const first = await connect(t, base, platform, PLATFORM);
+    const second = await connect(t, base, platform, PLATFORM);
+    const refreshed = await token(base, PLATFORM, {
+      grant_type: 'refresh_token',
+      refresh_token: first,
+      client_id: platform,
     });
-    expect(metadata.status).toBe(200);
+    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
+    const again = await token(base, PLATFORM, {
+      grant_type: 'refresh_token',
+      refresh_token: second,
+      client_id: platform,
+    });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    // The client's 4 a minute are spent: refused before the provider, from this address or another.
+    const spent = await token(base, '203.0.113.51', {
+      grant_type: 'refresh_token',
+      refresh_token: refreshed.body.refresh_token!,
+      client_id: platform,
+    });
+    expect(spent.status).toBe(429);
+    expect(spent.body.error).toBe('slow_down');
+    expect(Number(spent.retryAfter)).toBeGreaterThan(0);
+    // The address spent nothing on its successes: its anonymous budget is whole for another client's requests.
+    const other = await register(base, '198.51.100.2');
+    for (let i = 0; i < ANONYMOUS; i++) expect((await token(base, PLATFORM, junk(other))).status).toBe(400);
+    expect((await token(base, PLATFORM, junk(other))).status).toBe(429);
   });
 
-  it('made-up client IDs (401) and requests naming none count against their address: past its budget, refused there only', async () => {
-    const base = await serve();
-    const real = await register(base, '198.51.100.3');
-    const sprayer = '203.0.113.66';
-    for (let i = 0; i < 3; i++) expect((await refresh(base, sprayer, `made-up-${i}`)).status).toBe(401);
-    for (let i = 0; i < 2; i++) expect((await refresh(base, sprayer, null)).status).not.toBe(429);
-    // Five failed from this address: refused before its body is read, whatever client it names.
-    const refused = await refresh(base, sprayer, `made-up-9`);
-    expect(refused.status).toBe(429);
-    expect((await refresh(base, sprayer, real)).status).toBe(429);
-    // Another address, the same real client: answered.
-    expect((await refresh(base, '203.0.113.67', real)).status).toBe(400);
+  it("requests that merely name a client spend their address's budget, never the client's; made-up clients buy nothing", async () => {
+    const { t, base } = await serve();
+    const popular = await register(base, '198.51.100.3');
+    // Made-up grants for a popular client, from many addresses, then made-up clients: each address has its budget.
+    for (const address of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) {
+      for (let i = 0; i < ANONYMOUS; i++) expect((await token(base, address, junk(popular))).status).toBe(400);
+      expect((await token(base, address, junk(popular))).status).toBe(429);
+    }
+    const sprayer = '203.0.113.9';
+    for (let i = 0; i < ANONYMOUS; i++) expect((await token(base, sprayer, junk(`made-up-${i}`))).status).toBe(401);
+    expect((await token(base, sprayer, junk('made-up-9'))).status).toBe(429);
+    // The popular client's budget is whole: its user connects from elsewhere.
+    await connect(t, base, popular, '203.0.113.20');
   });
 });
 

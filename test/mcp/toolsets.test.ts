@@ -11,8 +11,8 @@ import { loopbackGateways } from '../helpers/gateway.js';
 const gateway = loopbackGateways();
 const EVERY_TOOL = mcpToolDefinitions();
 
-async function connect(query = '', headers: Record<string, string> = {}) {
-  const { t, url } = await gateway();
+async function connect(query = '', headers: Record<string, string> = {}, env: Record<string, string> = {}) {
+  const { t, url } = await gateway(env);
   const account = await t.account();
   const client = new Client({ name: 'toolsets-test', version: '1.0.0' });
   await client.connect(
@@ -83,6 +83,25 @@ describe('toolsets', () => {
     });
     expect(refused.isError).toBe(true);
     expect(JSON.stringify(refused.content)).toMatch(/FORBIDDEN.*read tools only|read tools only.*FORBIDDEN/);
+    await client.close();
+  });
+
+  it('readonly=true holds for the graphql tool too: its mutations are refused, its queries answered', async () => {
+    const { client } = await connect('?readonly=true', {}, { MCP_GRAPHQL_TOOL: 'true' });
+    const mutation = await client.callTool({
+      name: 'graphql',
+      arguments: { query: 'mutation { campaignDelete(input: { campId: "anything" }) { deletedId } }' },
+    });
+    expect(mutation.isError).toBe(true);
+    expect(JSON.stringify(mutation.content)).toContain('FORBIDDEN');
+    const query = await client.callTool({ name: 'graphql', arguments: { query: '{ viewer { email } }' } });
+    expect(query.isError, JSON.stringify(query.content)).toBeFalsy();
+    await client.close();
+  });
+
+  it('an empty choice is no choice: the default areas', async () => {
+    const { client } = await connect('?toolsets=', { 'x-mcp-toolsets': '' });
+    expect(await namesOf(client)).toEqual(expect.arrayContaining(['account_get', 'campaign_create']));
     await client.close();
   });
 });

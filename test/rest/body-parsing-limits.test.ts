@@ -7,7 +7,7 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { connectTelephony, sendCallback } from '../helpers/telephony.js';
 import { formFieldsOver, MAX_FORM_FIELDS } from '../../src/validation/form-fields.js';
-import { jsonValuesOverAt, MAX_JSON_VALUES } from '../../src/validation/json-limits.js';
+import { jsonTooDeepAt, jsonValuesOverAt, MAX_JSON_VALUES } from '../../src/validation/json-limits.js';
 
 /**
  * Before the limits these took 0.3–7 s on an idle machine; refused now they take milliseconds. The bound leaves
@@ -190,6 +190,16 @@ describe('the counting scans (on the bytes, before the body is decoded)', () => 
     expect(jsonValuesOverAt(utf8('["a,b:c[{", "d"]'), 1)).toBeGreaterThan(0);
     expect(jsonValuesOverAt(utf8(JSON.stringify(keys(MAX_JSON_VALUES))))).toBe(-1);
     expect(jsonValuesOverAt(utf8(JSON.stringify(keys(MAX_JSON_VALUES + 1))))).toBeGreaterThan(0);
+  });
+
+  it('nesting is counted outside strings, on the bytes', () => {
+    expect(jsonTooDeepAt(utf8('[[["]]]]]"]]]'), 3)).toBe(-1);
+    expect(jsonTooDeepAt(utf8('[[[[1]]]]'), 3)).toBe(3);
+    expect(jsonTooDeepAt(utf8(String.raw`["\"[[[[", [[1]]]`), 3)).toBe(-1);
+    expect(jsonTooDeepAt(utf8(String.raw`["\\", [[[1]]]]`), 3)).toBe(9);
+    // A string that never ends hides what follows; an ü before the limit moves the byte offset by one.
+    expect(jsonTooDeepAt(utf8('["[[[[[['), 3)).toBe(-1);
+    expect(jsonTooDeepAt(utf8('["ü",[[[1]]]]'), 3)).toBe(8);
   });
 
   it('escaped quotes stay inside their string, an even run of backslashes ends it', () => {

@@ -158,6 +158,33 @@ describe('in memory', () => {
     expect(await limits.failedCallback('10.5.0.1', 'key-a')).toBeGreaterThanOrEqual(59);
   });
 
+  it('OAuth token requests count against their address until granted, then against their client', async () => {
+    const limits = createRateLimits(SETTINGS, null); // 2 anonymous a minute per address, 3 granted per client
+    expect(await limits.oauthTokenAttempt('10.6.0.1')).toBeNull();
+    expect(await limits.oauthTokenAttempt('10.6.0.1')).toBeNull();
+    const wait = await limits.oauthTokenAttempt('10.6.0.1');
+    expect(wait).toBeGreaterThanOrEqual(59);
+    expect(wait).toBeLessThanOrEqual(60);
+    expect(await limits.oauthTokenAttempt('10.6.0.2')).toBeNull(); // per address
+    // Granted: the address gets its point back (one more attempt goes through), the client spends one of its 3.
+    await limits.oauthTokenGranted('10.6.0.3', 'client-a');
+    expect(await limits.oauthTokenAttempt('10.6.0.3')).toBeNull();
+    expect(await limits.oauthTokenAttempt('10.6.0.3')).toBeNull();
+    await limits.oauthTokenGranted('10.6.0.3', 'client-a');
+    expect(await limits.oauthTokenAttempt('10.6.0.3')).toBeNull();
+    expect(await limits.oauthTokenAttempt('10.6.0.3')).toBeGreaterThanOrEqual(59);
+    expect(await limits.oauthClientSpent('client-a')).toBeNull();
+    await limits.oauthTokenGranted('10.6.0.4', 'client-a');
+    const spent = await limits.oauthClientSpent('client-a');
+    expect(spent).toBeGreaterThanOrEqual(59);
+    expect(spent).toBeLessThanOrEqual(60);
+    expect(await limits.oauthClientSpent('client-b')).toBeNull();
+    // Asking counts nothing; attempts that merely name a client never spend it.
+    for (let i = 0; i < 5; i += 1) expect(await limits.oauthClientSpent('client-b')).toBeNull();
+    // Not the address's anonymous budget either.
+    expect(await limits.anonymousRequest('10.6.0.1')).toBeNull();
+  });
+
   it('bodies up to LARGE_BODY_BYTES are free', async () => {
     const limits = createRateLimits({ ...SETTINGS, largeBodyMiBPerMinute: 0.25 }, null);
     for (let i = 0; i < 100; i += 1) expect(await limits.bodyBytes('acc_1', LARGE_BODY_BYTES)).toBeNull();
@@ -193,7 +220,11 @@ describe('in Redis', () => {
     await limits.loginAttempt(` ${email.toUpperCase()} `, '10.0.0.1');
     await limits.callback(id);
     await limits.failedCallback(`addr-${id}`, `key-${id}`);
+    await limits.oauthTokenAttempt(`addr-${id}`);
+    await limits.oauthTokenGranted(`other-${id}`, `client-${id}`);
     const keys = [
+      `gateway:oauth-clients:client-${id}`,
+      `gateway:oauth-token-attempts:addr-${id}`,
       `gateway:requests:${id}`,
       `gateway:anonymous:addr-${id}`,
       `gateway:large-bodies:tenant-${id}`,

@@ -114,12 +114,13 @@ export const isLanePost = (request: Request): boolean => request.method === 'POS
 /** Reads a JSON POST's body: its parameters when the lane takes them; otherwise what yoga needs to read it again. */
 export async function postParams(request: Request): Promise<PostBody> {
   const bytes = await request.bytes();
-  // Too many keys and items to be read: refused on the bytes, as yoga would (not decoded, copied and read again).
-  const refused = bodyValuesRefusal(bytes);
-  if (refused) return { refused, bytes };
+  if (jsonValuesOverAt(bytes, MAX_JSON_VALUES) >= 0) {
+    // Too many keys and items to be read: refused on the bytes, as yoga would (not decoded, copied and read again);
+    // within yoga's allowance for the body's own keys (the rare case), yoga reads it.
+    const refused = bodyValuesRefusal(bytes);
+    return refused ? { refused, bytes } : { text: decodeBody(bytes) };
+  }
   const text = decodeBody(bytes);
-  // Within yoga's allowance for the body's own keys but too many for the lane to build: yoga reads it.
-  if (jsonValuesOverAt(bytes, MAX_JSON_VALUES) >= 0) return { text };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

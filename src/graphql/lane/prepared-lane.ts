@@ -140,8 +140,11 @@ export function createPreparedLane(
   };
 
   /** A refusal of the body, answered as yoga answers an error its request parser throws. */
-  function refusalAnswer(request: Request, error: GraphQLError, mediaType: RegularMediaType): Response {
-    const result: ExecutionResult = { errors: [error] };
+  const refusalAnswer = (request: Request, error: GraphQLError, mediaType: RegularMediaType): Response =>
+    finish(request, { errors: [error] }, mediaType);
+
+  /** A result as yoga answers it: its error codes noted, in the media type asked for, with yoga's CORS headers. */
+  function finish(request: Request, result: ExecutionResult, mediaType: RegularMediaType): Response {
     noteErrorCodes(result);
     const response = processRegularResult(result, yogaOf().fetchAPI, mediaType);
     const cors = getCORSHeadersByRequestAndOptions(request, GRAPHQL_CORS);
@@ -172,11 +175,7 @@ export function createPreparedLane(
       // As yoga answers an error thrown past its plugins: masked, in the same shape.
       result = { errors: [maskUnexpected(yoga, error)] };
     }
-    noteErrorCodes(result);
-    const response = processRegularResult(result, yoga.fetchAPI, mediaType);
-    const cors = getCORSHeadersByRequestAndOptions(request, GRAPHQL_CORS);
-    if (cors) for (const name in cors) response.headers.set(name, cors[name] as string);
-    return response;
+    return finish(request, result, mediaType);
   }
 
   return {
