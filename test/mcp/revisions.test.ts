@@ -210,8 +210,11 @@ describe('the MCP door, revision 2026-07-28 and 2025-11-25 side by side', () => 
     expect(unsupported.json.error.code).toBe(-32022);
     expect(JSON.stringify(unsupported.json.error.data)).toContain(MODERN);
 
-    const unknown = await post(url, token, modernRequest('prompts/list'), modernHeaders('prompts/list'));
+    // A method this server does not serve (prompts/list is served now: src/mcp/prompts.ts).
+    const unknown = await post(url, token, modernRequest('logging/setLevel'), modernHeaders('logging/setLevel'));
     expect(unknown.json.error.code).toBe(-32601);
+    const prompts = await post(url, token, modernRequest('prompts/list'), modernHeaders('prompts/list'));
+    expect(prompts.json.result.prompts.length).toBeGreaterThan(0);
   });
 
   it('lists refuse a cursor they never handed out; resource templates are listed (none)', async () => {
