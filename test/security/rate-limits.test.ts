@@ -185,6 +185,29 @@ describe('in memory', () => {
     expect(await limits.anonymousRequest('10.6.0.1')).toBeNull();
   });
 
+  it('a token granted gives its point back, never below nothing', async () => {
+    const limits = createRateLimits(SETTINGS, null); // 2 a minute per address
+    expect(await limits.oauthTokenAttempt('10.6.1.1')).toBeNull();
+    await limits.oauthTokenGranted('10.6.1.1', 'client-c');
+    // Nothing left to give back: a second grant (its attempt counted in an earlier minute) gives nothing.
+    await limits.oauthTokenGranted('10.6.1.1', 'client-c');
+    expect(await limits.oauthTokenAttempt('10.6.1.1')).toBeNull();
+    expect(await limits.oauthTokenAttempt('10.6.1.1')).toBeNull();
+    expect(await limits.oauthTokenAttempt('10.6.1.1')).toBeGreaterThanOrEqual(59);
+  });
+
+  it("the owner's successes never take the e-mail's count below nothing", async () => {
+    const limits = createRateLimits(SETTINGS, null);
+    const email = 'gina@example.com';
+    expect(await limits.loginAttempt(email, '10.7.0.1')).toBeNull();
+    await limits.loginSucceeded(email, '10.7.0.1');
+    await limits.loginSucceeded(email, '10.7.0.1');
+    await attemptsFromNewAddresses(limits, email, '10.7.1', LOGIN_SLOWDOWN_AFTER_ATTEMPTS);
+    // Slowed down now: the next attempt from a new address takes the pace's slot, the one after waits.
+    expect(await limits.loginAttempt(email, '10.7.2.1')).toBeNull();
+    expect(await limits.loginAttempt(email, '10.7.2.2')).toBeGreaterThanOrEqual(1);
+  });
+
   it('bodies up to LARGE_BODY_BYTES are free', async () => {
     const limits = createRateLimits({ ...SETTINGS, largeBodyMiBPerMinute: 0.25 }, null);
     for (let i = 0; i < 100; i += 1) expect(await limits.bodyBytes('acc_1', LARGE_BODY_BYTES)).toBeNull();
