@@ -1,6 +1,7 @@
 // A hosted agent for the OAuth tests (docs/mcp-oauth.md): its client ID metadata document served over https with a
 // certificate made at test time (the gateway is told to trust it), an OAuthClientProvider for the MCP SDK's auth(),
 // and a cookie-keeping user agent that walks the authorisation redirects and submits the consent form.
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,29 @@ import type {
 import { generate } from 'selfsigned';
 
 export const REDIRECT_URI = 'https://agent.example/callback';
+
+/** PKCE by hand, for the refusals the SDK would never send. */
+export function pkce() {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** The authorisation URL; a parameter given as null is left out. */
+export function authorizeUrl(base: string, clientId: string, params: Record<string, string | null> = {}) {
+  const url = new URL(`${base}/oauth/authorize`);
+  const defaults = {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    scope: 'mcp:read mcp:write',
+    resource: `${base}/mcp`,
+    state: 'st',
+  };
+  for (const [key, value] of Object.entries({ ...defaults, ...params })) {
+    if (value !== null) url.searchParams.set(key, value);
+  }
+  return url.href;
+}
 
 export interface MetadataHost {
   /** The client ID (the document's own URL). */

@@ -2,13 +2,12 @@
 // docs/mcp-oauth.md "State and limits"): a platform's backend refreshes the tokens of all its users from one address
 // past that address's anonymous budget, up to its client's budget; requests that merely name a client (a made-up
 // grant, a made-up client) spend their own address's budget, never the client's.
-import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { clientIdOf } from '../../src/oauth/client-budget.js';
 import type { TestApp } from '../helpers/app.js';
 import { loopbackGateways } from '../helpers/gateway.js';
-import { Browser, REDIRECT_URI } from '../helpers/oauth-agent.js';
+import { authorizeUrl, Browser, pkce, REDIRECT_URI } from '../helpers/oauth-agent.js';
 
 const gateway = loopbackGateways();
 const PASSWORD = 'correct horse battery';
@@ -56,21 +55,9 @@ async function token(base: string, address: string, form: Record<string, string>
 /** A user's consent through the page (from another address), and the code redeemed from `address`: a refresh token. */
 async function connect(t: TestApp, base: string, clientId: string, address: string): Promise<string> {
   const { email } = await t.account();
-  const verifier = randomBytes(32).toString('base64url');
-  const url = new URL(`${base}/oauth/authorize`);
-  for (const [key, value] of Object.entries({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: REDIRECT_URI,
-    scope: 'mcp:read mcp:write',
-    resource: `${base}/mcp`,
-    state: 'st',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-  })) {
-    url.searchParams.set(key, value);
-  }
-  const back = await new Browser().authorize(url.href, base, { email, password: PASSWORD });
+  const { verifier, challenge } = pkce();
+  const url = authorizeUrl(base, clientId, { code_challenge: challenge, code_challenge_method: 'S256' });
+  const back = await new Browser().authorize(url, base, { email, password: PASSWORD });
   const code = back.searchParams.get('code');
   expect(code, back.href).toBeTruthy();
   const redeemed = await token(base, address, {

@@ -4,7 +4,7 @@
 // tool on /mcp, is listed among the account's tokens, and stops working once revoked. Then the refusals: a wrong
 // redirect URI, a replayed code, a missing or wrong PKCE verifier, another resource, a metadata document on a private
 // address without the test allowance; and dynamic client registration as the fallback.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { auth, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { errors } from 'oidc-provider';
@@ -22,9 +22,11 @@ import { startApp, type StartOptions, type TestApp } from '../helpers/app.js';
 import { loopbackGateways, rawHttp } from '../helpers/gateway.js';
 import { logCapture } from '../helpers/log-lines.js';
 import {
+  authorizeUrl,
   Browser,
   type MetadataBehaviour,
   type MetadataHost,
+  pkce,
   REDIRECT_URI,
   serveClientMetadata,
   TestAgent,
@@ -100,29 +102,6 @@ const CLAUDE = {
 
 const LIST = 'query { viewer { accessTokens { tokenId name readOnly mcpOnly expiresAt } } }';
 const REVOKE = 'mutation ($id: String!) { accessTokenRevoke(input: { tokenId: $id }) { deletedId } }';
-
-/** PKCE by hand, for the refusals the SDK would never send. */
-function pkce() {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
-
-/** The authorisation URL; a parameter given as null is left out. */
-function authorizeUrl(base: string, clientId: string, params: Record<string, string | null> = {}) {
-  const url = new URL(`${base}/oauth/authorize`);
-  const defaults = {
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: REDIRECT_URI,
-    scope: 'mcp:read mcp:write',
-    resource: `${base}/mcp`,
-    state: 'st',
-  };
-  for (const [key, value] of Object.entries({ ...defaults, ...params })) {
-    if (value !== null) url.searchParams.set(key, value);
-  }
-  return url.href;
-}
 
 async function redeem(base: string, form: Record<string, string>) {
   const response = await fetch(`${base}/oauth/token`, {
