@@ -29,9 +29,9 @@ interface RequestState {
 export interface OwnWork {
   ownMs: number;
   /**
-   * The piece now waits for work done off the event loop (a password hashed in libuv's pool): it is not at work, so
-   * takes no share of the loop's time, until the function returned is called (once). Not a PostgreSQL query: its rows
-   * are parsed on the loop before the query answers, and that work is shared with the requests at work.
+   * The piece now waits for work done off the event loop (a password hashed in libuv's pool, a PostgreSQL query): it
+   * is not at work, so takes no share of the loop's time, until the function returned is called (once). A PostgreSQL
+   * answer's rows, parsed on the loop meanwhile, are timed as the piece's own (src/db/database.ts).
    */
   away?(): () => void;
   /** Set once the piece is charged: work timed after that is nobody's own (it stays shared). */

@@ -166,13 +166,18 @@ class PreparingClient extends pg.Client {
     const [text, values] = args;
     if (args.length === 2 && typeof text === 'string' && Array.isArray(values)) {
       const name = values.length <= MAX_NAMED_PARAMETERS && PREPARABLE.test(text) ? statementName(text) : undefined;
-      this.waiting.push(currentWorkPiece());
+      const piece = currentWorkPiece();
+      this.waiting.push(piece);
+      // Until its answer arrives the piece waits for the database, not for the event loop: it takes no share of what
+      // the loop spends meanwhile on others (src/security/work-budget.ts), as SQLite's statements are its own alone.
+      const back = piece?.away?.();
       // Kysely's form (text, values) answers a promise; pg makes that one by assigning a new closure to the query's
       // `callback` after constructing it, which V8 records in an old-generation map: each result's rows then
       // survived every young collection (docs/decisions.md §18). The callback given at construction does not.
       return new Promise((resolve, reject) => {
         base.call(this, name ? { name, text, values } : { text, values }, (error: Error | null, result: unknown) => {
           this.waiting.shift();
+          back?.();
           if (error) reject(error);
           else resolve(result);
         });

@@ -4,8 +4,10 @@
 import { getOperationAST } from 'graphql';
 import type { Client } from 'graphql-ws';
 import type { Plugin } from 'graphql-yoga';
+import { type Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.js';
+import type { Database } from '../../src/db/types.js';
+import { DIALECT, startApp, type TestApp } from '../helpers/app.js';
 import { closeAll, subscribe } from '../events/sse.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { seedCallLogs } from '../helpers/columns-read.js';
@@ -31,6 +33,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * holding it.
  */
 let laterHeavy = false;
+/** `WaitsForDatabase…` operations wait 300 ms for PostgreSQL (pg_sleep) on this database before they execute. */
+let waitingDatabase: Kysely<Database> | undefined;
 const costly: Plugin = {
   onExecute({ args, executeFn, setExecuteFn }) {
     const name = getOperationAST(args.document, args.operationName)?.name?.value ?? '';
@@ -38,6 +42,13 @@ const costly: Plugin = {
       const heavy = name.startsWith('Heavy');
       setExecuteFn((execution) => {
         if (heavy || laterHeavy) busy(1500);
+        return executeFn(execution);
+      });
+    }
+    if (name.startsWith('WaitsForDatabase') && waitingDatabase) {
+      const db = waitingDatabase;
+      setExecuteFn(async (execution) => {
+        await sql`select pg_sleep(0.3)`.execute(db);
         return executeFn(execution);
       });
     }
@@ -58,6 +69,7 @@ const start = async (env: Record<string, string>) => {
   return t;
 };
 afterEach(async () => {
+  waitingDatabase = undefined;
   await closeAll();
   for (const t of apps.splice(0)) await t.close();
 });
@@ -139,6 +151,29 @@ describe('work budget', () => {
     // shared among the 40 at work, all 30 would have been answered.
     expect(answered).toBeLessThanOrEqual(15);
   });
+
+  it.skipIf(DIALECT !== 'postgres')(
+    "does not charge a request for another tenant's work while it waits for PostgreSQL",
+    async () => {
+      // 1 200 ms a minute: 100 ms at once. Account a's request waits 300 ms for the database while b's holds the
+      // loop for 1.5 s: a waits for PostgreSQL, not for the loop, so it takes no share of b's work (shared between
+      // the two, it would be charged ~750 ms and its next request refused).
+      const t = await start({ WORK_BUDGET_MS_PER_MINUTE: '1200' });
+      waitingDatabase = t.app.database.db;
+      const a = await t.account();
+      const b = await t.account();
+      const waiting = post(t, 'query WaitsForDatabase { viewer { email } }', a.token);
+      // a's query is on its way to PostgreSQL before b's request holds the loop.
+      await sleep(50);
+      const heavy = post(t, 'query Heavy { viewer { email } }', b.token);
+      expect((await waiting).status).toBe(200);
+      expect((await heavy).status).toBe(200);
+      const next = await post(t, 'query { viewer { email } }', a.token);
+      expect(next.status, await next.text()).toBe(200);
+      // b held the loop: b is the one refused.
+      expect((await post(t, 'query { viewer { email } }', b.token)).status).toBe(429);
+    },
+  );
 
   it('charges each client address without a token on its own', async () => {
     const t = await start({ ANONYMOUS_WORK_BUDGET_MS_PER_MINUTE: '6000' });
