@@ -156,17 +156,25 @@ export function completedArgument(promptName: string, argument: string): 'campId
   return argument === 'campId' || argument === 'language' ? argument : null;
 }
 
-/** The caller's newest campaigns, through the public graph (the caller's own only, as every tool reads). */
-const CAMP_IDS = parse(
-  'query CampIdCompletion { campaigns(first: 100) { edges { node { campId } } pageInfo { hasNextPage } } }',
-);
+/** What a completion can complete: the caller's campIds or callIds, or a language tag. */
+export type Completed = 'campId' | 'callId' | 'language';
+
+/** The caller's newest campaigns and calls, through the public graph (the caller's own only, as every tool reads). */
+const NEWEST = {
+  campId: parse(
+    'query CampIdCompletion { page: campaigns(first: 100) { edges { node { id: campId } } pageInfo { hasNextPage } } }',
+  ),
+  callId: parse(
+    'query CallIdCompletion { page: callLogs(first: 100) { edges { node { id: callId } } pageInfo { hasNextPage } } }',
+  ),
+};
 
 /** At most this many values in one completion (the MCP specification's own limit). */
 const MAX_COMPLETIONS = 100;
 
-/** The values that complete `prefix` for an argument, the caller's own campIds among its newest 100 campaigns. */
+/** The values that complete `prefix` for an argument: the caller's own ids among its newest 100, or common tags. */
 export async function completionValues(
-  which: 'campId' | 'language',
+  which: Completed,
   prefix: string,
   run: RunOperation,
 ): Promise<{ values: string[]; hasMore: boolean }> {
@@ -175,10 +183,10 @@ export async function completionValues(
     const values = COMMON_LANGUAGES.filter(starts);
     return { values, hasMore: false };
   }
-  const result = await run(CAMP_IDS, {});
-  const campaigns = (
-    result.data as { campaigns?: { edges: Array<{ node: { campId: string } }>; pageInfo: { hasNextPage: boolean } } }
-  )?.campaigns;
-  const values = (campaigns?.edges ?? []).map((edge) => edge.node.campId).filter(starts);
-  return { values: values.slice(0, MAX_COMPLETIONS), hasMore: campaigns?.pageInfo.hasNextPage === true };
+  const result = await run(NEWEST[which], {});
+  const page = (
+    result.data as { page?: { edges: Array<{ node: { id: string } }>; pageInfo: { hasNextPage: boolean } } }
+  )?.page;
+  const values = (page?.edges ?? []).map((edge) => edge.node.id).filter(starts);
+  return { values: values.slice(0, MAX_COMPLETIONS), hasMore: page?.pageInfo.hasNextPage === true };
 }

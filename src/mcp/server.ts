@@ -24,20 +24,22 @@ import { buildTools, type McpTool, withToolDefaults } from './tools.js';
 import { type RunOperation, TEXT_READ_TOOL, textReadResult } from './text-tool.js';
 import { ACCOUNT_GET_TOOL, accountGetResult } from './identity-tool.js';
 import { toolChoiceOf } from './toolsets.js';
-import { completedArgument, completionValues, PROMPT_DEFINITIONS, promptMessage } from './prompts.js';
+import { completedArgument, type Completed, completionValues, PROMPT_DEFINITIONS, promptMessage } from './prompts.js';
+import { readResource, RESOURCE_TEMPLATES, resourceOf, SCHEMA_RESOURCE, unknownResource } from './resources.js';
 
-export const SCHEMA_RESOURCE = 'campaign-gateway://schema.graphql';
+export { SCHEMA_RESOURCE } from './resources.js';
 const SERVER_INFO = { name: 'campaign-gateway', version: '0.1.0' };
 const INSTRUCTIONS =
   'Run AI calling campaigns: campaigns, voices, text pipelines, integrations, call logs, meetings and webhooks of ' +
   'the account your token belongs to. Lists are pages: pass pageInfo.endCursor as `after` for the next one. The ' +
   'resource ' +
   SCHEMA_RESOURCE +
-  ' holds the GraphQL schema the tools run on.';
+  ' holds the GraphQL schema the tools run on; resource templates read a campaign, a call and its transcript.';
 
 /**
- * How long a 2026-07-28 client may keep `tools/list`, `resources/list` and `resources/read` (`ttlMs`): they change only
- * when the gateway is upgraded. Private: a read-only token is offered fewer tools than a full one.
+ * How long a 2026-07-28 client may keep `tools/list`, `resources/list`, the templates and the schema resource
+ * (`ttlMs`): they change only when the gateway is upgraded. Private: a read-only token is offered fewer tools than a
+ * full one. A campaign, a call or a transcript read is the account's data of the moment: not to be kept (`ttlMs` 0).
  */
 export const LIST_CACHE_HINT: CacheHint = { ttlMs: 300_000, cacheScope: 'private' };
 
@@ -63,6 +65,16 @@ const refuseCursor = (params: { cursor?: string | undefined } | undefined) => {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor: this list has a single page');
   }
 };
+
+/** A read of the account's data: a 2026-07-28 client does not keep it. */
+const NOT_KEPT: CacheHint = { ttlMs: 0, cacheScope: 'private' };
+
+/** The argument of a resource template a completion asks about: a campId or a callId. */
+function completedTemplateArgument(uri: string, argument: string): Completed | null {
+  const template = RESOURCE_TEMPLATES.find((candidate) => candidate.uriTemplate === uri);
+  if (!template?.uriTemplate.includes(`{${argument}}`)) return null;
+  return argument === 'campId' || argument === 'callId' ? argument : null;
+}
 
 type ListedTool = Pick<McpTool, 'name' | 'title' | 'description' | 'inputSchema' | 'outputSchema' | 'annotations'>;
 const listedOf = (tool: ListedTool): ListedTool => ({
@@ -127,7 +139,7 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
   const run = (tool: McpTool, args: Record<string, unknown>, caller: Caller) =>
     runDocument(tool.document, tool.operationName, args, caller);
 
-  return ({ authInfo }) => {
+  return ({ authInfo, era }) => {
     const connected = callerOf(authInfo?.extra);
     // The areas the client chose when it connected, and whether it asked for the read tools only (toolsets.ts): a
     // read-only choice makes the caller read-only on every path (the optional graphql tool's mutations included).
@@ -146,7 +158,8 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
         'tools/list': LIST_CACHE_HINT,
         'resources/list': LIST_CACHE_HINT,
         'resources/templates/list': LIST_CACHE_HINT,
-        'resources/read': LIST_CACHE_HINT,
+        // The account's data of the moment; the schema's answer says it may be kept (LIST_CACHE_HINT).
+        'resources/read': NOT_KEPT,
       },
     });
     const chosen = () => {
@@ -255,7 +268,10 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
       };
     });
     server.setRequestHandler('completion/complete', async ({ params }) => {
-      const which = params.ref.type === 'ref/prompt' ? completedArgument(params.ref.name, params.argument.name) : null;
+      const which: Completed | null =
+        params.ref.type === 'ref/prompt'
+          ? completedArgument(params.ref.name, params.argument.name)
+          : completedTemplateArgument(params.ref.uri, params.argument.name);
       if (!which) return { completion: { values: [], hasMore: false } };
       const run: RunOperation = (document, variables) => runDocument(document, undefined, variables, caller);
       const { values, hasMore } = await completionValues(which, String(params.argument.value ?? ''), run);
@@ -275,16 +291,23 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
         ],
       };
     });
-    // The resources capability covers templates too: there are none.
+    // The caller's own campaigns and calls, by id (src/mcp/resources.ts).
     server.setRequestHandler('resources/templates/list', ({ params }) => {
       refuseCursor(params);
-      return { resourceTemplates: [] };
+      return { resourceTemplates: RESOURCE_TEMPLATES.map((template) => ({ ...template })) };
     });
-    server.setRequestHandler('resources/read', ({ params }) => {
-      if (params.uri !== SCHEMA_RESOURCE) {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource: ${params.uri}`);
+    server.setRequestHandler('resources/read', async ({ params }, ctx) => {
+      const ref = resourceOf(params.uri);
+      if (!ref) throw unknownResource(params.uri);
+      if (ref.kind === 'schema') {
+        const contents = [{ uri: SCHEMA_RESOURCE, mimeType: 'application/graphql', text: sdl }];
+        // The hint rides the answer on 2026-07-28 only (the revisions before it have no such keys).
+        return { contents, ...(era === 'legacy' ? {} : LIST_CACHE_HINT) };
       }
-      return { contents: [{ uri: SCHEMA_RESOURCE, mimeType: 'application/graphql', text: sdl }] };
+      const budget = wholeBudget - wireAllowance(ctx.mcpReq.id, SERVER_INFO);
+      const run: RunOperation = (document, variables) => runDocument(document, undefined, variables, caller);
+      const content = await readResource(params.uri, ref, run, budget);
+      return { contents: [content] };
     });
     return server;
   };

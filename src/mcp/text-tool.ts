@@ -17,9 +17,9 @@ import { argumentIssues } from './argument-check.js';
 import { badArguments, toolResult } from './tool-results.js';
 
 /** The most characters one call asks for (the answer budget may allow fewer). */
-const MAX_PIECE = 100_000;
+export const MAX_PIECE = 100_000;
 /** No text is longer than this (a transcript: 500 000 characters). */
-const MAX_OFFSET = 1_000_000;
+export const MAX_OFFSET = 1_000_000;
 const DEFAULT_PIECE = 20_000;
 
 /** Each text the tool reads: its record kind and its GraphQL field, by the name the tool takes. */
@@ -126,6 +126,57 @@ async function notFoundMessage(kind: TextSource, id: string, field: string, run:
 const notFound = (message: string): CallToolResult =>
   toolResult({ errors: [new GraphQLError(message, { extensions: { code: 'NOT_FOUND' } })] });
 
+/** A piece of a text: where it starts, where the next starts, the whole text's length. */
+export interface TextPiece {
+  text: string;
+  offset: number;
+  nextOffset: number;
+  total: number;
+}
+
+/**
+ * The longest piece of a record's text that fits `budgetBytes` (measured as the tool's JSON answer), from `offset`, at
+ * most `length` characters, on whole characters; or why there is none (the record is not the caller's, or an error).
+ */
+export async function readTextPiece(
+  field: string,
+  id: string,
+  offset: number,
+  length: number,
+  run: RunOperation,
+  budgetBytes: number,
+): Promise<{ piece: TextPiece } | { notFound: string } | { errors: ExecutionResult }> {
+  const text = TEXTS.get(field);
+  if (!text) return { notFound: `${field} is not a text` };
+  const kind = text.source;
+  const result = await run(documentFor(kind, text.field), { id: variableId(kind, id) });
+  if (result.errors?.length) return { errors: result };
+  const record = recordOf(result);
+  if (!record) return { notFound: await notFoundMessage(kind, id, field, run) };
+  const full = record.text ?? '';
+  // Pieces start and end on whole characters: an offset inside a surrogate pair (a 4-byte character, 2 UTF-16 units)
+  // starts at the pair, and the piece is never a lone surrogate (issue 53).
+  let start = Math.min(offset, full.length);
+  if (start > 0 && isLowSurrogate(full.charCodeAt(start)) && isHighSurrogate(full.charCodeAt(start - 1))) start -= 1;
+  const rest = full.slice(start);
+  // A piece holds at least one whole character, so that reading piece by piece always advances (`length: 1` at a
+  // pair answers the pair: two units).
+  const first = rest.length > 1 && isHighSurrogate(rest.charCodeAt(0)) && isLowSurrogate(rest.charCodeAt(1)) ? 2 : 1;
+  // The longest piece that fits the budget, from `start`, at most `length` characters.
+  let low = 0;
+  let high = Math.min(Math.max(length, first), rest.length);
+  const answerOf = (size: number): TextPiece => {
+    const piece = size > 0 && size < first ? rest.slice(0, first) : cutText(rest, size);
+    return { text: piece, offset: start, nextOffset: start + piece.length, total: full.length };
+  };
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (answerBytes(answerOf(middle)) <= budgetBytes) low = middle;
+    else high = middle - 1;
+  }
+  return { piece: answerOf(low) };
+}
+
 export async function textReadResult(
   args: Record<string, unknown>,
   run: RunOperation,
@@ -144,36 +195,12 @@ export async function textReadResult(
     offset?: number;
     length?: number;
   };
-  const text = TEXTS.get(field);
-  if (issues.length > 0 || !text) {
+  if (issues.length > 0 || !TEXTS.has(field)) {
     const summary = issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
     return badArguments(`The arguments are refused: ${summary}`, issues);
   }
-  const kind = text.source;
-  const result = await run(documentFor(kind, text.field), { id: variableId(kind, id) });
-  if (result.errors?.length) return toolResult(result);
-  const record = recordOf(result);
-  if (!record) return notFound(await notFoundMessage(kind, id, field, run));
-  const full = record.text ?? '';
-  // Pieces start and end on whole characters: an offset inside a surrogate pair (a 4-byte character, 2 UTF-16 units)
-  // starts at the pair, and the piece is never a lone surrogate (issue 53).
-  let start = Math.min(offset, full.length);
-  if (start > 0 && isLowSurrogate(full.charCodeAt(start)) && isHighSurrogate(full.charCodeAt(start - 1))) start -= 1;
-  const rest = full.slice(start);
-  // A piece holds at least one whole character, so that reading piece by piece always advances (`length: 1` at a
-  // pair answers the pair: two units).
-  const first = rest.length > 1 && isHighSurrogate(rest.charCodeAt(0)) && isLowSurrogate(rest.charCodeAt(1)) ? 2 : 1;
-  // The longest piece that fits the budget, from `start`, at most `length` characters.
-  let low = 0;
-  let high = Math.min(Math.max(length, first), rest.length);
-  const answerOf = (size: number) => {
-    const piece = size > 0 && size < first ? rest.slice(0, first) : cutText(rest, size);
-    return { text: piece, offset: start, nextOffset: start + piece.length, total: full.length };
-  };
-  while (low < high) {
-    const middle = Math.ceil((low + high) / 2);
-    if (answerBytes(answerOf(middle)) <= budgetBytes) low = middle;
-    else high = middle - 1;
-  }
-  return toolResult({ data: answerOf(low) }, budgetBytes);
+  const read = await readTextPiece(field, id, offset, length, run, budgetBytes);
+  if ('errors' in read) return toolResult(read.errors);
+  if ('notFound' in read) return notFound(read.notFound);
+  return toolResult({ data: { ...read.piece } }, budgetBytes);
 }

@@ -68,7 +68,7 @@ export const badArguments = (message: string, issues?: InputIssue[]): CallToolRe
     errors: [new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', ...(issues ? { issues } : {}) } })],
   });
 
-const codeOf = (error: GraphQLError) =>
+export const codeOf = (error: GraphQLError): string =>
   typeof error.extensions?.code === 'string' ? error.extensions.code : 'INTERNAL_SERVER_ERROR';
 
 export interface Caller {

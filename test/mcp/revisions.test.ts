@@ -217,12 +217,12 @@ describe('the MCP door, revision 2026-07-28 and 2025-11-25 side by side', () => 
     expect(prompts.json.result.prompts.length).toBeGreaterThan(0);
   });
 
-  it('lists refuse a cursor they never handed out; resource templates are listed (none)', async () => {
+  it('lists refuse a cursor they never handed out; resource templates are listed (three)', async () => {
     const { url, token } = await serve();
     for (const client of [await modernClient(url, token), await legacyClient(url, token)]) {
       await expect(client.listTools({ cursor: 'bogus' })).rejects.toMatchObject({ code: -32602 });
       await expect(client.listResources({ cursor: 'bogus' })).rejects.toMatchObject({ code: -32602 });
-      expect((await client.listResourceTemplates()).resourceTemplates).toEqual([]);
+      expect((await client.listResourceTemplates()).resourceTemplates).toHaveLength(3);
       expect((await client.listResources()).resources.map((resource) => resource.uri)).toEqual([
         'campaign-gateway://schema.graphql',
       ]);
