@@ -141,16 +141,19 @@ export function withEveryMistake(
   result: ExecutionResult,
   schema: JsonSchema,
   args: Record<string, unknown>,
+  /** The server's own rules' issues besides those at the paths given (src/mcp/server-rules.ts). */
+  rules?: (named: Array<ReadonlyArray<string | number>>) => InputIssue[],
 ): ExecutionResult {
   const errors = result.errors ?? [];
   const refusal = errors.find((error) => REFUSED.has(String(error.extensions?.code)));
   if (!refusal) return result;
-  const named = new Set(
-    errors.flatMap((error) =>
-      ((error.extensions?.issues as InputIssue[] | undefined) ?? []).map((issue) => issue.path.join('.')),
-    ),
-  );
-  const extra = argumentIssues(schema, args).filter((issue) => !named.has(issue.path.join('.')));
+  const refused = errors.flatMap((error) => (error.extensions?.issues as InputIssue[] | undefined) ?? []);
+  const named = new Set(refused.map((issue) => issue.path.join('.')));
+  const fromSchema = argumentIssues(schema, args).filter((issue) => !named.has(issue.path.join('.')));
+  // Where a value of the wrong type stopped GraphQL, the rules never ran; where they did, what they find is named.
+  const fromRules = rules ? rules([...refused, ...fromSchema].map((issue) => issue.path)) : [];
+  const seen = new Set([...named, ...fromSchema.map((issue) => issue.path.join('.'))]);
+  const extra = [...fromSchema, ...fromRules.filter((issue) => !seen.has(issue.path.join('.')))];
   if (extra.length === 0) return result;
   const issues = [...((refusal.extensions.issues as InputIssue[] | undefined) ?? []), ...extra];
   const more = extra.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');

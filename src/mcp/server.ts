@@ -15,6 +15,7 @@ import type { Services } from '../services.js';
 import { jsonShapeProblem, MAX_LIST_LENGTH } from '../validation/json-limits.js';
 import { GRAPHQL_TOOL, graphqlToolResult } from './graphql-tool.js';
 import { withEveryMistake } from './argument-check.js';
+import { serverRuleIssues } from './server-rules.js';
 import { askFirst, type ConfirmationContext, confirmationOf } from './confirmations.js';
 import { wireAllowance } from './answer-budget.js';
 import { singleValuesForLists } from './list-arguments.js';
@@ -250,7 +251,12 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
       }
       const result = await run(tool, filled, caller);
       return server.projectCallToolResult(
-        toolResult(withEveryMistake(result, tool.inputSchema, args), budget),
+        toolResult(
+          withEveryMistake(result, tool.inputSchema, args, (named) =>
+            serverRuleIssues(schema, tool.document, filled, named),
+          ),
+          budget,
+        ),
         tool.outputSchema,
       );
     });
