@@ -8,7 +8,7 @@
 export const TOOL_DESCRIPTIONS: Readonly<Record<string, string>> = {
   CampaignList:
     'Lists your campaigns, newest first, without their long texts (campaign_get reads those). Arguments: `status` ' +
-    'and `search` (in the title) filter; `first` (at most 100) and `after` (pageInfo.endCursor of the previous ' +
+    'and `search` (in the title) filter; `first` (at most 100) and `after` (nextCursor of the previous ' +
     'page) page.',
   CampaignGet:
     'Reads one campaign whole: its texts (script, systemPrompt, …), its voice and its text pipeline; null when you ' +
@@ -118,7 +118,7 @@ export const TOOL_DESCRIPTIONS: Readonly<Record<string, string>> = {
  */
 const REWRITTEN: Readonly<Record<string, string>> = {
   '*.voiceId': 'The voice of the calls: a voiceId voice_list answers (another is refused).',
-  '*(after)': 'pageInfo.endCursor of the page before: this page starts after it (another value is refused).',
+  '*(after)': 'nextCursor of the page before: this page starts after it (another value is refused).',
   '@include(if)': 'true: each call log also carries its summary, analysis and transcript (long: ask for a few).',
   '*(first)': 'At most this many (0–100), after `after`; 20 when omitted.',
   'PageInfo.hasNextPage': 'Whether more follow this page.',

@@ -32,7 +32,7 @@ export { SCHEMA_RESOURCE } from './resources.js';
 const SERVER_INFO = { name: 'campaign-gateway', version: '0.1.0' };
 const INSTRUCTIONS =
   'Run AI calling campaigns: campaigns, voices, text pipelines, integrations, call logs, meetings and webhooks of ' +
-  'the account your token belongs to. Lists are pages: pass pageInfo.endCursor as `after` for the next one. The ' +
+  'the account your token belongs to. Lists are pages of `items`: while `hasMore`, pass `nextCursor` as `after` for the next one. The ' +
   'resource ' +
   SCHEMA_RESOURCE +
   ' holds the GraphQL schema the tools run on; resource templates read a campaign, a call and its transcript.';
@@ -256,6 +256,7 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
             serverRuleIssues(schema, tool.document, filled, named),
           ),
           budget,
+          { flat: true },
         ),
         tool.outputSchema,
       );

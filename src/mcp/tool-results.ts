@@ -1,5 +1,6 @@
 // What a tool call answers (docs/mcp.md): a GraphQL result as structured content, or its errors as a tool error; and
 // who is calling. Shared by the door's named tools (src/mcp/door.ts) and its `graphql` tool (src/mcp/graphql-tool.ts).
+import { flatAnswer } from './flat-answers.js';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import type { InputIssue } from '../core/errors.js';
@@ -33,7 +34,14 @@ export const DEFAULT_ANSWER_BYTES = 64 * 1024;
 export function toolResult(
   result: ExecutionResult,
   budgetBytes = DEFAULT_ANSWER_BYTES,
-  { omitNulls = true }: { omitNulls?: boolean } = {},
+  {
+    omitNulls = true,
+    flat = false,
+  }: {
+    omitNulls?: boolean;
+    /** Lists as `items`, `hasMore`, `nextCursor` (src/mcp/flat-answers.ts): the named tools' answers. */
+    flat?: boolean;
+  } = {},
 ): CallToolResult {
   const errors = result.errors ?? [];
   for (const error of errors) noteErrorCode(codeOf(error));
@@ -50,6 +58,11 @@ export function toolResult(
   const fitted = fitAnswer(result.data ?? {}, budgetBytes, { omitNulls });
   if ('refusal' in fitted) {
     return toolResult({ errors: [new GraphQLError(fitted.refusal, { extensions: { code: 'BAD_USER_INPUT' } })] });
+  }
+  if (flat) {
+    // Never longer than the page it flattens: the budget holds.
+    const data = flatAnswer(fitted.data as Parameters<typeof flatAnswer>[0]) as Record<string, unknown>;
+    return { structuredContent: data, content: [{ type: 'text', text: JSON.stringify(data) }] };
   }
   return { structuredContent: fitted.data, content: [{ type: 'text', text: fitted.text }] };
 }

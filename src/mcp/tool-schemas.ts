@@ -2,6 +2,7 @@
 // the operation's variables (types, required fields, enums, defaults, and the bounds, patterns and formats of the zod
 // schemas the server validates input objects and arguments with: @pothos/plugin-validation keeps them in the
 // schema's extensions), `outputSchema` from the selection set (the shape of `data`).
+import { flatAnswerSchema } from './flat-answers.js';
 import { INTERNAL_ALIAS_PREFIX } from './answer-budget.js';
 import {
   type DocumentNode,
@@ -484,6 +485,7 @@ function nonNullOutputJson(
 export function toolSchemas(schema: GraphQLSchema, operation: OperationDefinitionNode, document: DocumentNode) {
   return {
     inputSchema: variablesSchema(schema, operation, document),
-    outputSchema: dataSchema(schema, operation, document),
+    // Lists as agents read them: `items`, `hasMore`, `nextCursor` (src/mcp/flat-answers.ts).
+    outputSchema: flatAnswerSchema(dataSchema(schema, operation, document)),
   };
 }

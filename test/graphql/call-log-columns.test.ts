@@ -185,12 +185,12 @@ describe('MCP', () => {
     t.resetQueries();
     const short = await client.callTool({ name: 'call_log_list', arguments: { first: 5 } });
     expect(short.isError).toBeFalsy();
-    expect((short.structuredContent as any).callLogs.edges[0].node).not.toHaveProperty('transcript');
+    expect((short.structuredContent as any).callLogs.items[0]).not.toHaveProperty('transcript');
     expect(textsRead(t)).toEqual([[]]);
     t.resetQueries();
     const long = await client.callTool({ name: 'call_log_list', arguments: { first: 1, withTexts: true } });
     expect(long.isError).toBeFalsy();
-    expect((long.structuredContent as any).callLogs.edges[0].node.summary).toBe(summaryOf(CALLS - 1));
+    expect((long.structuredContent as any).callLogs.items[0].summary).toBe(summaryOf(CALLS - 1));
     expect(textsRead(t)).toEqual([['transcript', 'summary', 'analysis']]);
   });
 });

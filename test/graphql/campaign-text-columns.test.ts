@@ -114,7 +114,7 @@ describe('MCP', () => {
     t.resetQueries();
     const list = await client.callTool({ name: 'campaign_list', arguments: {} });
     expect(list.isError).toBeFalsy();
-    expect((list.structuredContent as any).campaigns.edges[0].node.campId).toBe('a');
+    expect((list.structuredContent as any).campaigns.items[0].campId).toBe('a');
     expect(textsRead(t)).toEqual([[]]);
     const one = await client.callTool({ name: 'campaign_get', arguments: { campId: 'a' } });
     expect(one.isError).toBeFalsy();

@@ -89,21 +89,19 @@ describe('MCP answer sizes', () => {
     const listed = await client.callTool({ name: 'campaign_list', arguments: { first: 10 } });
     expect(answerWeight(listed)).toBeLessThanOrEqual(ANSWER_BUDGET);
     const page = (listed.structuredContent as any).campaigns;
-    expect(page.edges.length).toBeGreaterThanOrEqual(7);
-    expect(page.edges.length).toBeLessThan(10);
-    expect(page.pageInfo.hasNextPage).toBe(true);
-    expect(page.edges[0].node).not.toHaveProperty('script');
-    expect(page.edges[0]).not.toHaveProperty('_mcpCursor');
+    expect(page.items.length).toBeGreaterThanOrEqual(7);
+    expect(page.items.length).toBeLessThan(10);
+    expect(page.hasMore).toBe(true);
+    expect(page.items[0]).not.toHaveProperty('script');
+    expect(page.items[0]).not.toHaveProperty('_mcpCursor');
     const rest = await client.callTool({
       name: 'campaign_list',
-      arguments: { first: 10, after: page.pageInfo.endCursor },
+      arguments: { first: 10, after: page.nextCursor },
     });
-    const seen = [...page.edges, ...(rest.structuredContent as any).campaigns.edges].map(
-      (edge: any) => edge.node.campId,
-    );
+    const seen = [...page.items, ...(rest.structuredContent as any).campaigns.items].map((item: any) => item.campId);
     expect(new Set(seen).size).toBe(10);
     // A whole campaign fits too: its long texts are cut, each with a marker, and text_read reads them in pieces.
-    const campId = page.edges[0].node.campId as string;
+    const campId = page.items[0].campId as string;
     const one = await client.callTool({ name: 'campaign_get', arguments: { campId } });
     expect(answerWeight(one)).toBeLessThanOrEqual(ANSWER_BUDGET);
     const script = (one.structuredContent as any).campaign.script as string;
@@ -158,19 +156,19 @@ describe('MCP answer sizes', () => {
       });
       expect(answer.isError, JSON.stringify(answer.content).slice(0, 300)).toBeFalsy();
       expect(answerWeight(answer)).toBeLessThanOrEqual(ANSWER_BUDGET);
-      const { edges, pageInfo } = (answer.structuredContent as any).callLogs;
-      for (const edge of edges) {
-        seen.add(edge.node.callId);
-        expect(edge.node.transcript).toMatch(/…\[cut: \d+ of 80000 characters shown; read on with text_read/);
+      const { items, hasMore, nextCursor } = (answer.structuredContent as any).callLogs;
+      for (const item of items) {
+        seen.add(item.callId);
+        expect(item.transcript).toMatch(/…\[cut: \d+ of 80000 characters shown; read on with text_read/);
       }
-      if (!pageInfo.hasNextPage) break;
-      after = pageInfo.endCursor;
+      if (!hasMore) break;
+      after = nextCursor;
     }
     expect(seen.size).toBe(40);
     expect(await readWhole(client, `CA${'0'.repeat(32)}`, 'TRANSCRIPT')).toBe(longest(40_000));
     // Without the texts a row is small: the whole page of 40 fits.
     const rows = await client.callTool({ name: 'call_log_list', arguments: { first: 40 } });
-    expect((rows.structuredContent as any).callLogs.edges).toHaveLength(40);
+    expect((rows.structuredContent as any).callLogs.items).toHaveLength(40);
     expect(answerWeight(rows)).toBeLessThan(40 * CALL_LOG_ROW_BOUND);
   });
 

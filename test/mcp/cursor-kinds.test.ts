@@ -1,6 +1,6 @@
 // The cursors of the list tools, through the MCP door (docs/mcp.md "Retries and cursors"): a campaign_list cursor
 // passed to call_log_list or webhook_delivery_list is a tool error BAD_USER_INPUT naming
-// `after`, as the tools' descriptions say; `first: 0` answers an empty page whose endCursor is accepted back.
+// `after`, as the tools' descriptions say; `first: 0` answers an empty page whose nextCursor is accepted back.
 import { describe, expect, it } from 'vitest';
 import { mcpCampaignInput } from '../helpers/gateway.js';
 import { closeMcpDoorsAfterEach, mcpDoor, toolAnswer } from '../helpers/mcp-client.js';
@@ -23,7 +23,7 @@ describe('list tools and their cursors', () => {
     await call('webhook_attach', { input: { webhookId, campId: 'a' } });
     await call('campaign_pause', { input: { campId: 'a' } });
 
-    const campaignCursor: string = (await call('campaign_list', { first: 1 })).campaigns.pageInfo.endCursor;
+    const campaignCursor: string = (await call('campaign_list', { first: 1 })).campaigns.nextCursor;
     for (const [name, args] of [
       ['call_log_list', { first: 5, after: campaignCursor }],
       ['webhook_delivery_list', { webhookId, first: 5, after: campaignCursor }],
@@ -39,17 +39,23 @@ describe('list tools and their cursors', () => {
       expect(error.message, name).toMatch(/^after: a cursor of another list/);
     }
 
-    // first: 0 — an empty page; its endCursor (null: the start) is accepted back, and hasNextPage says nodes follow.
+    // first: 0 — an empty page: hasMore says items follow; at the start there is no cursor to pass (no nextCursor).
     const empty = (await call('campaign_list', { first: 0 })).campaigns;
-    // endCursor is null there: left out, as every null field of an answer is.
-    expect(empty).toEqual({ edges: [], pageInfo: { hasNextPage: true } });
-    const all = (await call('campaign_list', { first: 10, after: empty.pageInfo.endCursor })).campaigns;
-    expect(all.edges).toHaveLength(2);
-    const atEnd = (await call('campaign_list', { first: 0, after: all.pageInfo.endCursor })).campaigns;
-    expect(atEnd.pageInfo).toEqual({ hasNextPage: false, endCursor: all.pageInfo.endCursor });
-    expect((await call('campaign_list', { first: 10, after: atEnd.pageInfo.endCursor })).campaigns.edges).toEqual([]);
+    expect(empty).toEqual({ items: [], hasMore: true });
+    const first = (await call('campaign_list', { first: 1 })).campaigns;
+    expect(first).toMatchObject({
+      items: [{ campId: expect.any(String) }],
+      hasMore: true,
+      nextCursor: expect.any(String),
+    });
+    // After a cursor, an empty page hands the same cursor back, and it is accepted.
+    const atCursor = (await call('campaign_list', { first: 0, after: first.nextCursor })).campaigns;
+    expect(atCursor).toEqual({ items: [], hasMore: true, nextCursor: first.nextCursor });
+    const rest = (await call('campaign_list', { first: 10, after: atCursor.nextCursor })).campaigns;
+    expect(rest).toEqual({ items: [expect.objectContaining({ campId: expect.any(String) })], hasMore: false });
+    expect(rest.items[0].campId).not.toBe(first.items[0].campId);
     const deliveries = (await call('webhook_delivery_list', { webhookId, first: 0 })).webhook.deliveries;
-    expect(deliveries).toEqual({ edges: [], pageInfo: { hasNextPage: true } });
+    expect(deliveries).toEqual({ items: [], hasMore: true });
     expect(await t.app.database.db.selectFrom('webhook_deliveries').select('delivery_id').execute()).toHaveLength(1);
   });
 });

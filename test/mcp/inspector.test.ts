@@ -66,7 +66,7 @@ describe('the MCP Inspector CLI', () => {
     );
     const called = await inspect('--method', 'tools/call', '--tool-name', 'campaign_list', '--tool-arg', 'first=5');
     expect(called.isError).toBeFalsy();
-    expect(called.structuredContent).toMatchObject({ campaigns: { edges: [], pageInfo: { hasNextPage: false } } });
+    expect(called.structuredContent).toMatchObject({ campaigns: { items: [], hasMore: false } });
     const resource = await inspect('--method', 'resources/read', '--uri', 'campaign-gateway://schema.graphql');
     expect(resource.contents[0].text).toContain('type Campaign implements Node');
   }, 60_000);

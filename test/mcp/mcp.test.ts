@@ -110,15 +110,15 @@ describe('the MCP door', () => {
     const telephony = (await run('integration_list')).viewer.integrations.telephony;
     expect(telephony).toMatchObject({ connected: false });
     expect(telephony).not.toHaveProperty('voiceProvider');
-    expect((await run('campaign_list', { status: null })).campaigns.edges).toEqual([]);
+    expect((await run('campaign_list', { status: null })).campaigns.items).toEqual([]);
     const created = await run('campaign_create', { input: CAMPAIGN });
     expect(created.campaignCreate.campaign).toMatchObject({ campId: 'spring', status: 'ACTIVE', maxCallTimeout: 1 });
     await run('campaign_create', { input: { ...CAMPAIGN, campId: 'summer', title: 'Summer' } });
     const page = await run('campaign_list', { first: 1 });
-    expect(page.campaigns.edges).toHaveLength(1);
-    expect(page.campaigns.pageInfo.hasNextPage).toBe(true);
-    const next = await run('campaign_list', { first: 1, after: page.campaigns.pageInfo.endCursor });
-    expect(next.campaigns.edges[0].node.campId).not.toBe(page.campaigns.edges[0].node.campId);
+    expect(page.campaigns.items).toHaveLength(1);
+    expect(page.campaigns.hasMore).toBe(true);
+    const next = await run('campaign_list', { first: 1, after: page.campaigns.nextCursor });
+    expect(next.campaigns.items[0].campId).not.toBe(page.campaigns.items[0].campId);
     await run('campaign_update', { input: { campId: 'spring', title: 'Spring, renamed' } });
     const renamed = (await run('campaign_get', { campId: 'spring' })).campaign;
     expect(renamed).toMatchObject({ title: 'Spring, renamed', voice: { voiceId: 'en-US-aria' } });
@@ -139,8 +139,8 @@ describe('the MCP door', () => {
     const listed = (await run('integration_list')).viewer.integrations;
     expect(Object.values(listed).every((kind: any) => kind.connected)).toBe(true);
 
-    expect((await run('call_log_list', { first: 5, status: 'COMPLETED' })).callLogs.edges).toEqual([]);
-    expect((await run('call_log_list', { campId: 'spring', first: 5 })).callLogs.edges).toEqual([]);
+    expect((await run('call_log_list', { first: 5, status: 'COMPLETED' })).callLogs.items).toEqual([]);
+    expect((await run('call_log_list', { campId: 'spring', first: 5 })).callLogs.items).toEqual([]);
 
     const startsAt = new Date(Date.now() + 86_400_000);
     const booked = await run('meeting_book', {
@@ -168,9 +168,9 @@ describe('the MCP door', () => {
     // A change of the campaign raises an event: the webhook gets a delivery (the worker is off: it waits).
     await run('campaign_pause', { input: { campId: 'spring' } });
     await run('campaign_resume', { input: { campId: 'spring' } });
-    const deliveries = (await run('webhook_delivery_list', { webhookId, first: 10 })).webhook.deliveries.edges;
+    const deliveries = (await run('webhook_delivery_list', { webhookId, first: 10 })).webhook.deliveries.items;
     expect(deliveries.length).toBeGreaterThan(0);
-    const deliveryId = deliveries[0].node.deliveryId;
+    const deliveryId = deliveries[0].deliveryId;
     await t.app.database.db
       .updateTable('webhook_deliveries')
       .set({ status: 'failed' })
@@ -328,7 +328,7 @@ describe('the MCP door', () => {
     expect((await agent.listTools()).tools.length).toBe(MCP_OPERATIONS.length + 2);
     // A write tool it is not offered is still refused if called anyway: 403 insufficient_scope, the step-up
     // challenge (test/mcp/oauth.test.ts follows it through the consent page).
-    expect((await call(readOnly, 'campaign_list', {})).campaigns.edges).toHaveLength(1);
+    expect((await call(readOnly, 'campaign_list', {})).campaigns.items).toHaveLength(1);
     await expect(
       readOnly.callTool({ name: 'campaign_delete', arguments: { input: { campId: 'spring' } } }),
     ).rejects.toThrow(/this token is read-only/);

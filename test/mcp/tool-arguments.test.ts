@@ -75,7 +75,7 @@ async function connect(): Promise<Client & { tools: Map<string, Tool> }> {
 /**
  * A campaign and a webhook in the client's account, whose ids the generated arguments use: the arguments of what
  * lies below them (a campaign's call logs, a webhook's deliveries) are checked only once they are found. A cursor is
- * one pageInfo.endCursor gave (there is none on a first page: null).
+ * one a page's nextCursor gave (there is none on a first page: null).
  */
 async function accountReferences(client: Client): Promise<References> {
   const campaign = await client.callTool({
