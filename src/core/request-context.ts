@@ -20,6 +20,8 @@ interface RequestState {
   callbackAccount?: string;
   /** The piece of work the work budget measures for this request (src/security/work-budget.ts). */
   work?: OwnWork;
+  /** Characters of long text (transcripts, summaries) its answers hold so far (src/graphql/schema/field-costs.ts). */
+  answerText?: number;
 }
 
 /**
@@ -207,3 +209,12 @@ export function pendingCredentialCheck(): CredentialCheck | undefined {
 export function loggablePath(url: URL): string {
   return url.pathname.replace(/ck_[A-Za-z0-9_-]+/g, 'ck_****');
 }
+
+/** Counts characters of long text the request's answer holds (answerText, src/graphql/schema/field-costs.ts). */
+export function noteAnswerText(characters: number): void {
+  const state = storage.getStore();
+  if (state) state.answerText = (state.answerText ?? 0) + characters;
+}
+
+/** The characters of long text the request's answers hold so far. */
+export const answerTextNoted = (): number => storage.getStore()?.answerText ?? 0;

@@ -8,6 +8,7 @@
 import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
 import type { FieldComplexity } from '@pothos/plugin-complexity';
 import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
+import { noteAnswerText } from '../../core/request-context.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination.js';
 
 /**
@@ -114,7 +115,11 @@ export function answerText(value: string | null | undefined, info: GraphQLResolv
   let spent = textSpent.get(key);
   if (!spent) textSpent.set(key, (spent = { characters: 0, refused: false }));
   spent.characters += value.length;
-  if (spent.characters <= MAX_ANSWER_TEXT_CHARACTERS) return value;
+  if (spent.characters <= MAX_ANSWER_TEXT_CHARACTERS) {
+    // A long answer is serialised in pieces (src/graphql/server/long-answers.ts).
+    noteAnswerText(value.length);
+    return value;
+  }
   if (spent.refused) return null;
   spent.refused = true;
   throw new GraphQLError(

@@ -9,11 +9,27 @@ import { makeExecute } from '@envelop/core';
 import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLSchema } from 'graphql';
 import { compileQuery, type CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
-import { timedWork } from '../../core/request-context.js';
+import { answerTextNoted, timedWork } from '../../core/request-context.js';
+import { stringifyInPieces, withData } from './long-answers.js';
 
 interface Entry {
   query: (root: unknown, context: unknown, variables: ExecutionArgs['variableValues']) => unknown;
   stringify: (result: ExecutionResult) => string;
+}
+
+/** Characters of long text from which an answer's data is serialised in pieces (src/graphql/server/long-answers.ts). */
+export const LONG_ANSWER_TEXT = 512 * 1024;
+
+/**
+ * Serialises the result's data in pieces now (src/graphql/server/long-answers.ts); its `stringify` answers that text
+ * (the rest placed as JSON.stringify places it) unless its data was replaced meanwhile. Apart from the common path: a
+ * closure made there must capture nothing but the entry (docs/decisions.md §18).
+ */
+async function inPieces(result: ExecutionResult & { stringify?: Entry['stringify'] }, entry: Entry) {
+  const data = result.data;
+  const text = await stringifyInPieces(data);
+  result.stringify = (final) => timedWork(() => (final.data === data ? withData(final, text) : entry.stringify(final)));
+  return result as ExecutionResult;
 }
 
 /** The name a compiled query is kept under: no name and an empty one are the same (graphql-js picks the sole one). */
@@ -51,6 +67,10 @@ export function compiledQueries(options: {
     const entry = entryFor(args);
     const answer = timedWork(() => entry.query(args.rootValue, args.contextValue, args.variableValues));
     const withStringify = (result: unknown) => {
+      // An answer holding much long text: its data serialised now, in pieces, the loop free between them.
+      if (answerTextNoted() >= LONG_ANSWER_TEXT && (result as ExecutionResult).data) {
+        return inPieces(result as ExecutionResult & { stringify?: Entry['stringify'] }, entry);
+      }
       (result as ExecutionResult & { stringify?: Entry['stringify'] }).stringify = (done) =>
         timedWork(() => entry.stringify(done));
       return result as ExecutionResult;
