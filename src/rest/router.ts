@@ -24,7 +24,8 @@ import {
   validationResponse,
 } from './fastapi-errors.js';
 import type { RestRoute } from './route.js';
-import { MAX_BODY_BYTES, noteRoute, timedWork, UNKNOWN_CLIENT } from '../core/request-context.js';
+import { answerTextNoted, MAX_BODY_BYTES, noteRoute, timedWork, UNKNOWN_CLIENT } from '../core/request-context.js';
+import { LONG_ANSWER_TEXT, stringifyInPieces } from '../graphql/server/long-answers.js';
 import { readFormFields } from '../validation/form-fields.js';
 import { decodeBody } from '../core/body-text.js';
 import { jsonTooDeepAt, jsonValuesOverAt, MAX_JSON_VALUES } from '../validation/json-limits.js';
@@ -267,6 +268,10 @@ export function createRestRouter(yoga: Yoga, services: Services, routes: readonl
       return new Response(String(legacyBody), {
         headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' },
       });
+    }
+    // An answer holding much long text is serialised in pieces, the loop free between them (as /graphql's).
+    if (answerTextNoted() >= LONG_ANSWER_TEXT) {
+      return new Response(await stringifyInPieces(legacyBody), { headers: { 'content-type': 'application/json' } });
     }
     return timedWork(() => jsonResponse(200, legacyBody));
   }

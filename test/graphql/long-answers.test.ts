@@ -92,6 +92,21 @@ describe('an answer of megabytes of transcripts', () => {
       const transcripts = answer.data.callLogs.edges.map((edge) => edge.node.transcript);
       expect(transcripts).toHaveLength(6);
       expect(transcripts.sort()).toEqual(Array.from({ length: 6 }, (_, i) => transcriptOf(i)).sort());
+
+      // The REST door's answer of the same calls, in pieces too, and the text JSON.stringify gives.
+      const restBefore = longAnswerStats.answers;
+      const rest = await t.app.fetch(
+        new Request('http://127.0.0.1/api/v3/get_call_logs_for_campaign?campId=calls', {
+          headers: { authorization: `Bearer ${account.token}` },
+        }),
+      );
+      expect(rest.status).toBe(200);
+      expect(rest.headers.get('content-type')).toBe('application/json');
+      const restText = await rest.text();
+      const restBody = JSON.parse(restText) as Array<{ transcript: string }>;
+      expect(JSON.stringify(restBody)).toBe(restText);
+      expect(restBody.map((log) => log.transcript).sort()).toEqual(transcripts);
+      expect(longAnswerStats.answers - restBefore).toBe(1);
     } finally {
       await t.close();
     }

@@ -10,15 +10,12 @@ import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLSchema } from
 import { compileQuery, type CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
 import { answerTextNoted, timedWork } from '../../core/request-context.js';
-import { stringifyInPieces, withData } from './long-answers.js';
+import { LONG_ANSWER_TEXT, stringifyInPieces, withData } from './long-answers.js';
 
 interface Entry {
   query: (root: unknown, context: unknown, variables: ExecutionArgs['variableValues']) => unknown;
   stringify: (result: ExecutionResult) => string;
 }
-
-/** Characters of long text from which an answer's data is serialised in pieces (src/graphql/server/long-answers.ts). */
-export const LONG_ANSWER_TEXT = 512 * 1024;
 
 /**
  * Serialises the result's data in pieces now (src/graphql/server/long-answers.ts); its `stringify` answers that text
@@ -68,7 +65,12 @@ export function compiledQueries(options: {
     const answer = timedWork(() => entry.query(args.rootValue, args.contextValue, args.variableValues));
     const withStringify = (result: unknown) => {
       // An answer holding much long text: its data serialised now, in pieces, the loop free between them.
-      if (answerTextNoted() >= LONG_ANSWER_TEXT && (result as ExecutionResult).data) {
+      // Only for yoga's HTTP answers (and the lane's): the other doors serialise what they answer themselves.
+      if (
+        answerTextNoted() >= LONG_ANSWER_TEXT &&
+        (result as ExecutionResult).data &&
+        (args.contextValue as { transport?: string } | undefined)?.transport === 'http'
+      ) {
         return inPieces(result as ExecutionResult & { stringify?: Entry['stringify'] }, entry);
       }
       (result as ExecutionResult & { stringify?: Entry['stringify'] }).stringify = (done) =>

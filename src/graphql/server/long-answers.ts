@@ -7,6 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { timedWork } from '../../core/request-context.js';
 
+/** Characters of long text (answerTextNoted) from which an answer is serialised in pieces. */
+export const LONG_ANSWER_TEXT = 512 * 1024;
 /** A string at least this long is serialised on its own, between yields. */
 export const LONG_STRING = 16 * 1024;
 /** The loop is given back once this many characters have been serialised since it last was. */
