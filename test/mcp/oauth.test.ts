@@ -7,6 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { auth, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { OAuthClientProvider as LegacyOAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { errors } from 'oidc-provider';
 import { afterEach, describe, expect, it } from 'vitest';
 import { oauthIssuer, oauthIssuerFor } from '../../src/core/oauth-issuer.js';
@@ -1309,6 +1312,28 @@ describe('hosted agents stay connected: refresh tokens, confidential clients, st
     expect(listed.body.data.viewer.accessTokens).toEqual([
       expect.objectContaining({ name: 'MCP: ChatGPT', readOnly: false }),
     ]);
+  });
+
+  it('step-up with the 1.x SDK: it refreshes its read-only token instead, is refused again and stops (docs/mcp-oauth.md)', async () => {
+    const { t, base, mcp } = await serve({});
+    const user = await t.account();
+    const agent = new TestAgent(undefined, CHATGPT);
+    const readOnly = await connect(user, base, mcp, agent, 'read');
+    expect(readOnly.scope).toBe('mcp:read');
+    agent.authorizationUrl = undefined;
+    // The same provider object: the 1.x SDK's OAuthClientProvider has the same methods.
+    const client = new LegacyClient({ name: 'step-up-1x', version: '1.32.2' });
+    await client.connect(new LegacyTransport(mcp, { authProvider: agent as unknown as LegacyOAuthClientProvider }));
+    // A read tool works with the read-only token; the write tool is refused, and the SDK does not ask its user again.
+    expect((await client.callTool({ name: 'campaign_list', arguments: {} })).isError).toBeFalsy();
+    await expect(client.callTool({ name: 'campaign_create', arguments: {} })).rejects.toThrow(
+      /403 after trying upscoping/,
+    );
+    expect(agent.authorizationUrl).toBeUndefined();
+    // Its token is still read-only: nothing was created, and the application must start the authorisation again.
+    expect(agent.tokens()!.scope).toBe('mcp:read');
+    await client.close();
+    expect(await t.app.database.db.selectFrom('campaigns').select('camp_id').execute()).toEqual([]);
   });
 
   it('a second full-access connection of the same client (another device) leaves the first alone', async () => {
