@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mcpCampaignInput } from '../helpers/gateway.js';
 import { kill, ROOT, type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 
 // `npm run mcp:inspect`, as the README says.
@@ -69,6 +70,45 @@ describe('the MCP Inspector CLI', () => {
     expect(called.structuredContent).toMatchObject({ campaigns: { items: [], hasMore: false } });
     const resource = await inspect('--method', 'resources/read', '--uri', 'campaign-gateway://schema.graphql');
     expect(resource.contents[0].text).toContain('type Campaign implements Node');
+  }, 60_000);
+
+  it('lists the resource templates and the prompts, fills one in, and reads a campaign by its template', async () => {
+    const templates = await inspect('--method', 'resources/templates/list');
+    expect(templates.resourceTemplates.map((template: { uriTemplate: string }) => template.uriTemplate)).toEqual([
+      'campaign-gateway://campaigns/{campId}',
+      'campaign-gateway://calls/{callId}',
+      'campaign-gateway://calls/{callId}/transcript{?offset}',
+    ]);
+    const prompts = await inspect('--method', 'prompts/list');
+    expect(prompts.prompts.map((prompt: { name: string }) => prompt.name)).toEqual([
+      'campaign_setup',
+      'calls_review',
+      'weekly_report',
+    ]);
+    const filled = await inspect(
+      '--method',
+      'prompts/get',
+      '--prompt-name',
+      'calls_review',
+      '--prompt-args',
+      'campId=spring',
+    );
+    expect(filled.messages[0].content.text).toMatch(/campaign "spring"/);
+    const created = await inspect(
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'campaign_create',
+      '--tool-arg',
+      `input=${JSON.stringify(mcpCampaignInput({ campId: 'inspected', title: 'Inspected' }))}`,
+    );
+    expect(created.isError, JSON.stringify(created)).toBeFalsy();
+    const read = await inspect('--method', 'resources/read', '--uri', 'campaign-gateway://campaigns/inspected');
+    expect(JSON.parse(read.contents[0].text)).toMatchObject({
+      campId: 'inspected',
+      title: 'Inspected',
+      status: 'PAUSED',
+    });
   }, 60_000);
 
   it('finds no tool schema problem at all, error or warning (--strict)', async () => {
