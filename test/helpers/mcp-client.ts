@@ -26,7 +26,7 @@ export async function mcpDoor() {
       requestInit: { headers: { authorization: `Bearer ${session.token}` } },
     }),
   );
-  return { t, token: session.token, apiKey: session.apiKey, client };
+  return { t, token: session.token, apiKey: session.apiKey, client, url: new URL('?toolsets=all', url) };
 }
 
 /** A tool's answer: its structured content, or `{ error: <code> }` for a tool error (with the message beside it). */

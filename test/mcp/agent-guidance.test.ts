@@ -1,6 +1,8 @@
 // What an agent gets right the first time (issue 42, docs/mcp.md): campaign_create makes a PAUSED
 // campaign unless asked for an ACTIVE one, and says so; GraphQL's campaignCreate takes the status too (ACTIVE when
 // omitted, as before); campaign_update with a status names the tools that change it.
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { mcpCampaignInput } from '../helpers/gateway.js';
 import { closeMcpDoorsAfterEach, mcpDoor, toolAnswer } from '../helpers/mcp-client.js';
@@ -99,38 +101,44 @@ describe('one answer names every mistake', () => {
 });
 
 describe("one answer names the server's own rules too", () => {
-  it('a wrong type does not hide an unknown voice or an unknown time zone; nothing is created', async () => {
-    const { t, client } = await mcpDoor();
-    const call = async (input: Record<string, unknown>) => {
-      const answer = await client.callTool({ name: 'campaign_create', arguments: { input } });
-      expect(answer.isError).toBe(true);
-      return JSON.parse((answer.content as Array<{ text: string }>)[0]!.text).errors[0] as {
-        code: string;
-        message: string;
-        issues: Array<{ path: string[]; message: string }>;
+  it('a wrong type does not hide an unknown voice or an unknown time zone, on both revisions; nothing is created', async () => {
+    const { t, client: modern, url, token } = await mcpDoor();
+    // The 2025-11-25 revision (SDK 1.x) answers the same.
+    const legacy = new LegacyClient({ name: 'rules-1x', version: '1.32.2' });
+    await legacy.connect(new LegacyTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    for (const client of [modern, legacy]) {
+      const call = async (input: Record<string, unknown>) => {
+        const answer = await client.callTool({ name: 'campaign_create', arguments: { input } });
+        expect(answer.isError).toBe(true);
+        return JSON.parse((answer.content as Array<{ text: string }>)[0]!.text).errors[0] as {
+          code: string;
+          message: string;
+          issues: Array<{ path: string[]; message: string }>;
+        };
       };
-    };
-    const refused = await call(
-      mcpCampaignInput({ campId: 'typed', maxCallTimeout: 'x', voiceId: 'no-such-voice', timeZone: 'Mars/Olympus' }),
-    );
-    expect(refused.code).toBe('BAD_USER_INPUT');
-    const at = (path: string) => refused.issues.find((issue) => issue.path.join('.') === path);
-    expect(refused.issues.map((issue) => issue.path.join('.')).sort()).toEqual([
-      'input.maxCallTimeout',
-      'input.timeZone',
-      'input.voiceId',
-    ]);
-    expect(at('input.maxCallTimeout')!.message).toMatch(/integer/);
-    // In the server's words, tools named rather than every door.
-    expect(at('input.voiceId')!.message).toMatch(/unknown voice.*voice_list/);
-    expect(at('input.voiceId')!.message).not.toMatch(/GraphQL|REST/);
-    expect(at('input.timeZone')!.message).toMatch(/time zone/i);
-    expect(refused.message).toMatch(/voiceId.*unknown voice|unknown voice/);
-    // A missing required field does not hide them either; the rules alone name what they find, once each.
-    const missing = await call({ ...mcpCampaignInput({ voiceId: 'no-such-voice' }), title: undefined });
-    expect(missing.issues.map((issue) => issue.path.join('.')).sort()).toEqual(['input.title', 'input.voiceId']);
-    const rulesOnly = await call(mcpCampaignInput({ voiceId: 'no-such-voice' }));
-    expect(rulesOnly.issues.map((issue) => issue.path.join('.'))).toEqual(['input.voiceId']);
+      const refused = await call(
+        mcpCampaignInput({ campId: 'typed', maxCallTimeout: 'x', voiceId: 'no-such-voice', timeZone: 'Mars/Olympus' }),
+      );
+      expect(refused.code).toBe('BAD_USER_INPUT');
+      const at = (path: string) => refused.issues.find((issue) => issue.path.join('.') === path);
+      expect(refused.issues.map((issue) => issue.path.join('.')).sort()).toEqual([
+        'input.maxCallTimeout',
+        'input.timeZone',
+        'input.voiceId',
+      ]);
+      expect(at('input.maxCallTimeout')!.message).toMatch(/integer/);
+      // In the server's words, tools named rather than every door.
+      expect(at('input.voiceId')!.message).toMatch(/unknown voice.*voice_list/);
+      expect(at('input.voiceId')!.message).not.toMatch(/GraphQL|REST/);
+      expect(at('input.timeZone')!.message).toMatch(/time zone/i);
+      expect(refused.message).toMatch(/voiceId.*unknown voice|unknown voice/);
+      // A missing required field does not hide them either; the rules alone name what they find, once each.
+      const missing = await call({ ...mcpCampaignInput({ voiceId: 'no-such-voice' }), title: undefined });
+      expect(missing.issues.map((issue) => issue.path.join('.')).sort()).toEqual(['input.title', 'input.voiceId']);
+      const rulesOnly = await call(mcpCampaignInput({ voiceId: 'no-such-voice' }));
+      expect(rulesOnly.issues.map((issue) => issue.path.join('.'))).toEqual(['input.voiceId']);
+    }
+    await legacy.close();
     const campaigns = await t.app.database.db.selectFrom('campaigns').select('camp_id').execute();
     expect(campaigns).toEqual([]);
   });
