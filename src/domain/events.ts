@@ -15,8 +15,8 @@ import {
   insertDeliveries,
   PENDING_DELIVERIES_PER_ACCOUNT,
   recordFanOut,
-  yieldToLoop,
 } from './fan-outs.js';
+import { yieldToLoop } from '../core/event-loop.js';
 import type { EventType } from './webhooks.schema.js';
 
 export interface CampaignEvent {

@@ -41,9 +41,6 @@ interface EventRef {
   createdAt: string;
 }
 
-/** Lets other work of the event loop run (between slices and chunks). */
-export const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /** The account's pending deliveries, counted up to `cap` (an index range of at most `cap` entries). */
 export async function countPendingOf(
   db: Kysely<Database> | Transaction<Database>,

@@ -11,7 +11,7 @@ import { findAccountByApiKey } from './accounts.js';
 import { getCampaign, requireCampaign } from './campaigns.js';
 import { badInput, DomainError, forbidden } from '../core/errors.js';
 import { withEvents } from './events.js';
-import { yieldToLoop } from './fan-outs.js';
+import { yieldToLoop } from '../core/event-loop.js';
 import { readIntegrationSecrets } from './integrations.js';
 import { social } from './integrations.schema.js';
 import {

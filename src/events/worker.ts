@@ -20,12 +20,8 @@ import { newId } from '../security/api-keys.js';
 import type { SecretBox } from '../security/secrets.js';
 import { signWebhook } from '../security/webhook-signature.js';
 import { postJson, TargetRefusedError } from './http-post.js';
-import {
-  expandFanOutSlice,
-  PENDING_DELIVERIES_PER_ACCOUNT,
-  type SliceResult,
-  yieldToLoop,
-} from '../domain/fan-outs.js';
+import { expandFanOutSlice, PENDING_DELIVERIES_PER_ACCOUNT, type SliceResult } from '../domain/fan-outs.js';
+import { yieldToLoop } from '../core/event-loop.js';
 import { SpanKind, trace } from '@opentelemetry/api';
 import { inSpan, tracer } from '../core/tracing.js';
 import { offLoop, runAtWork } from '../core/request-context.js';

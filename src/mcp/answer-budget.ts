@@ -38,8 +38,8 @@ export const LONG_TEXTS = {
 } as const;
 export type TextSource = keyof typeof LONG_TEXTS;
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
 
 /** What an answer whose data is `text` (as JSON) weighs on the wire: the structured content, and the text copy. */
 const textBytes = (text: string): number =>
@@ -59,7 +59,7 @@ interface LongText {
   id: string;
 }
 
-const isObject = (value: unknown): value is JsonObject =>
+export const isObject = (value: unknown): value is JsonObject =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The record kind and id of an object holding long texts (a call log has a callId; a campaign a campId). */

@@ -3,12 +3,7 @@
 // connections as GraphQL has them (the answer budget cuts a page on its edges' cursors: src/mcp/answer-budget.ts);
 // the answer, once fitted, and the tool's output schema are flattened the same way here.
 import type { JsonSchema } from '../validation/input-json-schema.js';
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
-
-const isObject = (value: unknown): value is JsonObject =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
+import { isObject, type Json, type JsonObject } from './answer-budget.js';
 
 /** A connection as the operations select it: `edges` (each with its `node`) and `pageInfo`. */
 const isConnection = (value: JsonObject): value is { edges: Json[]; pageInfo: JsonObject } =>

@@ -6,7 +6,7 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelcontextprotocol/server';
 import { type ExecutionResult, parse } from 'graphql';
 import { fitAnswer } from './answer-budget.js';
-import { MAX_OFFSET, MAX_PIECE, readTextPiece, type RunOperation } from './text-tool.js';
+import { callLogGlobalId, MAX_OFFSET, MAX_PIECE, readTextPiece, type RunOperation } from './text-tool.js';
 import { codeOf } from './tool-results.js';
 
 export const SCHEMA_RESOURCE = 'campaign-gateway://schema.graphql';
@@ -161,7 +161,7 @@ export async function readResource(
     return jsonContent(uri, record, budget);
   }
   if (ref.kind === 'call') {
-    const result = await run(CALL, { id: Buffer.from(`CallLog:${ref.callId}`).toString('base64') });
+    const result = await run(CALL, { id: callLogGlobalId(ref.callId) });
     if (result.errors?.length) refusedRead(uri, result);
     const record = (result.data as { record?: { callId?: string } | null } | null)?.record;
     if (!record?.callId) throw new ResourceNotFoundError(uri);

@@ -147,6 +147,8 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
     const choice = toolChoiceOf(connected.request);
     const readOnlyChosen = !('problem' in choice) && choice.readOnly;
     const caller = readOnlyChosen ? { ...connected, auth: { ...connected.auth, readOnly: true } } : connected;
+    /** A document of the door's own (text_read, account_get, completions, resources), run as the caller. */
+    const runAsCaller: RunOperation = (document, variables) => runDocument(document, undefined, variables, caller);
     const server = new Server(SERVER_INFO, {
       capabilities: {
         tools: { listChanged: false },
@@ -201,18 +203,10 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
             })),
           );
         }
-        return accountGetResult(
-          caller,
-          (document, variables) => runDocument(document, undefined, variables, caller),
-          budget,
-        );
+        return accountGetResult(caller, runAsCaller, budget);
       }
       if (params.name === TEXT_READ_TOOL.name) {
-        return textReadResult(
-          args,
-          (document, variables) => runDocument(document, undefined, variables, caller),
-          budget,
-        );
+        return textReadResult(args, runAsCaller, budget);
       }
       const tool = tools.get(params.name);
       if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name.slice(0, 100)}`);
@@ -280,8 +274,7 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
           ? completedArgument(params.ref.name, params.argument.name)
           : completedTemplateArgument(params.ref.uri, params.argument.name);
       if (!which) return { completion: { values: [], hasMore: false } };
-      const run: RunOperation = (document, variables) => runDocument(document, undefined, variables, caller);
-      const { values, hasMore } = await completionValues(which, String(params.argument.value ?? ''), run);
+      const { values, hasMore } = await completionValues(which, String(params.argument.value ?? ''), runAsCaller);
       return { completion: { values, hasMore } };
     });
     server.setRequestHandler('resources/list', ({ params }) => {
@@ -312,8 +305,7 @@ export function mcpServerFactory(yoga: Yoga, services: Services): McpServerFacto
         return { contents, ...(era === 'legacy' ? {} : LIST_CACHE_HINT) };
       }
       const budget = wholeBudget - wireAllowance(ctx.mcpReq.id, SERVER_INFO);
-      const run: RunOperation = (document, variables) => runDocument(document, undefined, variables, caller);
-      const content = await readResource(params.uri, ref, run, budget);
+      const content = await readResource(params.uri, ref, runAsCaller, budget);
       return { contents: [content] };
     });
     return server;

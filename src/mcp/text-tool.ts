@@ -96,9 +96,11 @@ function documentFor(source: TextSource, field: string): DocumentNode {
   return document;
 }
 
+/** A call log's global id (the `node` field's argument) from its callId. */
+export const callLogGlobalId = (callId: string): string => Buffer.from(`CallLog:${callId}`).toString('base64');
+
 /** The `id` variable of a source's document: a campId as it is, a callId as the call log's global id. */
-const variableId = (source: TextSource, id: string) =>
-  source === 'campaign' ? id : Buffer.from(`CallLog:${id}`).toString('base64');
+const variableId = (source: TextSource, id: string) => (source === 'campaign' ? id : callLogGlobalId(id));
 
 const recordOf = (result: ExecutionResult): { text?: string | null } | null => {
   const record = (result.data as { record?: { text?: string | null } | null } | null)?.record;

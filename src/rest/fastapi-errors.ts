@@ -30,7 +30,12 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+  return jsonTextResponse(status, JSON.stringify(body), headers);
+}
+
+/** The same for a body already serialised (a long answer, in pieces: src/graphql/server/long-answers.ts). */
+export function jsonTextResponse(status: number, text: string, headers: Record<string, string> = {}): Response {
+  return new Response(text, { status, headers: { ...JSON_HEADERS, ...headers } });
 }
 
 /** `{"detail": "<sentence>"}`; 401s carry `WWW-Authenticate: Bearer` as OAuth2PasswordBearer sends it. */

@@ -16,6 +16,7 @@ import {
   type FastApiValidationError,
   jsonInvalid,
   jsonResponse,
+  jsonTextResponse,
   jsonTooDeep,
   type Loc,
   tooManyFields,
@@ -271,7 +272,7 @@ export function createRestRouter(yoga: Yoga, services: Services, routes: readonl
     }
     // An answer holding much long text is serialised in pieces, the loop free between them (as /graphql's).
     if (answerTextNoted() >= LONG_ANSWER_TEXT) {
-      return new Response(await stringifyInPieces(legacyBody), { headers: { 'content-type': 'application/json' } });
+      return jsonTextResponse(200, await stringifyInPieces(legacyBody));
     }
     return timedWork(() => jsonResponse(200, legacyBody));
   }

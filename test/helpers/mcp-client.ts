@@ -1,6 +1,8 @@
 // A gateway on a loopback port and the official SDK 2.x client (revision 2026-07-28) connected to its MCP door with an
 // account's token, for tests that call tools; `toolAnswer` reads a call's answer, success or tool error, as one value.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { loopbackGateways } from './gateway.js';
 
 let gateway: ReturnType<typeof loopbackGateways> | undefined;
@@ -38,4 +40,11 @@ export async function toolAnswer(client: Client, name: string, args: Record<stri
   const content = result.content as Array<{ type: string; text: string }>;
   const [error] = JSON.parse(content[0]?.text ?? '{}').errors as Array<{ code: string; message: string }>;
   return { error: error?.code ?? 'UNKNOWN', message: error?.message ?? '' };
+}
+
+/** The official SDK 1.x client (the 2025-11-25 revision, after its `initialize`) connected to `url` with `token`. */
+export async function legacyMcpClient(url: URL, token: string, name = 'legacy-agent'): Promise<LegacyClient> {
+  const client = new LegacyClient({ name, version: '1.32.2' });
+  await client.connect(new LegacyTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  return client;
 }

@@ -1,11 +1,9 @@
 // What an agent gets right the first time (issue 42, docs/mcp.md): campaign_create makes a PAUSED
 // campaign unless asked for an ACTIVE one, and says so; GraphQL's campaignCreate takes the status too (ACTIVE when
 // omitted, as before); campaign_update with a status names the tools that change it.
-import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { mcpCampaignInput } from '../helpers/gateway.js';
-import { closeMcpDoorsAfterEach, mcpDoor, toolAnswer } from '../helpers/mcp-client.js';
+import { closeMcpDoorsAfterEach, legacyMcpClient, mcpDoor, toolAnswer } from '../helpers/mcp-client.js';
 
 closeMcpDoorsAfterEach();
 
@@ -104,8 +102,7 @@ describe("one answer names the server's own rules too", () => {
   it('a wrong type does not hide an unknown voice or an unknown time zone, on both revisions; nothing is created', async () => {
     const { t, client: modern, url, token } = await mcpDoor();
     // The 2025-11-25 revision (SDK 1.x) answers the same.
-    const legacy = new LegacyClient({ name: 'rules-1x', version: '1.32.2' });
-    await legacy.connect(new LegacyTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    const legacy = await legacyMcpClient(url, token, 'rules-1x');
     for (const client of [modern, legacy]) {
       const call = async (input: Record<string, unknown>) => {
         const answer = await client.callTool({ name: 'campaign_create', arguments: { input } });

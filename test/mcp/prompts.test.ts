@@ -2,19 +2,13 @@
 // completions"): listed with titles, filled in with checked arguments (every mistake, in words), and a campId completed
 // from the caller's own campaigns only.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { loopbackGateways, mcpCampaignInput } from '../helpers/gateway.js';
+import { legacyMcpClient } from '../helpers/mcp-client.js';
 
 const gateway = loopbackGateways();
 
-async function agentOf(url: URL, token: string) {
-  const client = new Client({ name: 'prompts-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
-  );
-  return client;
-}
+const agentOf = (url: URL, token: string) => legacyMcpClient(url, token, 'prompts-test');
 
 const textOf = (prompt: Awaited<ReturnType<Client['getPrompt']>>) =>
   prompt.messages.map((message) => (message.content.type === 'text' ? message.content.text : '')).join('\n');

@@ -3,21 +3,14 @@
 // transcript in pieces that advance on whole characters; their ids completed from the caller's own records; and the
 // cache hints of the 2026-07-28 revision (the schema may be kept, the account's data not).
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { seedCallLogs, seededCallId } from '../helpers/columns-read.js';
 import { loopbackGateways, mcpCampaignInput } from '../helpers/gateway.js';
+import { legacyMcpClient } from '../helpers/mcp-client.js';
 
 const gateway = loopbackGateways();
 
-async function agentOf(url: URL, token: string) {
-  const client = new Client({ name: 'resources-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
-  );
-  return client;
-}
+const agentOf = (url: URL, token: string) => legacyMcpClient(url, token, 'resources-test');
 
 /** One raw JSON-RPC POST to /mcp of the 2025 family (no handshake needed: the stateless fallback answers it). */
 async function rawRead(url: URL, token: string, uri: string, id: unknown) {

@@ -4,12 +4,11 @@
 // pinned to it and by requests written to that revision; and 2025-11-25, driven by the SDK 1.x client. Plus the
 // transport's rules both share: the Origin check, cursors the lists never handed out, declared capabilities.
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
-import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { MCP_OPERATIONS } from '../../src/mcp/operations.js';
 import { loopbackGateways, mcpCampaignInput } from '../helpers/gateway.js';
+import { legacyMcpClient } from '../helpers/mcp-client.js';
 
 const MODERN = '2026-07-28';
 
@@ -61,11 +60,7 @@ async function modernClient(url: URL, token: string, log: Exchange[] = []) {
   return client;
 }
 
-async function legacyClient(url: URL, token: string) {
-  const client = new LegacyClient({ name: 'legacy-agent', version: '1.32.2' });
-  await client.connect(new LegacyTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-  return client;
-}
+const legacyClient = (url: URL, token: string) => legacyMcpClient(url, token);
 
 /** One raw POST to /mcp. */
 async function post(url: URL, token: string, body: unknown, headers: Record<string, string> = {}) {

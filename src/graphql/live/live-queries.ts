@@ -40,6 +40,7 @@ import type { Services } from '../../services.js';
 import type { Context } from '../schema/context.js';
 import { ALL, type LiveContext, type LiveKeyCollector, withLiveKeys } from './live-keys.js';
 import { runAtWork } from '../../core/request-context.js';
+import { yieldToLoop } from '../../core/event-loop.js';
 
 /** The longest throttle a client may ask for with `@live(throttle:)`, in ms. */
 export const MAX_THROTTLE_MS = 60_000;
@@ -228,7 +229,7 @@ export function createLiveQueries(services: Services, options: LiveQueryOptions)
     const tail = (ahead ?? Promise.resolve()).then(() => mine);
     lane = tail;
     await ahead;
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await yieldToLoop();
     let left = false;
     return () => {
       if (left) return;

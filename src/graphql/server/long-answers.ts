@@ -5,6 +5,7 @@
 // time, the event loop free between them; each piece is timed as the request's own work (timedWork). The text is the
 // one JSON.stringify gives (a test compares them).
 import { randomBytes } from 'node:crypto';
+import { yieldToLoop } from '../../core/event-loop.js';
 import { timedWork } from '../../core/request-context.js';
 
 /** Characters of long text (answerTextNoted) from which an answer is serialised in pieces. */
@@ -21,9 +22,6 @@ const TOKEN_JSON = new RegExp(`"\\\\u0000${NONCE}:(\\d+)\\\\u0000"`, 'g');
 
 /** How many answers were serialised in pieces since the process started (tests read it). */
 export const longAnswerStats = { answers: 0 };
-
-/** Lets other work of the event loop run. */
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 type Holder = Record<string, unknown> | unknown[];
 
