@@ -9,7 +9,8 @@
 import { createHash } from 'node:crypto';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { errors } from 'oidc-provider';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { dialectOf } from '../db/dialect.js';
 import type { Database } from '../db/types.js';
 
 /** A registered client (dynamic client registration) is kept this long after a token was last issued to it. */
@@ -21,6 +22,8 @@ export const REGISTERED_CLIENT_DAYS = 90;
 export const PENDING_CLIENT_SECONDS = 3600;
 /** At most this many pending registrations are evicted by one registration (the rest go with the next ones). */
 const MAX_EVICTED_AT_ONCE = 100;
+/** PostgreSQL's advisory lock key for settling registrations one at a time ("OAUT"). */
+const SETTLEMENT_LOCK = 0x4f415554;
 /** No artefact's payload is larger than this (a registration's metadata is the largest). */
 const MAX_PAYLOAD_BYTES = 64 * 1024;
 /** Expired rows are swept at most this often by one instance. */
@@ -353,54 +356,60 @@ export async function settlePendingClient(
   address: string,
   bounds: { perAddress: number; total: number },
 ): Promise<number> {
-  const now = new Date().toISOString();
-  await db
-    .updateTable('oauth_artifacts')
-    .set({ pending_address: address })
-    .where('model', '=', 'Client')
-    .where('id', '=', clientId)
-    .execute();
-  await db
-    .deleteFrom('oauth_artifacts')
-    .where('model', '=', 'Client')
-    .where('pending_address', '=', address)
-    .where('expires_at', '<=', now)
-    .execute();
-  const beyond = await db
-    .selectFrom('oauth_artifacts')
-    .select('id')
-    .where('model', '=', 'Client')
-    .where('pending_address', '=', address)
-    .orderBy('expires_at', 'desc')
-    .limit(MAX_EVICTED_AT_ONCE)
-    .offset(bounds.perAddress)
-    .execute();
-  const evicted = await evictPending(
-    db,
-    beyond.map((row) => row.id),
-  );
-  // Beyond the newest `total` pending ones of all (never below it: concurrent registrations each delete only what is
-  // beyond the newest `total` they see, and newer rows only push those further back). Pending rows expire within
-  // PENDING_CLIENT_SECONDS (a touch included): the range leaves out clients that authorised, kept for months.
-  const newest = new Date(Date.now() + PENDING_CLIENT_SECONDS * 1000 + 1000).toISOString();
-  const oldest = await db
-    .selectFrom('oauth_artifacts')
-    .select('id')
-    .where('model', '=', 'Client')
-    .where('expires_at', '>', now)
-    .where('expires_at', '<=', newest)
-    .where('pending_address', 'is not', null)
-    .orderBy('expires_at', 'desc')
-    .limit(MAX_EVICTED_AT_ONCE)
-    .offset(bounds.total)
-    .execute();
-  return (
-    evicted +
-    (await evictPending(
-      db,
-      oldest.map((row) => row.id),
-    ))
-  );
+  // One settlement at a time, across instances too (PostgreSQL's transaction-scoped advisory lock; SQLite's one
+  // connection is held by the transaction): two concurrent ones could each count among the newest a row the other
+  // then evicts, and between them evict one pending registration too many. Each then trims to exactly `total`.
+  const postgres = dialectOf(db) === 'postgres';
+  return db.transaction().execute(async (trx) => {
+    if (postgres) await sql`select pg_advisory_xact_lock(${SETTLEMENT_LOCK})`.execute(trx);
+    const now = new Date().toISOString();
+    await trx
+      .updateTable('oauth_artifacts')
+      .set({ pending_address: address })
+      .where('model', '=', 'Client')
+      .where('id', '=', clientId)
+      .execute();
+    await trx
+      .deleteFrom('oauth_artifacts')
+      .where('model', '=', 'Client')
+      .where('pending_address', '=', address)
+      .where('expires_at', '<=', now)
+      .execute();
+    const beyond = await trx
+      .selectFrom('oauth_artifacts')
+      .select('id')
+      .where('model', '=', 'Client')
+      .where('pending_address', '=', address)
+      .orderBy('expires_at', 'desc')
+      .limit(MAX_EVICTED_AT_ONCE)
+      .offset(bounds.perAddress)
+      .execute();
+    const evicted = await evictPending(
+      trx,
+      beyond.map((row) => row.id),
+    );
+    // Beyond the newest `total` pending ones of all. Pending rows expire within PENDING_CLIENT_SECONDS (a touch
+    // included): the range leaves out clients that authorised, kept for months.
+    const newest = new Date(Date.now() + PENDING_CLIENT_SECONDS * 1000 + 1000).toISOString();
+    const oldest = await trx
+      .selectFrom('oauth_artifacts')
+      .select('id')
+      .where('model', '=', 'Client')
+      .where('expires_at', '>', now)
+      .where('expires_at', '<=', newest)
+      .where('pending_address', 'is not', null)
+      .orderBy('expires_at', 'desc')
+      .limit(MAX_EVICTED_AT_ONCE)
+      .offset(bounds.total)
+      .execute();
+    return (
+      evicted +
+      (await evictPending(
+        trx,
+        oldest.map((row) => row.id),
+      ))
+    );
+  });
 }
 
 /**

@@ -4,7 +4,7 @@
 // authorised is no longer pending and is not evicted.
 import { auth, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { REGISTERED_CLIENT_DAYS } from '../../src/domain/oauth-artifacts.js';
+import { REGISTERED_CLIENT_DAYS, settlePendingClient } from '../../src/domain/oauth-artifacts.js';
 import { registrantOf } from '../../src/oauth/registrations.js';
 import type { TestApp } from '../helpers/app.js';
 import { loopbackGateways } from '../helpers/gateway.js';
@@ -111,6 +111,30 @@ describe('dynamic client registrations under a flood', () => {
     expect(after.find((row) => row.id === clientId)?.pending_address).toBeNull();
     expect(after.filter((row) => row.pending_address !== null)).toHaveLength(20);
   }, 60_000);
+
+  it('settlements at once (registrations finishing together) keep exactly the cap between them', async () => {
+    const { t } = await serve({});
+    const db = t.app.database.db;
+    const now = Date.now() + 3_000_000;
+    // 60 registrations a millisecond apart, the newest 10 from one address (3 kept), settling at once against a cap of
+    // 20: a settlement evicting the older ones past the newest 20 it counts, while another evicts one of those newest
+    // 20 for its address's bound, would leave fewer than 20 between them.
+    const rows = Array.from({ length: 60 }, (_, i) => ({
+      id: `settle-${String(i).padStart(3, '0')}`,
+      address: i < 50 ? `203.0.113.${i + 1}` : '198.51.100.7',
+      expiresAt: new Date(now + i).toISOString(),
+    }));
+    await db
+      .insertInto('oauth_artifacts')
+      .values(rows.map((row) => ({ model: 'Client', id: row.id, payload: '{}', expires_at: row.expiresAt })))
+      .execute();
+    const evicted = await Promise.all(
+      rows.map((row) => settlePendingClient(db, row.id, row.address, { perAddress: 3, total: 20 })),
+    );
+    const pending = (await clients(t)).filter((row) => row.pending_address !== null);
+    expect(pending).toHaveLength(20);
+    expect(evicted.reduce((sum, n) => sum + n, 0)).toBe(40);
+  });
 
   it('forgets a pending registration after an hour: it authorises nothing and is deleted', async () => {
     const { t, base } = await serve({});
