@@ -414,7 +414,7 @@ async function startUnderCallgrind(
   // Start-up under callgrind takes a minute or two (V8 and every module run 50× slower).
   const deadline = Date.now() + 10 * 60_000;
   while (Date.now() < deadline) {
-    const found = /listening on (http:\/\/\S+)/.exec(readFileSync(log, 'utf8'));
+    const found = /listening on (http:\/\/[^\s"]+)/.exec(readFileSync(log, 'utf8'));
     if (found?.[1]) return { child, base: found[1].replace(/\/$/, ''), prefix };
     if (child.exitCode !== null) break;
     await new Promise((resolve) => setTimeout(resolve, 500));

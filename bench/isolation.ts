@@ -406,7 +406,7 @@ async function startServer(scenarioEnv: Record<string, string>): Promise<{ child
   });
   // Up to a minute: on a loaded machine (a CI runner, a shared one) the compiled server takes seconds to start.
   for (let i = 0; i < 1200 && child.exitCode === null; i++) {
-    const found = /listening on (http:\/\/\S+)/.exec(readFileSync(log, 'utf8'));
+    const found = /listening on (http:\/\/[^\s"]+)/.exec(readFileSync(log, 'utf8'));
     if (found?.[1]) return { child, base: found[1] };
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -79,7 +79,7 @@ async function startInstance(
     stdio: ['ignore', openSync(log, 'w'), openSync(log, 'a')],
   });
   for (let i = 0; i < 300; i++) {
-    const found = /listening on (http:\/\/\S+)/.exec(readFileSync(log, 'utf8'));
+    const found = /listening on (http:\/\/[^\s"]+)/.exec(readFileSync(log, 'utf8'));
     if (found?.[1]) return { child, base: found[1] };
     await sleep(50);
   }

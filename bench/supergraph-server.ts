@@ -24,7 +24,7 @@ async function startSubgraph(): Promise<{ child: ChildProcess; base: string }> {
     stdio: ['ignore', openSync(log, 'w'), 'inherit'],
   });
   for (let i = 0; i < 400; i++) {
-    const found = /listening on (http:\/\/\S+)/.exec(readFileSync(log, 'utf8'));
+    const found = /listening on (http:\/\/[^\s"]+)/.exec(readFileSync(log, 'utf8'));
     if (found?.[1]) return { child, base: found[1] };
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -2,11 +2,11 @@
 // no new connections, live streams end, in-flight requests finish, the worker stops, the database closes — within 5 s.
 import './node-version.js';
 import { createApp } from './app.js';
-import { loadConfig, reachableUrl } from './core/config.js';
+import { type Config, databaseLabel, databaseNamed, loadConfig, reachableUrl } from './core/config.js';
 import { createHttpServer, listen } from './http/server.js';
 import { exitOnStartupFailure, type StartupSettings } from './startup-errors.js';
 import { startTracing } from './core/tracing.js';
-import { writeAfterLogs } from './core/logger.js';
+import { jsonLine, plainTextOn, processLine, writeAfterLogs } from './core/logger.js';
 
 /** SIGTERM to exit: in-flight requests are answered, live streams closed, the worker stopped (docs/limits.md "Shutdown"). */
 const SHUTDOWN_TIMEOUT_MS = 5000;
@@ -17,8 +17,21 @@ let settings: StartupSettings = {};
 async function main(): Promise<void> {
   // Before anything else, so that every span has a provider (off unless the OTEL_* variables ask for it).
   const tracing = await startTracing();
-  const config = loadConfig();
+  // The settings' warnings (a lookalike name, secrets generated) follow the first line, which names the database.
+  const warnings: string[] = [];
+  const warnAll = () => warnings.splice(0).forEach((warning) => processLine('warn', warning));
+  let config: Config;
+  try {
+    config = loadConfig(process.env, (warning) => warnings.push(warning));
+  } catch (error) {
+    warnAll();
+    throw error;
+  }
   settings = config;
+  const database = databaseNamed(config.DATABASE_URL);
+  // The first line: which database this instance is about to open (never its password).
+  if (!plainTextOn(process.stdout)) processLine('info', `Starting on ${databaseLabel(database)}`, { database });
+  warnAll();
   const app = await createApp(config);
   const { server, shutdown } = createHttpServer(app, {
     headersMs: config.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
@@ -29,7 +42,7 @@ async function main(): Promise<void> {
   // Installed before the server listens (and says so): a SIGTERM sent as soon as the address is printed must find
   // them, or the default action would kill the process mid-start.
   const stop = (signal: NodeJS.Signals) => {
-    console.log(`${signal}: shutting down`);
+    processLine('info', `${signal}: shutting down`, { signal });
     // The app's own timeout leaves a margin inside SHUTDOWN_TIMEOUT_MS for closing the database.
     shutdown(SHUTDOWN_TIMEOUT_MS - 2000)
       .then(async (clean) => {
@@ -44,18 +57,36 @@ async function main(): Promise<void> {
 
   const { port } = await listen(server, config.PORT, config.HOST);
   const base = `http://${config.HOST}:${port}`;
-  // After the log lines written so far (migrations applied, settings that degrade a feature), on the same stream.
+  const urls = {
+    // The line the README's examples start from: with PORT=4100 they all follow it (and HOST=0.0.0.0 is reached on
+    // loopback).
+    gateway: reachableUrl(config.HOST, port),
+    graphiql: `${base}/graphql`,
+    rest: `${base}/api/v3`,
+    restDocs: `${base}/api/v3/docs`,
+    openapi: `${base}/api/v3/openapi.json`,
+    health: `${base}/healthz`,
+    ready: `${base}/readyz`,
+  };
+  // After the log lines written so far (migrations applied, settings that degrade a feature), on the same stream;
+  // whatever LOG_LEVEL, as the banner on a terminal.
+  if (!plainTextOn(process.stdout)) {
+    writeAfterLogs(
+      app.logger,
+      jsonLine('info', `Campaign gateway listening on ${base}`, { address: base, ...urls, database }),
+    );
+    return;
+  }
   writeAfterLogs(
     app.logger,
     [
       `Campaign gateway listening on ${base}`,
-      // The line the README's examples start from: with PORT=4100 they all follow it (and HOST=0.0.0.0 is reached on
-      // loopback).
-      `  export GATEWAY=${reachableUrl(config.HOST, port)}`,
-      `  GraphiQL  ${base}/graphql`,
-      `  REST      ${base}/api/v3`,
-      `  REST docs ${base}/api/v3/docs  (OpenAPI: ${base}/api/v3/openapi.json)`,
-      `  health    ${base}/healthz  ${base}/readyz`,
+      `  export GATEWAY=${urls.gateway}`,
+      `  GraphiQL  ${urls.graphiql}`,
+      `  REST      ${urls.rest}`,
+      `  REST docs ${urls.restDocs}  (OpenAPI: ${urls.openapi})`,
+      `  database  ${databaseLabel(database)}`,
+      `  health    ${urls.health}  ${urls.ready}`,
       '',
     ].join('\n'),
   );
@@ -63,7 +94,7 @@ async function main(): Promise<void> {
 
 // A rejection nobody handled is a bug to log, not a reason to drop every request in flight.
 process.on('unhandledRejection', (reason) => {
-  console.error('unhandled rejection:', reason);
+  processLine('error', 'unhandled rejection', { err: reason });
 });
 
 main().catch((error: unknown) => exitOnStartupFailure(error, settings));

@@ -1,9 +1,9 @@
 // Start-up failures an operator can fix (docs/configuration.md), each told in one line that names the setting, its
 // value (passwords masked) and what to do, instead of a stack trace. Anything else is a bug and keeps its stack.
 import { ConfigError, maskUrl } from './core/config.js';
+import { plainTextOn, processLine } from './core/logger.js';
 import { MissingDirectoryError } from './db/database.js';
 import { isDatabaseUnavailable } from './db/errors.js';
-import { RedisUnavailableError } from './core/redis.js';
 
 interface SystemError extends Error {
   code?: string;
@@ -23,7 +23,7 @@ export interface StartupSettings {
 
 /** One line for a failure the operator can fix, or null for anything else (a bug: print it with its stack). */
 export function describeStartupFailure(error: unknown, settings: StartupSettings = {}): string | null {
-  if (error instanceof ConfigError || error instanceof RedisUnavailableError) return error.message;
+  if (error instanceof ConfigError) return error.message;
   if (!(error instanceof Error)) return null;
   if (error instanceof MissingDirectoryError) {
     const database = settings.DATABASE_URL ? `DATABASE_URL=${maskUrl(settings.DATABASE_URL)}` : 'DATABASE_URL';
@@ -69,6 +69,8 @@ export function describeStartupFailure(error: unknown, settings: StartupSettings
 /** Prints the failure (one line, or the stack of an unexpected one) and exits with code 1. */
 export function exitOnStartupFailure(error: unknown, settings: StartupSettings = {}): never {
   const line = describeStartupFailure(error, settings);
-  console.error(line ?? error);
+  if (line) processLine('error', line);
+  else if (plainTextOn(process.stderr)) console.error(error);
+  else processLine('error', 'start-up failed', { err: error });
   process.exit(1);
 }

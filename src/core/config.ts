@@ -25,6 +25,10 @@ const envSchema = z
     DATABASE_URL: z
       .string()
       .regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, 'must be sqlite:PATH, sqlite::memory: or postgres://...')
+      .refine(
+        (value) => !value.startsWith('postgres') || Boolean(URL.parse(value)?.hostname),
+        'is not a URL PostgreSQL can be reached at (postgres://USER:PASSWORD@HOST:PORT/DATABASE)',
+      )
       .default('sqlite:./data/campaigns.db'),
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     SECRETS_KEY: z
@@ -115,6 +119,8 @@ const envSchema = z
     /** Prometheus metrics at /metrics (docs/observability.md "Metrics"); with METRICS_TOKEN, only for `Authorization: Bearer <it>`. */
     METRICS: booleanFlag.default(true),
     METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** With it, /subgraph answers only requests that carry it in X-Subgraph-Token: the federation gateway's (docs/supergraph.md). */
+    SUBGRAPH_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
     /** The optional response cache (docs/graphql-api.md "HTTP caching"): query results per account, invalidated by every write. */
     RESPONSE_CACHE: booleanFlag.default(false),
     RESPONSE_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).max(100_000).default(1000),
@@ -244,18 +250,123 @@ export function maskUrl(value: string): string {
   }
 }
 
+/** Which database DATABASE_URL names, as the banner and the first log line say it: never its password or user. */
+export interface DatabaseNamed {
+  kind: 'postgres' | 'sqlite';
+  /** PostgreSQL's host and port. */
+  host?: string;
+  port?: number;
+  /** PostgreSQL's database; SQLite's file (or :memory:). */
+  name: string;
+}
+
+export function databaseNamed(databaseUrl: string): DatabaseNamed {
+  if (!databaseUrl.startsWith('postgres')) return { kind: 'sqlite', name: databaseUrl.slice('sqlite:'.length) };
+  const url = URL.parse(databaseUrl);
+  const name = decodeURIComponent(url?.pathname.slice(1) ?? '') || decodeURIComponent(url?.username ?? '');
+  return { kind: 'postgres', host: url?.hostname ?? '', port: Number(url?.port || 5432), name };
+}
+
+/** `postgres 127.0.0.1:5432/campaigns`, `sqlite ./data/campaigns.db`. */
+export function databaseLabel(database: DatabaseNamed): string {
+  return database.kind === 'postgres'
+    ? `postgres ${database.host}:${database.port}/${database.name}`
+    : `sqlite ${database.name}`;
+}
+
 /** A setting's value as an error message may show it: quoted, secrets hidden, URL passwords masked. */
 const shownValue = (name: string, value: string) =>
-  name === 'JWT_SECRET' || name === 'SECRETS_KEY' || name === 'METRICS_TOKEN'
+  name === 'JWT_SECRET' || name === 'SECRETS_KEY' || name === 'METRICS_TOKEN' || name === 'SUBGRAPH_TOKEN'
     ? '(hidden)'
     : JSON.stringify(maskUrl(value));
+
+/** Settings refused when set to the empty string, with what to set instead. */
+const REFUSED_WHEN_EMPTY = ['DATABASE_URL'] as const;
+const REFUSED_WHEN_EMPTY_HINT: Record<(typeof REFUSED_WHEN_EMPTY)[number], string> = {
+  DATABASE_URL: 'postgres://USER:PASSWORD@HOST:PORT/DATABASE or sqlite:PATH',
+};
+
+/** OpenTelemetry's endpoint settings (read by its exporter, validated here). */
+const OTLP_ENDPOINTS = ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'] as const;
+const isHttpUrl = (value: string | undefined) => /^https?:$/.test(URL.parse(value ?? '')?.protocol ?? '');
+
+/** The settings the gateway reads besides the schema's: OpenTelemetry's, the CLI's. */
+const OTHER_SETTINGS = [
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'OTEL_EXPORTER_OTLP_TIMEOUT',
+  'OTEL_SERVICE_NAME',
+  'OTEL_SDK_DISABLED',
+  'OTEL_TRACES_EXPORTER',
+  'OTEL_TRACES_SAMPLER',
+  'OTEL_SHUTDOWN_TIMEOUT_MS',
+  'GATEWAY',
+  'NODE_ENV',
+];
+
+export const SETTING_NAMES: readonly string[] = [...Object.keys(envSchema.shape), ...OTHER_SETTINGS];
+
+/** Levenshtein distance, given up past `most` (names are short; this runs once at start). */
+function editDistance(a: string, b: string, most: number): number {
+  if (Math.abs(a.length - b.length) > most) return most + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        (previous[j] ?? 0) + 1,
+        (current[j - 1] ?? 0) + 1,
+        (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? most + 1;
+}
+
+/**
+ * Variables of the environment that look like one of our settings but are not one (`DATABSE_URL`, `database_url`,
+ * `REDIS_URI`): each with the setting it most likely meant. Short names (PORT, HOST) are matched only by case, so
+ * that the environment's own variables (PATH, HOME) are not taken for them.
+ */
+export function lookalikeSettings(env: NodeJS.ProcessEnv): Array<{ given: string; meant: string }> {
+  const known = new Set(SETTING_NAMES);
+  const found: Array<{ given: string; meant: string }> = [];
+  for (const name of Object.keys(env)) {
+    if (known.has(name)) continue;
+    const upper = name.toUpperCase();
+    let meant = known.has(upper) ? upper : undefined;
+    for (const setting of SETTING_NAMES) {
+      if (meant) break;
+      if (setting.length < 8 || upper.length < 8) continue;
+      if (editDistance(upper, setting, 2) <= (setting.length >= 12 ? 2 : 1)) meant = setting;
+    }
+    if (meant) found.push({ given: name, meant });
+  }
+  return found;
+}
 
 /** Parses the environment; throws ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, warn: (m: string) => void = console.warn): Config {
   const given = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  for (const name of lookalikeSettings(env)) {
+    warn(`${name.given} is not a setting of the gateway (did you mean ${name.meant}?): it is ignored`);
+  }
   const parsed = envSchema.safeParse(given);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
+  // An empty DATABASE_URL is a mistake (a variable of a deployment left blank), not a request for the default SQLite
+  // file: the instance would start on a database of its own.
+  const blank = [
+    ...REFUSED_WHEN_EMPTY.filter((name) => env[name] === '').map(
+      (name) => `${name} is set but empty: set it (${REFUSED_WHEN_EMPTY_HINT[name]}), or unset it for the default`,
+    ),
+    // OpenTelemetry's exporter would start on an endpoint that is not a URL without a word, and export nothing.
+    ...OTLP_ENDPOINTS.filter((name) => env[name] && !isHttpUrl(env[name])).map(
+      (name) => `${name}=${shownValue(name, env[name] ?? '')} must be an http:// or https:// URL`,
+    ),
+  ];
+  if (!parsed.success || blank.length > 0) {
+    const problems = (parsed.error?.issues ?? []).map((issue) => {
       const name = String(issue.path[0] ?? '');
       const value = given[name];
       const message =
@@ -270,13 +381,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, warn: (m: strin
                 : issue.message;
       return value === undefined ? `${name} ${message}` : `${name}=${shownValue(name, value)} ${message}`;
     });
-    throw new ConfigError(`Invalid configuration (see docs/configuration.md): ${problems.join('; ')}`);
+    throw new ConfigError(`Invalid configuration (see docs/configuration.md): ${[...blank, ...problems].join('; ')}`);
   }
   const { JWT_SECRET, SECRETS_KEY, SECRETS_FILE, ...rest } = parsed.data;
+  // Secrets are generated only beside a SQLite file: instances sharing a PostgreSQL database must share them, and
+  // each (a fresh container) would generate its own (docs/configuration.md "Secrets").
+  const generate = !rest.DATABASE_URL.startsWith('postgres');
   const secrets =
     JWT_SECRET && SECRETS_KEY
       ? { JWT_SECRET, SECRETS_KEY }
-      : readOrCreateSecrets(SECRETS_FILE, { JWT_SECRET, SECRETS_KEY }, warn);
+      : readOrCreateSecrets(SECRETS_FILE, { JWT_SECRET, SECRETS_KEY }, warn, generate);
   return { ...rest, JWT_SECRET: secrets.JWT_SECRET, SECRETS_KEY: Buffer.from(secrets.SECRETS_KEY, 'base64') };
 }
 
@@ -304,9 +418,18 @@ function readOrCreateSecrets(
   file: string,
   given: Record<keyof Secrets, string | undefined>,
   warn: (m: string) => void,
+  generate: boolean,
 ): Secrets {
   let stored = readSecretsFile(file);
   const missing = (['JWT_SECRET', 'SECRETS_KEY'] as const).filter((name) => !given[name] && !stored?.[name]);
+  if (missing.length > 0 && !generate) {
+    throw new ConfigError(
+      `On PostgreSQL set ${missing.join(' and ')}, the same for every instance (they are generated only for a SQLite ` +
+        "file: instances sharing a database each generating their own would refuse each other's tokens and secrets): " +
+        'for instance JWT_SECRET=$(openssl rand -base64 48) SECRETS_KEY=$(openssl rand -base64 32); see ' +
+        'docs/configuration.md',
+    );
+  }
   if (missing.length > 0) {
     const generated = { ...stored, ...Object.fromEntries(missing.map((name) => [name, GENERATE[name]()])) };
     if (writeSecretsFile(file, generated, stored !== null)) {

@@ -1,17 +1,22 @@
 // JSON logs (pino), each line with the request id of the request it was written for. Nothing secret is ever passed
 // to the logger: no tokens, passwords, keys, request bodies or query strings.
+import { writeSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { isSpanContextValid, trace } from '@opentelemetry/api';
-import { type DestinationStream, type Logger, pino, symbols } from 'pino';
+import { type DestinationStream, type Level, type Logger, pino, symbols } from 'pino';
 import type { Config } from './config.js';
 import { currentRequestId } from './request-context.js';
 
 export type { Logger };
 
+const PROCESS = { pid: process.pid, hostname: hostname() };
+
 export function createLogger(level: Config['LOG_LEVEL'], destination?: DestinationStream): Logger {
   return pino(
     {
       level,
-      base: undefined,
+      // Which process of which machine (or container) wrote the line, as pino's default has it.
+      base: PROCESS,
       timestamp: pino.stdTimeFunctions.isoTime,
       mixin: () => {
         const requestId = currentRequestId();
@@ -47,4 +52,45 @@ export function writeAfterLogs(logger: Logger, text: string): void {
   const stream = (logger as unknown as Record<symbol, DestinationStream | undefined>)[symbols.streamSym];
   if (stream) stream.write(text);
   else process.stdout.write(text);
+}
+
+/**
+ * Whether the start-up's own lines (the banner, start-up failures, "SIGTERM: shutting down") are written for a person:
+ * on a terminal, or with NODE_ENV=development. Anywhere else (a container, a process manager, a pipe) every line is
+ * JSON, so that a log collector parses each one (docs/observability.md "Logs").
+ */
+export function plainTextOn(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(stream.isTTY) || env.NODE_ENV === 'development';
+}
+
+/** One JSON line as the app writes them (pid, hostname, ISO time), for a line of the process itself. */
+export function jsonLine(
+  level: Extract<Level, 'info' | 'warn' | 'error' | 'fatal'>,
+  message: string,
+  fields: Record<string, unknown> = {},
+): string {
+  let text = '';
+  const capture = { write: (line: string) => void (text += line) };
+  pino({ base: PROCESS, timestamp: pino.stdTimeFunctions.isoTime }, capture)[level](fields, message);
+  return text;
+}
+
+/**
+ * A line of the process itself, outside any request and before or after the app's logger exists (a setting warned
+ * about, a start-up failure, a signal): plain text for a person (plainTextOn), else one JSON line as the app writes
+ * them. Written whatever LOG_LEVEL, as the banner is, and synchronously: the process may exit right after it.
+ */
+export function processLine(
+  level: Extract<Level, 'info' | 'warn' | 'error' | 'fatal'>,
+  message: string,
+  fields: Record<string, unknown> = {},
+): void {
+  // What goes wrong to standard error, the rest to standard output, as a person's terminal has it.
+  const stream = level === 'info' ? process.stdout : process.stderr;
+  const text = plainTextOn(stream) ? `${message}\n` : jsonLine(level, message, fields);
+  try {
+    writeSync(stream.fd, text);
+  } catch {
+    stream.write(text); // a full non-blocking pipe (EAGAIN): queued instead
+  }
 }

@@ -4,9 +4,8 @@
 // (per-instance rate limits, live events of this instance only, no response cache) and the log says so once; when it
 // is back, the log says so once and the features catch up (src/events/pubsub.ts replays what subscribers missed).
 import { type Command, Redis } from 'ioredis';
+import { maskUrl } from './config.js';
 import type { Logger } from './logger.js';
-
-export class RedisUnavailableError extends Error {}
 
 export interface RedisLink {
   /** Commands: publishing, rate-limit counters, the response cache's generation. Never queues while Redis is away. */
@@ -45,23 +44,29 @@ function client(url: string, logger: Logger, options: RedisOptions, queue: boole
 }
 
 /**
- * Both connections, ready before they are returned (a subscription sent while ioredis is still handshaking would be
- * lost for good). Start-up fails when Redis does not answer; afterwards an outage only degrades.
+ * Both connections, ready before they are returned when Redis answers at start (a subscription sent while ioredis is
+ * still handshaking would be lost for good). When it does not, the start goes on without it (a degraded start: an
+ * instance restarting during a Redis outage must come back): the log says so once, ioredis keeps reconnecting in the
+ * background, `available` is false until both connections are ready, and then listeners are told, as after an outage.
  */
 export async function connectRedis(url: string, logger: Logger, options: RedisOptions): Promise<RedisLink> {
   const command = client(url, logger, options, false);
   const subscriber = client(url, logger, options, true);
+  let answered = true;
   try {
     await Promise.all([command.connect(), subscriber.connect()]);
   } catch (error) {
-    command.disconnect();
-    subscriber.disconnect();
+    answered = false;
     const reason = error instanceof Error ? error.message : String(error);
-    throw new RedisUnavailableError(`REDIS_URL is set, but Redis does not answer (${reason})`);
+    logger.warn(
+      { redis: maskUrl(url), reason },
+      'Redis does not answer at start: starting without it (rate limits per instance, live events of this instance ' +
+        'only, no response cache) and connecting in the background; /readyz names it as degraded until it answers',
+    );
   }
   command.options.commandTimeout = options.commandTimeoutMs;
   const listeners = new Set<(available: boolean) => void>();
-  let available = true;
+  let available = answered;
   let closing = false;
   /** Set when a command timed out on a connection that looks open (a Redis that hangs): cleared by a PING. */
   let hung = false;

@@ -143,7 +143,10 @@ export function createCampaignEventBus(
 
   return {
     async start() {
-      await redis?.subscriber.subscribe(EVENTS_CHANNEL);
+      // Redis away at start (a degraded start): the subscription is made when it answers (onChange above), and the
+      // streams then read back what they missed since now.
+      if (redis && !redis.available) outageSince ??= Date.now();
+      else await redis?.subscriber.subscribe(EVENTS_CHANNEL);
     },
     publish(event) {
       local.publish('campaign-events', topicOf(event.accountId, event.campId), event);

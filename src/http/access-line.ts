@@ -96,6 +96,8 @@ export function observed(
             method: request.method,
             path,
             status,
+            // The client's address as TRUST_PROXY resolves it (the socket's peer, or X-Forwarded-For's entry).
+            client: clientAddress,
             ms: Math.round((performance.now() - started) * 10) / 10,
             ...(errors ? { errors } : {}),
           },

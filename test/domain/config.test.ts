@@ -2,9 +2,16 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { ConfigError, loadConfig, reachableUrl } from '../../src/core/config.js';
+import {
+  ConfigError,
+  databaseLabel,
+  databaseNamed,
+  loadConfig,
+  lookalikeSettings,
+  reachableUrl,
+} from '../../src/core/config.js';
 
 describe('configuration', () => {
   test('defaults, and secrets generated into a private file that later starts reuse', () => {
@@ -102,4 +109,83 @@ test('the URL a local client reaches the gateway at (npm start prints it as GATE
   expect(reachableUrl('::', 4000)).toBe('http://127.0.0.1:4000');
   expect(reachableUrl('::1', 4000)).toBe('http://[::1]:4000');
   expect(reachableUrl('gateway.internal', 80)).toBe('http://gateway.internal:80');
+});
+
+describe('settings that refuse mistakes (issue 54)', () => {
+  const secrets = { JWT_SECRET: 'x'.repeat(32), SECRETS_KEY: Buffer.alloc(32, 1).toString('base64') };
+  const PG = 'postgres://gateway:s3cret@db.internal:5433/campaigns';
+
+  test('on PostgreSQL the secrets are not generated: the start refuses in one line saying to set both', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'secrets.json');
+    const refused = () => loadConfig({ DATABASE_URL: PG, SECRETS_FILE: file }, () => undefined);
+    expect(refused).toThrow(ConfigError);
+    expect(refused).toThrow(/^On PostgreSQL set JWT_SECRET and SECRETS_KEY, the same for every instance/);
+    expect(() => loadConfig({ DATABASE_URL: PG, SECRETS_FILE: file, JWT_SECRET: 'j'.repeat(40) })).toThrow(
+      /^On PostgreSQL set SECRETS_KEY,/,
+    );
+    // Nothing was written; both given, it starts; a secrets file an older start generated is still read.
+    expect(readdirSync(dirname(file))).toEqual([]);
+    expect(loadConfig({ DATABASE_URL: PG, SECRETS_FILE: file, ...secrets }).DATABASE_URL).toBe(PG);
+    writeFileSync(file, JSON.stringify({ JWT_SECRET: secrets.JWT_SECRET, SECRETS_KEY: secrets.SECRETS_KEY }));
+    expect(loadConfig({ DATABASE_URL: PG, SECRETS_FILE: file }).JWT_SECRET).toBe(secrets.JWT_SECRET);
+  });
+
+  test('an empty or unparsable DATABASE_URL is refused, never the default SQLite file instead', () => {
+    expect(() => loadConfig({ ...secrets, DATABASE_URL: '' })).toThrow(/DATABASE_URL is set but empty/);
+    for (const bad of ['postgres://db:notaport/x', 'postgres:///campaigns', 'postgresql://']) {
+      expect(() => loadConfig({ ...secrets, DATABASE_URL: bad }), bad).toThrow(/DATABASE_URL=/);
+    }
+    expect(() => loadConfig({ ...secrets, DATABASE_URL: 'postgres://u:pw@db:notaport/x' })).toThrow(
+      'DATABASE_URL="postgres://u:pw@db:notaport/x" is not a URL',
+    );
+    expect(loadConfig({ ...secrets, DATABASE_URL: 'postgresql://db/campaigns' }).DATABASE_URL).toBe(
+      'postgresql://db/campaigns',
+    );
+  });
+
+  test('an OTLP endpoint that is not an http(s) URL is refused', () => {
+    for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) {
+      expect(() => loadConfig({ ...secrets, [name]: 'collector:4318' })).toThrow(
+        `${name}="collector:4318" must be an http:// or https:// URL`,
+      );
+      expect(() => loadConfig({ ...secrets, [name]: 'http://collector:4318' })).not.toThrow();
+    }
+  });
+
+  test('a name that looks like a setting but is not one is warned about, with the one it likely meant', () => {
+    const env = {
+      ...secrets,
+      DATABSE_URL: PG,
+      database_url: PG,
+      REDIS_URI: 'redis://x',
+      RATE_LIMIT_PER_MINUT: '5',
+      port: '4100',
+      // The environment's own and the tests' variables are not taken for settings.
+      PATH: '/usr/bin',
+      HOME: '/root',
+      HOSTNAME: 'box',
+      TEST_DATABASE_URL: PG,
+      npm_config_loglevel: 'warn',
+      OTEL_SERVICE_NAME: 'gateway',
+    };
+    expect(lookalikeSettings(env)).toEqual([
+      { given: 'DATABSE_URL', meant: 'DATABASE_URL' },
+      { given: 'database_url', meant: 'DATABASE_URL' },
+      { given: 'REDIS_URI', meant: 'REDIS_URL' },
+      { given: 'RATE_LIMIT_PER_MINUT', meant: 'RATE_LIMIT_PER_MINUTE' },
+      { given: 'port', meant: 'PORT' },
+    ]);
+    const warnings: string[] = [];
+    loadConfig(env, (warning) => warnings.push(warning));
+    expect(warnings[0]).toBe('DATABSE_URL is not a setting of the gateway (did you mean DATABASE_URL?): it is ignored');
+    expect(warnings).toHaveLength(5);
+    expect(warnings.join('\n')).not.toContain('s3cret');
+  });
+
+  test('the database as the banner and the first log line name it: kind, host, port, name, never the password', () => {
+    expect(databaseNamed(PG)).toEqual({ kind: 'postgres', host: 'db.internal', port: 5433, name: 'campaigns' });
+    expect(databaseLabel(databaseNamed(PG))).toBe('postgres db.internal:5433/campaigns');
+    expect(databaseLabel(databaseNamed('postgres://app@db'))).toBe('postgres db:5432/app');
+    expect(databaseLabel(databaseNamed('sqlite:./data/campaigns.db'))).toBe('sqlite ./data/campaigns.db');
+  });
 });

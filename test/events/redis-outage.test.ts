@@ -8,6 +8,7 @@ import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { eventually } from '../helpers/eventually.js';
 import { logCapture } from '../helpers/log-lines.js';
 import { hasRedisServer, OwnRedis } from '../helpers/own-redis.js';
+import { EVENTS_CHANNEL } from '../../src/events/pubsub.js';
 import { closeAll, subscribe } from './sse.js';
 
 const apps: TestApp[] = [];
@@ -98,6 +99,44 @@ describe.runIf(hasRedisServer)('Redis away', () => {
     ]);
     expect(logs.lines.filter((line) => line.level >= 40 && line.msg !== states[0]?.msg)).toEqual([]);
     expect(logs.lines.some((line) => line.err?.stack)).toBe(false);
+  }, 40_000);
+
+  test('an instance started while Redis is away starts degraded, serves, and joins Redis when it answers', async () => {
+    const own = await OwnRedis.start();
+    redis = own;
+    await own.kill();
+    const logs = logCapture();
+    const started = performance.now();
+    const app = await startApp({ REDIS_URL: own.url, LOG_LEVEL: 'info' }, [], { logStream: logs.stream });
+    apps.push(app);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    // One warning naming the Redis it tried (a password would be masked), without a stack; /readyz says degraded.
+    const warned = logs.lines.filter((line) => line.level >= 40);
+    expect(warned.map((line) => line.msg.split(':')[0])).toEqual(['Redis does not answer at start']);
+    expect(warned[0]).toMatchObject({ redis: own.url });
+    expect(warned[0]?.err).toBeUndefined();
+    expect((await app.request('GET', '/readyz')).body).toEqual({ status: 'ready', degraded: ['redis'] });
+    const user = await app.account();
+    await createLegacyCampaign(app, user.token, 'spring');
+    const stream = await subscribe(app.app, 'spring', user.token);
+    const during = await app.gql(UPDATE, { c: 'spring', t: 'before Redis' }, user.token);
+    expect(during.body.errors).toBeUndefined();
+    expect((await stream.next(2000)).payload.data.campaignEvents.data.title).toBe('before Redis');
+
+    await own.start();
+    await eventually(
+      async () => expect((await app.request('GET', '/readyz')).body).toEqual({ status: 'ready' }),
+      10_000,
+    );
+    expect(logs.lines.filter((line) => /^Redis available again/.test(line.msg))).toHaveLength(1);
+    // Subscribed once it answered: every event another instance publishes on Redis reaches this one.
+    const { Redis } = await import('ioredis');
+    const other = new Redis(own.url);
+    try {
+      await eventually(async () => expect(await other.pubsub('NUMSUB', EVENTS_CHANNEL)).toEqual([EVENTS_CHANNEL, 1]));
+    } finally {
+      other.disconnect();
+    }
   }, 40_000);
 
   test('a Redis that hangs (SIGSTOP) costs one command timeout, not one per request', async () => {

@@ -17,22 +17,27 @@ export interface ServerProcess {
   printed: string;
 }
 
-/** `nodeArguments` go before the entry point (`--expose-gc`, another `--import`, …). */
+/**
+ * `nodeArguments` go before the entry point (`--expose-gc`, another `--import`, …). A setting given as undefined is
+ * removed from the inherited environment (DATABASE_URL: undefined, the default SQLite file of `cwd`).
+ */
 export function startServerProcess(
-  env: Record<string, string>,
+  env: Record<string, string | undefined>,
   cwd = ROOT,
   nodeArguments: string[] = [],
 ): Promise<ServerProcess> {
+  const environment: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'silent', ...env };
+  for (const [name, value] of Object.entries(environment)) if (value === undefined) delete environment[name];
   const child = spawn(process.execPath, ['--import', TSX_LOADER, ...nodeArguments, join(ROOT, 'src/main.ts')], {
     cwd,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent', ...env },
+    env: environment,
   });
   return new Promise((resolve, reject) => {
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      // The last line of the start-up banner names the health checks.
-      const found = /listening on (http:\/\/[^:\s]+:(\d+))[\s\S]*health.*\n/.exec(output);
+      // The last line of the start-up banner names the health checks; as a JSON line (no terminal), it ends there.
+      const found = /listening on (http:\/\/[^:\s"]+:(\d+))(?:"[^\n]*\n|[\s\S]*health.*\n)/.exec(output);
       if (found?.[1]) resolve({ child, base: found[1], port: Number(found[2]), printed: output });
     });
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

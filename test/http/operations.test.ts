@@ -1,4 +1,5 @@
 // Request ids, log hygiene and health checks.
+import { hostname } from 'node:os';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type App, createApp } from '../../src/app.js';
@@ -76,6 +77,35 @@ describe('logs', () => {
     expect(requests[3]!.path).toBe('/api/v3/social_webhook/ck_****/camp');
     const all = lines.join('\n');
     for (const secret of [password, token, apiKey, apiKey.slice(3), 'vt-secret']) expect(all).not.toContain(secret);
+  });
+});
+
+describe('log lines name their process and the client', () => {
+  it('every line has pid and host; the access line has the client address as TRUST_PROXY resolves it', async () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString().split('\n').filter(Boolean));
+        done();
+      },
+    });
+    const env = { DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'info', TRUST_PROXY: '1' };
+    app = await createApp(
+      loadConfig({ ...env, JWT_SECRET: 'x'.repeat(32), SECRETS_KEY: Buffer.alloc(32).toString('base64') }),
+      {
+        logStream: stream,
+        worker: false,
+      },
+    );
+    const forwarded = { headers: { 'x-forwarded-for': '198.51.100.1, 203.0.113.9' } };
+    await app.fetch(new Request('http://127.0.0.1/healthz', forwarded), { address: '10.0.0.2' });
+    await app.fetch(new Request('http://127.0.0.1/healthz'), { address: '10.0.0.3' });
+    await new Promise((resolve) => setImmediate(resolve));
+    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(parsed.length).toBeGreaterThan(2);
+    for (const line of parsed) expect(line).toMatchObject({ pid: process.pid, hostname: hostname() });
+    const requests = parsed.filter((line) => line.msg === 'request');
+    expect(requests.map((line) => line.client)).toEqual(['203.0.113.9', '10.0.0.3']);
   });
 });
 

@@ -21,7 +21,7 @@ afterAll(() => {
 const start = () =>
   startServerProcess(
     {
-      DATABASE_URL: '',
+      DATABASE_URL: undefined,
       PASSWORD_HASH_COST: '10',
       RATE_LIMIT_PER_MINUTE: '1000000',
       WORK_BUDGET_MS_PER_MINUTE: '100000000',

@@ -2,7 +2,7 @@
 import { type ChildProcess, execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -17,18 +17,24 @@ describe('a fresh start', () => {
   const cwd = mkdtempSync(join(tmpdir(), 'gateway-start-'));
 
   beforeAll(async () => {
-    // PORT=0 picks a free port; the server prints the address it got.
-    ({ child: server, base, printed } = await startServerProcess({ DATABASE_URL: '', LOG_LEVEL: 'info' }, cwd));
+    // PORT=0 picks a free port; the server prints the address it got. NODE_ENV=development: the lines a person sees
+    // on a terminal (a pipe, as here, gets JSON lines otherwise: below).
+    ({
+      child: server,
+      base,
+      printed,
+    } = await startServerProcess({ DATABASE_URL: undefined, LOG_LEVEL: 'info', NODE_ENV: 'development' }, cwd));
   }, 30_000);
 
   afterAll(() => {
     server?.kill('SIGTERM');
   });
 
-  test('prints where GraphiQL, REST, its docs, OpenAPI and the health checks are', () => {
+  test('prints where GraphiQL, REST, its docs, OpenAPI and the health checks are, and which database it opened', () => {
     for (const path of ['/graphql', '/api/v3', '/api/v3/docs', '/api/v3/openapi.json', '/healthz', '/readyz']) {
       expect(printed).toContain(`${base}${path}`);
     }
+    expect(printed).toContain('\n  database  sqlite ./data/campaigns.db\n');
   });
 
   test('says where the gateway is as the line the examples start from, after the migrations it applied', () => {
@@ -101,4 +107,39 @@ describe('a fresh start', () => {
     const { stdout } = await promisify(execFile)(TSX, [join(ROOT, 'src/cli.ts'), 'migrate'], { cwd });
     expect(stdout).toContain('database is up to date');
   });
+});
+
+describe('a start without a terminal (a container, a process manager)', () => {
+  test('writes every line as JSON with pid and host: first the database, last where it listens; SIGTERM too', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'gateway-json-'));
+    const { child, base, printed } = await startServerProcess(
+      { DATABASE_URL: undefined, LOG_LEVEL: 'info', NODE_ENV: 'production' },
+      cwd,
+    );
+    let output = printed;
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const lines = output
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    for (const line of lines) expect(line).toMatchObject({ pid: child.pid, hostname: hostname() });
+    expect(lines[0]).toMatchObject({
+      level: 30,
+      msg: 'Starting on sqlite ./data/campaigns.db',
+      database: { kind: 'sqlite', name: './data/campaigns.db' },
+    });
+    const listening = lines.find((line) => String(line.msg).startsWith('Campaign gateway listening on'));
+    expect(listening).toMatchObject({
+      address: base,
+      gateway: base,
+      graphiql: `${base}/graphql`,
+      ready: `${base}/readyz`,
+      database: { kind: 'sqlite' },
+    });
+    expect(lines.at(-1)).toMatchObject({ msg: 'SIGTERM: shutting down', signal: 'SIGTERM' });
+  }, 30_000);
 });

@@ -109,25 +109,51 @@ describe('start-up failures are one line naming the setting and what to do', () 
     expect(describeStartupFailure(new TypeError('x is not a function'))).toBeNull();
   });
 
-  it('npm start prints just that line and exits 1', async () => {
-    const outcome = await new Promise<{ code: number; stderr: string }>((resolve) => {
+  const startFailing = (env: Record<string, string>) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
         ['--import', TSX_LOADER, join(ROOT, 'src/main.ts')],
         {
           cwd: mkdtempSync(join(tmpdir(), 'gateway-startup-')),
-          env: { PATH: process.env.PATH ?? '', ...SECRETS, DATABASE_URL: 'postgres://app:s3cret@127.0.0.1:1/app' },
+          env: { PATH: process.env.PATH ?? '', ...env },
           // About 1.5 s alone; a CI run on two busy cores once took over 20 s to load the sources.
           timeout: 50_000,
         },
-        (error, _stdout, stderr) => resolve({ code: typeof error?.code === 'number' ? error.code : 0, stderr }),
+        (error, stdout, stderr) => resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr }),
       );
     });
+
+  it('npm start prints just that line and exits 1: plain text for a person, one JSON line otherwise', async () => {
+    const env = { ...SECRETS, DATABASE_URL: 'postgres://app:s3cret@127.0.0.1:1/app' };
+    const [person, machine] = await Promise.all([
+      startFailing({ ...env, NODE_ENV: 'development' }),
+      startFailing({ ...env, NODE_ENV: 'production' }),
+    ]);
+    const reason = /^Cannot reach the database at DATABASE_URL=postgres:\/\/app:\*\*\*\*@127\.0\.0\.1:1\/app /;
+    expect(person.code, person.stderr).toBe(1);
+    expect(person.stderr.trim().split('\n'), person.stderr).toEqual([expect.stringMatching(reason)]);
+    expect(machine.code, machine.stderr).toBe(1);
+    const lines = machine.stderr.trim().split('\n');
+    expect(lines, machine.stderr).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ level: 50, msg: expect.stringMatching(reason) });
+    expect(machine.stderr + machine.stdout).not.toContain('s3cret');
+  }, 60_000);
+
+  it('settings refused at start: on PostgreSQL without the secrets, one line saying to set both; a lookalike warned', async () => {
+    const outcome = await startFailing({
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://app:s3cret@127.0.0.1:1/app',
+      REDIS_URI: 'redis://127.0.0.1:6379',
+    });
     expect(outcome.code, outcome.stderr).toBe(1);
-    expect(outcome.stderr.trim().split('\n'), outcome.stderr).toEqual([
-      expect.stringMatching(
-        /^Cannot reach the database at DATABASE_URL=postgres:\/\/app:\*\*\*\*@127\.0\.0\.1:1\/app /,
-      ),
+    const lines = outcome.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { level: number; msg: string });
+    expect(lines.map((line) => [line.level, line.msg])).toEqual([
+      [40, 'REDIS_URI is not a setting of the gateway (did you mean REDIS_URL?): it is ignored'],
+      [50, expect.stringMatching(/^On PostgreSQL set JWT_SECRET and SECRETS_KEY, the same for every instance/)],
     ]);
   }, 60_000);
 });

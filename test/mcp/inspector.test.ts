@@ -23,7 +23,7 @@ describe('the MCP Inspector CLI', () => {
 
   beforeAll(async () => {
     server = await startServerProcess(
-      { DATABASE_URL: '', PASSWORD_HASH_COST: '10' },
+      { DATABASE_URL: undefined, PASSWORD_HASH_COST: '10' },
       mkdtempSync(join(tmpdir(), 'gateway-inspector-')),
     );
     const gql = async (query: string, variables: Record<string, unknown>, bearer?: string) => {

@@ -79,7 +79,7 @@ it.skipIf(process.env.TEST_DATABASE_URL)(
   async () => {
     server = await startServerProcess(
       {
-        DATABASE_URL: '',
+        DATABASE_URL: undefined,
         PASSWORD_HASH_COST: '10',
         RATE_LIMIT_PER_MINUTE: '1000000',
         ANONYMOUS_RATE_LIMIT_PER_MINUTE: '1000000',

@@ -73,7 +73,7 @@ it.skipIf(process.env.TEST_DATABASE_URL)(
     server = await startServerProcess(
       // A fresh SQLite file (the default ./data/campaigns.db of an empty working directory); no limit gets in the way.
       {
-        DATABASE_URL: '',
+        DATABASE_URL: undefined,
         PASSWORD_HASH_COST: '10',
         RATE_LIMIT_PER_MINUTE: '1000000',
         LARGE_BODY_MIB_PER_MINUTE: '1000',
