@@ -26,6 +26,7 @@ import { createDoors, SUBGRAPH_PATH } from './http/doors.js';
 import { schema, subgraphSchema } from './graphql/schema/schema.js';
 import { health } from './http/health.js';
 import { createLogger, type Logger } from './core/logger.js';
+import { graphqlCors } from './http/cors.js';
 import { connectRedis, type RedisLink } from './core/redis.js';
 import { createRateLimits } from './security/rate-limits.js';
 import { createWorkBudget } from './security/work-budget.js';
@@ -291,6 +292,7 @@ function createAppLane(config: Config, yoga: () => Yoga): PreparedLane | null {
     maxDocuments: config.GRAPHQL_PREPARED_DOCUMENTS,
     maxBytes: config.GRAPHQL_DOCUMENT_CACHE_MB * MB,
     handBody,
+    cors: graphqlCors(config.CORS_ALLOWED_ORIGINS, true),
     prepareUnknown: config.GRAPHQL_PREPARED_LANE === 'shadow',
   });
 }

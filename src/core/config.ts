@@ -54,6 +54,7 @@ const envSchema = z
     REDIS_URL: z
       .string()
       .regex(/^rediss?:\/\/.+/, 'must be redis://... or rediss://...')
+      .refine((value) => Boolean(URL.parse(value)?.hostname), 'is not a URL Redis can be reached at')
       .optional(),
     /** The longest a request waits for a Redis command before going on without it (docs/decisions.md §15). */
     REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(5).max(5000).default(100),
@@ -204,6 +205,28 @@ const envSchema = z
         for (const origin of origins) {
           if (URL.parse(origin)?.origin !== origin) {
             context.addIssue({ code: 'custom', message: `${origin} is not an origin (scheme://host[:port])` });
+          }
+        }
+        return origins;
+      }),
+    /**
+     * Browser origins allowed to call /graphql (docs/security.md "Browsers and CORS"): `*` (the default) any page, with
+     * a bearer token and without credentials; or a comma-separated list of origins (scheme://host[:port]), which alone
+     * get CORS headers, with credentials, at /graphql, /subgraph and /mcp; `none`: no origin.
+     */
+    CORS_ALLOWED_ORIGINS: z
+      .string()
+      .default('*')
+      .transform((value, context): '*' | string[] => {
+        if (value.trim() === '*') return '*';
+        if (value.trim() === 'none') return [];
+        const origins = value
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter(Boolean);
+        for (const origin of origins) {
+          if (URL.parse(origin)?.origin !== origin) {
+            context.addIssue({ code: 'custom', message: `${origin} is not an origin (scheme://host[:port]) or *` });
           }
         }
         return origins;

@@ -2,20 +2,26 @@
 // pass it. A request without `Origin` (an agent, a server) is not a browser's and is not concerned.
 import type { Config } from '../core/config.js';
 
+/** What decides which browser origins reach /mcp. */
+export type OriginSettings = Pick<Config, 'PUBLIC_BASE_URL' | 'MCP_ALLOWED_ORIGINS'> &
+  Partial<Pick<Config, 'CORS_ALLOWED_ORIGINS'>>;
+
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
 const isLoopbackHost = (hostname: string) => LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
 
 /**
- * Whether a browser `Origin` may call /mcp: one MCP_ALLOWED_ORIGINS lists, PUBLIC_BASE_URL's origin, or — when
+ * Whether a browser `Origin` may call /mcp: one MCP_ALLOWED_ORIGINS or CORS_ALLOWED_ORIGINS lists (its `*` is not
+ * for /mcp: DNS rebinding), PUBLIC_BASE_URL's origin, or — when
  * PUBLIC_BASE_URL is not set — the origin the request came to if that is a loopback address. The request's own origin
  * is not trusted otherwise: it comes from the Host header, which a DNS-rebinding page controls along with `Origin`.
  */
 export function originAllowed(
   origin: string,
   request: Request,
-  config: Pick<Config, 'PUBLIC_BASE_URL' | 'MCP_ALLOWED_ORIGINS'>,
+  config: OriginSettings,
 ): boolean {
   if (config.MCP_ALLOWED_ORIGINS.includes(origin)) return true;
+  if (Array.isArray(config.CORS_ALLOWED_ORIGINS) && config.CORS_ALLOWED_ORIGINS.includes(origin)) return true;
   if (config.PUBLIC_BASE_URL) return origin === new URL(config.PUBLIC_BASE_URL).origin;
   const own = new URL(request.url);
   return origin === own.origin && isLoopbackHost(own.hostname);
@@ -36,7 +42,7 @@ export const corsHeaders = (origin: string): Record<string, string> => ({
 export function withCors(
   headers: Headers,
   request: Request,
-  config: Pick<Config, 'PUBLIC_BASE_URL' | 'MCP_ALLOWED_ORIGINS'>,
+  config: OriginSettings,
 ): void {
   const origin = request.headers.get('origin');
   if (origin === null || !originAllowed(origin, request, config)) return;

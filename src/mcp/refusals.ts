@@ -2,9 +2,8 @@
 // in the door's own shape: a JSON-RPC error, with the same status and headers (Retry-After) and the GraphQL error code
 // in `data.code`, rather than the `{"errors": […]}` body of /graphql, and the id of the request when its body was read
 // (or is small enough to read).
-import type { Config } from '../core/config.js';
 import { Response } from '../core/fetch-api.js';
-import { withCors } from './browser-origins.js';
+import { type OriginSettings, withCors } from './browser-origins.js';
 
 /** JSON-RPC's range for errors a server defines itself. */
 const SERVER_ERROR = -32000;
@@ -39,7 +38,7 @@ export async function refusedRequestId(request: Request): Promise<string | numbe
   return jsonRpcIdOf(await request.text().catch(() => null));
 }
 
-type OriginSettings = Pick<Config, 'PUBLIC_BASE_URL' | 'MCP_ALLOWED_ORIGINS'>;
+
 
 /** The MCP door's refusals before it reads a request, as the HTTP room's stages ask for them (src/http/doors.ts). */
 export interface McpRefusals {

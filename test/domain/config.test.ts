@@ -143,7 +143,10 @@ describe('settings that refuse mistakes (issue 54)', () => {
     );
   });
 
-  test('an OTLP endpoint that is not an http(s) URL is refused', () => {
+  test('an OTLP endpoint that is not an http(s) URL is refused, and so is a REDIS_URL without a host', () => {
+    expect(() => loadConfig({ ...secrets, REDIS_URL: 'redis://:6379' })).toThrow(
+      /REDIS_URL="redis:\/\/:6379" is not a URL/,
+    );
     for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) {
       expect(() => loadConfig({ ...secrets, [name]: 'collector:4318' })).toThrow(
         `${name}="collector:4318" must be an http:// or https:// URL`,

@@ -29,11 +29,11 @@ import {
 import {
   type DoorFacts,
   envelopedFor,
-  GRAPHQL_CORS,
   maskUnexpected,
   noteErrorCodes,
   type Yoga,
 } from '../server/yoga.js';
+import type { CorsFor } from '../../http/cors.js';
 
 /** A request the lane leaves to yoga: the request to hand it (the same one, or one carrying the body already read). */
 export interface Declined {
@@ -77,6 +77,8 @@ export function createPreparedLane(
     /** Bytes the documents it keeps may hold, by src/core/byte-bounded-caches.ts's estimate. */
     maxBytes: number;
     handBody: HandBody;
+    /** The CORS rule yoga answers /graphql with (src/http/cors.ts). */
+    cors: CorsFor;
     /**
      * Shadow mode (tests): a document not known yet is parsed and validated by the lane itself, through the same
      * enveloped parse and validate (and so the same limits), so that every request the lane could take is compared.
@@ -147,7 +149,8 @@ export function createPreparedLane(
   function finish(request: Request, result: ExecutionResult, mediaType: RegularMediaType): Response {
     noteErrorCodes(result);
     const response = processRegularResult(result, yogaOf().fetchAPI, mediaType);
-    const cors = getCORSHeadersByRequestAndOptions(request, GRAPHQL_CORS);
+    const corsOptions = options.cors(request);
+    const cors = corsOptions && getCORSHeadersByRequestAndOptions(request, corsOptions);
     if (cors) for (const name in cors) response.headers.set(name, cors[name] as string);
     return response;
   }

@@ -32,6 +32,7 @@ import { inputErrors } from './input-errors.js';
 import { readOnlyTokens } from './read-only-tokens.js';
 import { referenceSchema, schema } from '../schema/schema.js';
 import { requestCachesReleased } from './request-caches.js';
+import { graphqlCors } from '../../http/cors.js';
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, Context>;
 
@@ -231,8 +232,6 @@ const errorCodesToAccessLog: Plugin = {
   },
 };
 
-/** yoga's CORS options (the prepared lane adds the same headers yoga's CORS plugin would). */
-export const GRAPHQL_CORS = { origin: '*', allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'] };
 
 /**
  * JSON bodies the prepared lane read before leaving the request to yoga (src/graphql/lane/prepared-lane.ts): yoga's
@@ -360,7 +359,8 @@ export function createGraphQLServer(
     // before anything is read, an undeclared one buffered up to the limit); yoga's own 25 MB check would pipe each body
     // through one more transform stream and a second Request (bench/README.md, "Second pass"; docs/decisions.md §14).
     maxRequestBodySize: false,
-    cors: GRAPHQL_CORS,
+    // CORS_ALLOWED_ORIGINS (src/http/cors.ts): `*` reaches /graphql, never /subgraph; the prepared lane adds the same.
+    cors: graphqlCors(services.config.CORS_ALLOWED_ORIGINS, served.endpoint === '/graphql'),
     // GraphiQL at /graphql only: the subgraph is for a federation gateway.
     graphiql: served.schema === schema ? { title: 'Campaign gateway', defaultQuery: GRAPHIQL_DEFAULT_QUERY } : false,
     // GraphiQL's bundle (~27 MB of strings in memory) loads the first time someone opens GraphiQL, not at start.
