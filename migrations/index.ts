@@ -18,6 +18,7 @@ import * as m0015 from './0015_access_token_resource.js';
 import * as m0016 from './0016_idempotency_keys.js';
 import * as m0017 from './0017_fan_out_slices.js';
 import * as m0018 from './0018_oauth_pending_clients.js';
+import * as m0019 from './0019_event_trace_parent.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0016_idempotency_keys': m0016,
   '0017_fan_out_slices': m0017,
   '0018_oauth_pending_clients': m0018,
+  '0019_event_trace_parent': m0019,
 };

@@ -183,6 +183,11 @@ export interface EventsTable {
   created_at: string;
   /** The fan-out that has yet to write this event's delivery rows (migration 0017), else null. */
   fan_out_id: string | null;
+  /**
+   * The W3C traceparent of the span that wrote the event, which its delivery attempts link to (migration 0019); null
+   * when the write was not traced.
+   */
+  trace_parent: string | null;
 }
 
 /** A fan-out to expand into delivery rows a slice at a time (src/domain/fan-outs.ts, migration 0017). */

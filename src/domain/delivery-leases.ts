@@ -25,6 +25,8 @@ export interface ClaimedDelivery {
   retries: number;
   /** The end of this claim's lease: with the owner, what identifies the lease when the outcome is recorded. */
   leaseUntil: string;
+  /** The W3C traceparent of the span that wrote the event (its attempts' spans link to it), or null. */
+  traceParent: string | null;
 }
 
 /** Where a worker's round robin between accounts stands: the last account it claimed for. */
@@ -146,6 +148,7 @@ export async function claimDueDeliveries(
       'webhook_deliveries.retry_delays',
       'webhook_deliveries.retries',
       'events.payload',
+      'events.trace_parent',
       'webhooks.url',
       'webhooks.enabled',
       'webhooks.secret_sealed',
@@ -169,6 +172,7 @@ export async function claimDueDeliveries(
     retryDelays: row.retry_delays === null ? null : (JSON.parse(row.retry_delays) as number[]),
     retries: Number(row.retries),
     leaseUntil: claim.leaseUntil,
+    traceParent: row.trace_parent,
   }));
 }
 
@@ -305,4 +309,21 @@ export async function countPendingDeliveries(db: Kysely<Database>): Promise<numb
     .where('status', '=', 'pending')
     .executeTakeFirstOrThrow();
   return Number(count);
+}
+
+/**
+ * How long the longest-waiting delivery that is due has been waiting, in seconds (0: none is due): the worker's lag
+ * (docs/observability.md "Metrics"). A retry scheduled for later is not late. One probe of webhook_deliveries_due.
+ */
+export async function oldestDueDeliverySeconds(db: Kysely<Database>, now = new Date()): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select('next_attempt_at')
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', 'is not', null)
+    .orderBy('next_attempt_at')
+    .limit(1)
+    .executeTakeFirst();
+  const due = row?.next_attempt_at ? Date.parse(row.next_attempt_at) : NaN;
+  return Number.isFinite(due) ? Math.max(0, (now.getTime() - due) / 1000) : 0;
 }

@@ -17,6 +17,7 @@ import {
   recordFanOut,
 } from './fan-outs.js';
 import { yieldToLoop } from '../core/event-loop.js';
+import { traceParentNow } from '../core/tracing.js';
 import type { EventType } from './webhooks.schema.js';
 
 export interface CampaignEvent {
@@ -125,6 +126,8 @@ async function recordEvents(
     rows <= FAN_OUT_SLICE_ROWS &&
     (rows === 0 || (await countPendingOf(trx, accountId)) + rows <= PENDING_DELIVERIES_PER_ACCOUNT);
   const fanOutId = inline ? null : await recordFanOut(trx, { accountId, campId, targets, createdAt });
+  // The span writing them (the request's GraphQL execution): each delivery attempt links to it (docs/observability.md).
+  const traceParent = traceParentNow();
   await insertChunked(
     trx,
     events.map((event) => ({
@@ -135,6 +138,7 @@ async function recordEvents(
       payload: payloadOf(event),
       created_at: createdAt,
       fan_out_id: fanOutId,
+      trace_parent: traceParent,
     })),
   );
   if (inline && rows > 0) {

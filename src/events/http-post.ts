@@ -9,6 +9,13 @@ import { refusedAddress, refusedTarget } from '../security/webhook-targets.js';
 
 export class TargetRefusedError extends Error {}
 
+/** No answer within the delivery timeout (WEBHOOK_TIMEOUT_SECONDS). */
+export class NoResponseError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`No response within ${timeoutMs / 1000} s`);
+  }
+}
+
 /** How much of a response body is read (and thrown away) before the connection is dropped. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
@@ -68,9 +75,7 @@ export function postJson(url: string, body: string, options: PostOptions): Promi
     );
     request.on('error', (error) => {
       reject(
-        error.name === 'AbortError' || error.name === 'TimeoutError'
-          ? new Error(`No response within ${options.timeoutMs / 1000} s`)
-          : error,
+        error.name === 'AbortError' || error.name === 'TimeoutError' ? new NoResponseError(options.timeoutMs) : error,
       );
     });
     request.end(body);

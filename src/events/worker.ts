@@ -19,11 +19,11 @@ import type { Logger } from '../core/logger.js';
 import { newId } from '../security/api-keys.js';
 import type { SecretBox } from '../security/secrets.js';
 import { signWebhook } from '../security/webhook-signature.js';
-import { postJson, TargetRefusedError } from './http-post.js';
+import { NoResponseError, postJson, TargetRefusedError } from './http-post.js';
 import { expandFanOutSlice, PENDING_DELIVERIES_PER_ACCOUNT, type SliceResult } from '../domain/fan-outs.js';
 import { yieldToLoop } from '../core/event-loop.js';
-import { SpanKind, trace } from '@opentelemetry/api';
-import { inSpan, tracer } from '../core/tracing.js';
+import { type Link, SpanKind, trace } from '@opentelemetry/api';
+import { inSpan, markFailed, spanContextOf, tracer } from '../core/tracing.js';
 import { offLoop, runAtWork } from '../core/request-context.js';
 import type { WorkBudget } from '../security/work-budget.js';
 
@@ -98,6 +98,30 @@ function signal() {
   };
 }
 
+/**
+ * Marks the attempt's span (the active one) failed with why no answer came: the network error's code
+ * ('ECONNREFUSED', 'ENOTFOUND'…), 'timeout after 10 s', or 'target refused: …' (the SSRF guard); the error itself is
+ * recorded as the span's exception.
+ */
+function failedSpan(error: unknown, message: string): void {
+  const span = trace.getActiveSpan();
+  if (!span) return;
+  const code = (error as { code?: unknown } | null)?.code;
+  const reason =
+    error instanceof NoResponseError
+      ? `timeout after ${error.timeoutMs / 1000} s`
+      : error instanceof TargetRefusedError
+        ? `target refused: ${message}`
+        : typeof code === 'string'
+          ? code
+          : message;
+  span.setAttribute(
+    'error.type',
+    error instanceof NoResponseError ? 'timeout' : error instanceof TargetRefusedError ? 'target_refused' : reason,
+  );
+  markFailed(span, reason, error);
+}
+
 export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { db, logger } = options;
   const pollMs = options.pollMs ?? 500;
@@ -160,7 +184,12 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
           signal: stopping.signal,
         }),
       );
-      trace.getActiveSpan()?.setAttribute('http.response.status_code', status);
+      const span = trace.getActiveSpan();
+      span?.setAttribute('http.response.status_code', status);
+      if (status < 200 || status >= 300) {
+        span?.setAttribute('error.type', String(status));
+        markFailed(span, `HTTP ${status}`);
+      }
       if (status >= 200 && status < 300) {
         outcome = { ok: true, responseCode: status };
       } else if (status === 410 && delivery.webhookId) {
@@ -177,6 +206,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const refused = error instanceof TargetRefusedError;
+      if (!stopping.signal.aborted) failedSpan(error, message);
       outcome = {
         ok: false,
         responseCode: null,
@@ -185,7 +215,10 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       };
     }
     // Cut short by shutdown: the lease runs out and the delivery is attempted again (same webhook-id) by any instance.
-    if (stopping.signal.aborted) return;
+    if (stopping.signal.aborted) {
+      markFailed(trace.getActiveSpan(), 'cut short by shutdown (attempted again once its lease runs out)');
+      return;
+    }
     if (!outcome.ok) {
       logger.warn(
         { deliveryId: delivery.deliveryId, webhookId: delivery.webhookId, error: outcome.error },
@@ -228,9 +261,14 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   }
 
   function track(delivery: ClaimedDelivery): void {
-    // A span per attempt (docs/observability.md "Traces"); its SQL spans nest in it.
+    // A span per attempt (docs/observability.md "Traces"), a trace of its own (an attempt may come hours after the
+    // request, and there may be many) linked to the span that wrote its event; its SQL spans nest in it.
+    const writer = spanContextOf(delivery.traceParent);
+    const links: Link[] = writer ? [{ context: writer }] : [];
     const span = tracer.startSpan('webhook.deliver', {
       kind: SpanKind.CLIENT,
+      root: true,
+      links,
       attributes: { 'webhook.delivery_id': delivery.deliveryId, 'webhook.id': delivery.webhookId ?? '' },
     });
     const work = options.work;
