@@ -2,7 +2,8 @@
 // one log line and the request metrics: src/http/access-line.ts). On the way, a list of stages, each owned by the room
 // that knows its rule; a stage answers (a refusal, a health check) or lets the request go on. At the end, the door its
 // path names: the health checks, /metrics, the REST door under /api/v3 (src/rest/door.ts), the MCP door at /mcp
-// (src/mcp/), GraphQL at /graphql (src/http/graphql-door.ts), or a 404.
+// (src/mcp/), GraphQL at /graphql (src/http/graphql-door.ts), the federation subgraph at /subgraph
+// (src/http/subgraph-door.ts), or a 404. A door may have the last word on every answer it gets (`answered`).
 import { ablated } from '../core/ablation.js';
 import { isClientAbort } from '../core/client-abort.js';
 import type { Services } from '../services.js';
@@ -22,6 +23,7 @@ import { METRICS_PATH, type Metrics, metricsDoor } from './metrics.js';
 import { pathVariants } from './path-variants.js';
 import { authenticationStage, rateLimitStage } from './rate-limit.js';
 import { clientClosed, databaseUnavailable } from './refusal.js';
+import { subgraphDoor } from './subgraph-door.js';
 import { authenticated, type Door, type DoorName, type Stage, type Way } from './way.js';
 import { workBudgetStage } from './work-budget.js';
 
@@ -40,7 +42,7 @@ export interface DoorParts {
   /** The MCP door at /mcp (src/mcp/door.ts). */
   mcp: McpDoor;
   metrics: Metrics;
-  /** The federation subgraph's server, at SUBGRAPH_PATH (src/graphql/schema/federation.ts). */
+  /** The federation subgraph's server, at SUBGRAPH_PATH (src/graphql/schema/federation.ts, src/http/subgraph-door.ts). */
   subgraph: Yoga;
 }
 
@@ -122,10 +124,11 @@ export function createDoors(parts: DoorParts): FetchHandler {
           // limit) — is answered after REFUSAL_DELAY_MS: a client that sends its next request as soon as the last is
           // answered gets a few answers a second, not as many as the loop can refuse (src/security/rate-limits.ts).
           if (HELD_REFUSALS.has(response.status)) await services.limits.holdRefusal();
-          return response;
+          return way.door.answered ? await way.door.answered(response, way) : response;
         }
       }
-      return await throughTheDoor(way);
+      const response = await throughTheDoor(way);
+      return way.door.answered ? await way.door.answered(response, way) : response;
     } finally {
       way.settle?.();
     }
@@ -164,7 +167,7 @@ function doorTable(parts: DoorParts): Record<DoorName, Door> {
       serve: (way) => parts.mcp(way.request, way.clientAddress, authenticated(way)),
     },
     graphql: graphqlDoor(parts),
-    subgraph: graphqlDoor({ ...parts, yoga: parts.subgraph, lane: null, shadow: false, name: 'subgraph' }),
+    subgraph: subgraphDoor({ ...parts, yoga: parts.subgraph }),
     other: {
       name: 'other',
       rest: true,

@@ -54,6 +54,11 @@ export interface Door {
   serve(way: Way): Response | Promise<Response>;
   /** What an error the door did not expect becomes; by default it goes on to the access line's handler. */
   unexpected?(error: unknown, way: Way): Response;
+  /**
+   * The door's last word on every answer past the health checks — a stage's refusal (once it was held), the door's own
+   * answer, or what its failure meant: the subgraph answers a GraphQL client's errors 200 (src/http/subgraph-door.ts).
+   */
+  answered?(response: Response, way: Way): Response | Promise<Response>;
 }
 
 /** The caller of a request past the authentication stage (every door but the health checks is). */

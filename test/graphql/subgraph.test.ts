@@ -1,21 +1,37 @@
 // The campaign graph as an Apollo Federation 2 subgraph at /subgraph (src/graphql/schema/federation.ts): its SDL is
 // committed (schema/subgraph.graphql) and composes with another subgraph; `_entities` resolves only the caller's own
-// objects, batched per type, at most 100 at once; /graphql's schema has none of it.
+// objects, batched per type, at most 100 at once (another account's null, NOT_FOUND where a gateway would have to
+// report it); /graphql's schema has none of it. Errors reach a gateway in a 200 when it takes application/json, and
+// SUBGRAPH_TOKEN keeps the door the gateway's.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { composeServices } from '@theguild/federation-composition';
 import { getNamedType, type GraphQLObjectType, isLeafType, parse } from 'graphql';
+import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/core/config.js';
 import { breakingSubgraphChanges } from '../../src/graphql/schema/federation.js';
 import { printSubgraphSdl, subgraphSchema } from '../../src/graphql/schema/schema.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { CRM_SDL } from '../helpers/crm-subgraph.js';
+import { logCapture } from '../helpers/log-lines.js';
+import { removableDatabase } from '../helpers/removable-database.js';
 import { TSX_LOADER } from '../helpers/server-process.js';
 
 const ROOT = join(import.meta.dirname, '../..');
+
+const JSON_MEDIA = 'application/json';
+const STRICT_MEDIA = 'application/graphql-response+json';
+
+type AnswerError = { path?: Array<string | number>; message: string; extensions: Record<string, unknown> };
+/** An answer's errors in the order of their paths (graphql-js lists them as they settle). */
+const sortedErrors = (errors: AnswerError[]) =>
+  errors
+    .map(({ path, message, extensions }) => ({ path, message, extensions }))
+    .sort((a, b) => JSON.stringify(a.path).localeCompare(JSON.stringify(b.path)));
 
 describe('the subgraph SDL', () => {
   it('is schema/subgraph.graphql, as npm run schema writes it', () => {
@@ -115,7 +131,6 @@ describe('_entities at /subgraph', () => {
       owner.token,
     );
     expect(answer.status, answer.text).toBe(200);
-    expect(answer.body.errors).toBeUndefined();
     const [byId, byCampId, theirsById, theirsByCampId, malformed, account, theirAccount, voice] =
       answer.body.data._entities;
     expect(byId).toMatchObject({ __typename: 'Campaign', campId: 'mine', id: ownCampaign });
@@ -123,10 +138,36 @@ describe('_entities at /subgraph', () => {
     expect([theirsById, theirsByCampId, malformed, theirAccount]).toEqual([null, null, null, null]);
     expect(account).toMatchObject({ __typename: 'Account' });
     expect(voice).toMatchObject({ __typename: 'Voice' });
+    // Each null was asked for non-null fields (a gateway would have to report it): NOT_FOUND, naming the type only.
+    expect(sortedErrors(answer.body.errors)).toEqual([
+      { path: ['_entities', 2], message: 'Campaign not found', extensions: { code: 'NOT_FOUND' } },
+      { path: ['_entities', 3], message: 'Campaign not found', extensions: { code: 'NOT_FOUND' } },
+      { path: ['_entities', 4], message: 'Campaign not found', extensions: { code: 'NOT_FOUND' } },
+      { path: ['_entities', 6], message: 'Account not found', extensions: { code: 'NOT_FOUND' } },
+    ]);
 
-    // Without a token: nothing but the public catalogue, and no error that tells what exists.
+    // Another account's campaign is answered as one that exists nowhere: nothing tells that it exists.
+    const { typename, id } = decodeGlobalID(theirCampaign);
+    const nowhere = encodeGlobalID(typename, `${id.slice(0, -1)}${id.endsWith('0') ? '1' : '0'}`);
+    const theirsAlone = await entities([{ __typename: 'Campaign', id: theirCampaign }], owner.token);
+    const nowhereAlone = await entities([{ __typename: 'Campaign', id: nowhere }], owner.token);
+    expect(theirsAlone.text).toBe(nowhereAlone.text);
+    expect(theirsAlone.body.data).toEqual({ _entities: [null] });
+
+    // Without a token: nothing but the public catalogue, answered as for objects that exist nowhere.
     const anonymous = await entities([{ __typename: 'Campaign', id: ownCampaign }]);
-    expect(anonymous.body).toEqual({ data: { _entities: [null] } });
+    expect(anonymous.text).toBe(nowhereAlone.text);
+
+    // Asked only for nullable fields (or the key it sent), the null needs no error: a gateway answers the object with
+    // those fields null.
+    const nullable = await t.request('POST', '/subgraph', {
+      token: owner.token,
+      body: {
+        query: `query ($r: [_Any!]!) { _entities(representations: $r) { ... on Campaign { campId textPipeline { id } } } }`,
+        variables: { r: [{ __typename: 'Campaign', campId: 'theirs' }] },
+      },
+    });
+    expect(nullable.body).toEqual({ data: { _entities: [null] } });
   });
 
   it('resolves the representations of one type in one statement, and refuses more than 100', async () => {
@@ -176,7 +217,9 @@ describe('_entities at /subgraph', () => {
     expect(refused.body.errors[0].extensions).toMatchObject({ code: 'COST_LIMIT_EXCEEDED', limit: 20000 });
     expect(refused.body.errors[0].message).toMatch(/would cost \d+, more than the limit of 20000/);
     const one = await send(1);
-    expect(one.body.errors).toBeUndefined();
+    expect(one.body.errors.map((error: { extensions: { code: string } }) => error.extensions.code)).toEqual([
+      'NOT_FOUND',
+    ]);
     expect(one.body.data._entities).toEqual([null]);
   });
 
@@ -198,14 +241,19 @@ describe('_entities at /subgraph', () => {
     }
   });
 
-  it('counts against the rate limit of the account, as every door', async () => {
+  it('counts against the rate limit of the account, as every door, said in a 200 to application/json', async () => {
     const limited = await startApp({ RATE_LIMIT_PER_MINUTE: '2' }, [], { worker: false });
     try {
       const { token } = await limited.account();
-      const ask = () => limited.request('POST', '/subgraph', { token, body: { query: '{ _service { sdl } }' } });
-      const answers = [await ask(), await ask(), await ask()];
-      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 429]);
-      expect(answers[2]!.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+      const ask = (accept: string) =>
+        limited.request('POST', '/subgraph', { token, headers: { accept }, body: { query: '{ _service { sdl } }' } });
+      const answers = [await ask(JSON_MEDIA), await ask(JSON_MEDIA), await ask(JSON_MEDIA), await ask(STRICT_MEDIA)];
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 429]);
+      for (const refused of answers.slice(2)) {
+        expect(refused.body.errors[0].extensions).toEqual({ code: 'RATE_LIMITED', retryAfter: expect.any(Number) });
+        expect(refused.headers.get('retry-after')).toBe(String(refused.body.errors[0].extensions.retryAfter));
+      }
+      expect(answers[3]!.headers.get('content-type')).toMatch(/^application\/graphql-response\+json/);
     } finally {
       await limited.close();
     }
@@ -250,5 +298,102 @@ describe('/subgraph with PERSISTED_OPERATIONS=only', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('/subgraph while the database is down', () => {
+  it('answers SERVICE_UNAVAILABLE with retryAfter: 200 to application/json, 503 to graphql-response+json', async () => {
+    const database = await removableDatabase();
+    const t = await startApp(database.env, [], { worker: false, ...database.options });
+    try {
+      const { token } = await t.account();
+      await createLegacyCampaign(t, token, 'spring');
+      await database.outage();
+      // A write: on SQLite the lock refuses writes only.
+      const pause = (accept: string) =>
+        t.request('POST', '/subgraph', {
+          token,
+          headers: { accept },
+          body: { query: 'mutation { campaignPause(input: { campId: "spring" }) { campaign { id } } }' },
+        });
+      for (const [accept, status, type] of [
+        [JSON_MEDIA, 200, JSON_MEDIA],
+        ['*/*', 200, JSON_MEDIA],
+        [STRICT_MEDIA, 503, STRICT_MEDIA],
+        [`${STRICT_MEDIA}, ${JSON_MEDIA};q=0.9`, 503, STRICT_MEDIA],
+      ] as const) {
+        const answer = await pause(accept);
+        expect(answer.status, `${accept}: ${answer.text}`).toBe(status);
+        expect(answer.headers.get('content-type')).toMatch(new RegExp(`^${type.replace('+', '\\+')}`));
+        expect(answer.headers.get('retry-after')).toBe('5');
+        expect(answer.body.errors[0]).toMatchObject({
+          message: 'The service is temporarily unavailable; try again shortly',
+          extensions: { code: 'SERVICE_UNAVAILABLE', retryAfter: 5 },
+        });
+      }
+      // /graphql keeps its 503 for every client (docs/limits.md "When the database is down").
+      const graphql = await t.request('POST', '/graphql', {
+        token,
+        headers: { accept: JSON_MEDIA },
+        body: { query: 'mutation { campaignPause(input: { campId: "spring" }) { campaign { id } } }' },
+      });
+      expect(graphql.status).toBe(503);
+    } finally {
+      await database.recover();
+      await t.close();
+      await database.close();
+    }
+  });
+});
+
+describe('/subgraph with SUBGRAPH_TOKEN', () => {
+  const TOKEN = 'a-subgraph-token-of-the-gateway';
+  const log = logCapture();
+  let t: TestApp;
+  beforeEach(async () => {
+    log.lines.length = 0;
+    t = await startApp({ SUBGRAPH_TOKEN: TOKEN, LOG_LEVEL: 'info' }, [], { worker: false, logStream: log.stream });
+  });
+  afterEach(() => t.close());
+
+  const sdl = (headers: Record<string, string>) =>
+    t.request('POST', '/subgraph', { headers, body: { query: '{ _service { sdl } }' } });
+
+  it('answers only the gateway that sends it in X-Subgraph-Token; /graphql needs none', async () => {
+    const wrong: Array<Record<string, string>> = [
+      {},
+      { 'x-subgraph-token': 'a-wrong-token-of-the-same-size' },
+      { 'x-subgraph-token': '' },
+    ];
+    for (const headers of wrong) {
+      const refused = await sdl(headers);
+      expect(refused.status, JSON.stringify(headers)).toBe(403);
+      expect(refused.body).toEqual({
+        errors: [
+          {
+            message:
+              'This subgraph answers its federation gateway only: the x-subgraph-token header is missing or wrong',
+            extensions: { code: 'FORBIDDEN' },
+          },
+        ],
+      });
+    }
+    const served = await sdl({ 'x-subgraph-token': TOKEN });
+    expect(served.status).toBe(200);
+    expect(served.body.data._service.sdl).toContain('@key(fields: "id")');
+    expect((await t.request('POST', '/graphql', { body: { query: '{ __typename }' } })).status).toBe(200);
+    // Neither the token nor the wrong one is ever logged.
+    const logged = JSON.stringify(log.lines);
+    expect(logged).toContain('"path":"/subgraph"');
+    expect(logged).not.toContain(TOKEN);
+    expect(logged).not.toContain('a-wrong-token-of-the-same-size');
+  });
+
+  it('is refused at start when shorter than 16 characters, without showing it', () => {
+    const quiet = () => undefined;
+    expect(() => loadConfig({ SUBGRAPH_TOKEN: 'short-secret' }, quiet)).toThrow(
+      /SUBGRAPH_TOKEN=\(hidden\) must be at least 16 characters/,
+    );
+    expect(() => loadConfig({ SUBGRAPH_TOKEN: 'short-secret' }, quiet)).not.toThrow(/short-secret/);
   });
 });

@@ -1,20 +1,23 @@
 // The campaign subgraph behind Hive Gateway (@graphql-hive/gateway-runtime, served by node:http), composed with a small
 // CRM subgraph written here, all three on loopback: one request crosses both graphs (a CRM contact's recent calls, each call's campaign
 // with its CRM owner), the gateway forwards the caller's Authorization header, `_entities` reaches our subgraph once
-// per type per request, and another account's calls come back null.
+// per type per request, and another account's calls come back null (with the subgraph's NOT_FOUND, not a masked
+// internal error); with SUBGRAPH_TOKEN sent to this subgraph only, a database outage reaches the client as
+// SERVICE_UNAVAILABLE with retryAfter; a subscription through the gateway ends with `complete` when the instance stops.
 import { createServer, type Server } from 'node:http';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { composeServices } from '@theguild/federation-composition';
 import { parse } from 'graphql';
 import { createYoga } from 'graphql-yoga';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, expect, it, onTestFinished } from 'vitest';
 import { printSubgraphSdl } from '../../src/graphql/schema/schema.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { loopbackGateways } from '../helpers/gateway.js';
 import { eventually } from '../helpers/eventually.js';
 import { connectTelephony, sendCallback } from '../helpers/telephony.js';
 import { CRM_SDL } from '../helpers/crm-subgraph.js';
+import { removableDatabase } from '../helpers/removable-database.js';
 
 const open = loopbackGateways();
 const closing: Array<() => Promise<void>> = [];
@@ -135,12 +138,84 @@ it('one request through Hive Gateway crosses both subgraphs, as the caller, enti
   expect(crmSeen.filter((query) => query.includes('_entities'))).toHaveLength(1);
 
   // Another account, through the same gateway: none of those calls is theirs, and the answer is the one for calls that
-  // exist nowhere (the gateway's null-entity errors say nothing of the calls).
+  // exist nowhere. The fields asked of them are non-null, so the gateway must report the nulls: it passes on the
+  // subgraph's NOT_FOUND (which says nothing of the calls), not an "Unexpected error." INTERNAL_SERVER_ERROR of its own
+  // that error-rate alerts would count.
   const theirs = await ask(other.token);
   expect(theirs.data.contacts[0].recentCalls).toEqual([null, null, null]);
+  const codes = (theirs.errors as Array<{ message: string; extensions: { code: string } }>).map((error) => [
+    error.extensions.code,
+    error.message,
+  ]);
+  expect(codes.length).toBeGreaterThan(0);
+  expect(new Set(codes.map((code) => code.join(': ')))).toEqual(new Set(['NOT_FOUND: CallLog not found']));
   calls.splice(0, calls.length, 'CAnone1', 'CAnone2', 'CAnone3');
   const nowhere = await ask(other.token);
   expect(JSON.stringify(theirs)).toBe(JSON.stringify(nowhere));
+  // Asked for the contact's own fields and the calls' ids (which the CRM has), no error at all.
+  const ids = await ask(other.token, '{ contacts { name recentCalls { callId } } }');
+  expect(ids).toEqual({ data: { contacts: [{ name: 'Ana Lima', recentCalls: calls.map((callId) => ({ callId })) }] } });
+});
+
+it('through Hive Gateway with SUBGRAPH_TOKEN, the database down is SERVICE_UNAVAILABLE with retryAfter', async () => {
+  const database = await removableDatabase();
+  // After the app is closed (after the afterEach hooks).
+  onTestFinished(() => database.close());
+  const token = 'the-gateway-s-subgraph-token';
+  const gateway = await open({ ...database.env, SUBGRAPH_TOKEN: token }, database.options);
+  const { t } = gateway;
+  const { token: caller } = await t.account();
+  await createLegacyCampaign(t, caller, 'spring', { title: 'Spring' });
+  const crmHeaders: Array<string | null> = [];
+  const crm = await startCrm([]);
+  const composed = composeServices([
+    { name: 'campaigns', typeDefs: parse(printSubgraphSdl()), url: `${gateway.base}/subgraph` },
+    { name: 'crm', typeDefs: parse(CRM_SDL), url: crm },
+  ]);
+  const hive = createGatewayRuntime({
+    supergraph: composed.supergraphSdl ?? '',
+    logging: false,
+    // As docs/supergraph.md says: the token to this subgraph only, never to the others.
+    propagateHeaders: {
+      fromClientToSubgraphs: ({ request, subgraphName }) => ({
+        authorization: request.headers.get('authorization'),
+        ...(subgraphName === 'campaigns' ? { 'x-subgraph-token': token } : {}),
+      }),
+    },
+    plugins: () => [
+      {
+        onFetch({ url, options }) {
+          if (!url.endsWith('/subgraph')) crmHeaders.push(new Headers(options.headers).get('x-subgraph-token'));
+        },
+      },
+    ],
+  });
+  closing.push(() => hive.dispose() as Promise<void>);
+  const gatewayUrl = await listening(hive);
+  const ask = async (query: string) => {
+    const response = await fetch(gatewayUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${caller}` },
+      body: JSON.stringify({ query }),
+    });
+    return (await response.json()) as { data?: any; errors?: Array<{ message: string; extensions: any }> };
+  };
+  const served = await ask('{ campaigns(first: 5) { edges { node { campId owner { name } } } } }');
+  expect(served.errors, JSON.stringify(served)).toBeUndefined();
+  expect(served.data.campaigns.edges).toEqual([{ node: { campId: 'spring', owner: { name: 'Olga Owner' } } }]);
+  expect(crmHeaders).toEqual([null]);
+
+  await database.outage();
+  try {
+    // A write: on SQLite the lock refuses writes only.
+    const paused = await ask('mutation { campaignPause(input: { campId: "spring" }) { campaign { id } } }');
+    expect(paused.errors?.[0], JSON.stringify(paused)).toMatchObject({
+      message: 'The service is temporarily unavailable; try again shortly',
+      extensions: { code: 'SERVICE_UNAVAILABLE', retryAfter: 5 },
+    });
+  } finally {
+    await database.recover();
+  }
 });
 
 it('a subscription reaches a client through Hive Gateway, over SSE to the subgraph, as the caller', async () => {
@@ -176,15 +251,20 @@ it('a subscription reaches a client through Hive Gateway, over SSE to the subgra
     const decoder = new TextDecoder();
     for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
       text += decoder.decode(chunk, { stream: true });
-      if (text.includes('CAMPAIGN_STATUS_CHANGED')) return;
     }
   })().catch(() => undefined);
   // The gateway opened its own stream to /subgraph as the caller: the subgraph counts it.
   await eventually(async () => expect((await t.request('GET', '/metrics')).text).toMatch(/^gateway_live_streams 1$/m));
   const paused = await t.gql('mutation { campaignPause(input: { campId: "spring" }) { campaign { id } } }', {}, token);
   expect(paused.body.errors).toBeUndefined();
+  await eventually(async () => expect(text).toContain('"eventType":"CAMPAIGN_STATUS_CHANGED"'));
+
+  // The instance stops (SIGTERM drains it, docs/supergraph.md "Across a restart"): the subgraph ends its stream, and
+  // the gateway ends the client's with `complete`, without resubscribing: the client subscribes again.
+  t.app.drain();
   await Promise.race([reading, new Promise((resolve) => setTimeout(resolve, 5000))]);
-  expect(text).toContain('"eventType":"CAMPAIGN_STATUS_CHANGED"');
+  expect(text.trimEnd()).toMatch(/event: complete\ndata:$/);
+  expect(text.match(/^event: next$/gm)).toHaveLength(1);
 
   // @live is not part of the supergraph: the gateway refuses it (a live query goes to /graphql directly).
   const live = await fetch(gatewayUrl, {

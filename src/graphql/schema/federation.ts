@@ -3,20 +3,27 @@
 // and CallLog by the provider's `callId` (both unique within the caller's account). A gateway resolves
 // representations through `_entities`, each by the same dataloader `node(id:)` uses, so they are batched per type
 // and only the caller's own objects come back: another account's, or any object for a caller without a valid token,
-// is null, never an error that would confirm it exists (the voice catalogue is public).
+// is null (the voice catalogue is public) — with NOT_FOUND, the same whether it exists or not, when the gateway asked
+// for a non-null field of it (notFoundWhereAsked).
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import {
   buildASTSchema,
   type DefinitionNode,
   findBreakingChanges,
+  getDirectiveValues,
+  GraphQLIncludeDirective,
   type GraphQLResolveInfo,
+  GraphQLSkipDirective,
+  isNonNullType,
+  isObjectType,
   isUnionType,
   Kind,
   parse,
   print,
+  type SelectionSetNode,
   visit,
 } from 'graphql';
-import { badInput } from '../../core/errors.js';
+import { badInput, notFound } from '../../core/errors.js';
 import { builder, MAX_NODE_IDS } from './builder.js';
 import type { Context } from './context.js';
 import { AccountRef } from './types/account.js';
@@ -118,6 +125,72 @@ export function checkRepresentations(representations: unknown, info: GraphQLReso
       },
     ]);
   }
+}
+
+/**
+ * The non-null fields (`__typename` aside) the gateway's `_entities` selection asks of an object of `typename`: where
+ * the representation does not carry one (a key field it does), a null in the object's place is a field error the
+ * gateway must report.
+ */
+function nonNullFieldsAsked(info: GraphQLResolveInfo, typename: string): string[] {
+  const type = info.schema.getType(typename);
+  if (!isObjectType(type)) return [];
+  const fields = type.getFields();
+  const interfaces = new Set(type.getInterfaces().map((implemented) => implemented.name));
+  const applies = (condition: string | undefined) =>
+    condition === undefined || condition === typename || condition === '_Entity' || interfaces.has(condition);
+  const included = (node: Parameters<typeof getDirectiveValues>[1]) =>
+    getDirectiveValues(GraphQLSkipDirective, node, info.variableValues)?.if !== true &&
+    getDirectiveValues(GraphQLIncludeDirective, node, info.variableValues)?.if !== false;
+  const asked = new Set<string>();
+  const seen = new Set<string>();
+  const collect = (selectionSet: SelectionSetNode | undefined): void => {
+    for (const selection of selectionSet?.selections ?? []) {
+      if (!included(selection)) continue;
+      if (selection.kind === Kind.FIELD) {
+        const field = fields[selection.name.value];
+        if (field && isNonNullType(field.type)) asked.add(field.name);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        if (applies(selection.typeCondition?.name.value)) collect(selection.selectionSet);
+      } else {
+        const fragment = info.fragments[selection.name.value];
+        if (!fragment || seen.has(fragment.name.value)) continue;
+        seen.add(fragment.name.value);
+        if (applies(fragment.typeCondition.name.value)) collect(fragment.selectionSet);
+      }
+    }
+  };
+  for (const node of info.fieldNodes) collect(node.selectionSet);
+  return [...asked];
+}
+
+/**
+ * The representations `_entities` resolved, with a null the gateway cannot keep said as NOT_FOUND. A representation
+ * the caller may not see (another account's object, one that exists nowhere, a malformed id, any but a voice without a
+ * token) is null. When the gateway asked for a non-null field of it that the representation does not carry, GraphQL
+ * makes that null a field error the gateway must report, and each says its own: Hive Gateway "Unexpected error." with
+ * `INTERNAL_SERVER_ERROR` (the error is the gateway's, not a subgraph's, so it masks it), which error-rate alerts
+ * count. So the subgraph says it first: NOT_FOUND naming the type only, the same whether the object is another
+ * account's or nobody's, which a gateway passes on as it is. Where the gateway asked only nullable fields (or fields
+ * it has), the null stays without an error: the gateway answers the object with those fields null.
+ */
+export function notFoundWhereAsked(resolved: unknown, representations: unknown, info: GraphQLResolveInfo): unknown {
+  if (!Array.isArray(resolved) || !Array.isArray(representations)) return resolved;
+  const asked = new Map<string, string[]>();
+  return resolved.map((entity, index) => {
+    const representation = representations[index] as Record<string, unknown>;
+    const typename = String(representation.__typename);
+    let fields = asked.get(typename);
+    if (!fields) {
+      fields = nonNullFieldsAsked(info, typename);
+      asked.set(typename, fields);
+    }
+    if (!fields.some((field) => !(field in representation))) return entity;
+    return Promise.resolve(entity).then((value: unknown) => {
+      if (value === null || value === undefined) throw notFound(`${typename} not found`);
+      return value;
+    });
+  });
 }
 
 /**

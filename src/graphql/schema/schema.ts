@@ -20,7 +20,7 @@ import './types/webhook.js';
 import './types/webhook-mutations.js';
 import './types/webhook-deprecated.js';
 import './types/campaign-events.js';
-import { checkRepresentations, declareEntities, ENTITIES_COST, sortedSdl } from './federation.js';
+import { checkRepresentations, declareEntities, ENTITIES_COST, notFoundWhereAsked, sortedSdl } from './federation.js';
 
 declareEntities();
 
@@ -56,7 +56,7 @@ export const subgraphSchema = (() => {
   if (!entities || !resolve) throw new Error('the subgraph schema has no _entities field');
   entities.resolve = (source, args: { representations?: unknown }, context, info) => {
     checkRepresentations(args.representations, info);
-    return resolve(source, args, context, info);
+    return notFoundWhereAsked(resolve(source, args, context, info), args.representations, info);
   };
   // Its cost, as every list's (./field-costs.ts): what one entity selects, times the representations. Set here: the
   // federation plugin adds the field after Pothos built the others, so no field option reaches it.
