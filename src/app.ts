@@ -6,7 +6,7 @@ import { MB } from './core/byte-bounded-caches.js';
 import type { Config } from './core/config.js';
 import type { IncomingMessage } from 'node:http';
 import { createDatabaseAvailability, type DatabaseAvailability } from './db/availability.js';
-import { type DatabaseHandle, openDatabase } from './db/database.js';
+import { type DatabaseHandle, databaseReachable, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { eventsSince, onEventsCommitted } from './domain/events.js';
 import { findAccountById, tokenVersionOf } from './domain/accounts.js';
@@ -26,7 +26,7 @@ import { createDoors, SUBGRAPH_PATH } from './http/doors.js';
 import { schema, subgraphSchema } from './graphql/schema/schema.js';
 import { health } from './http/health.js';
 import { createLogger, type Logger } from './core/logger.js';
-import { graphqlCors } from './http/cors.js';
+import { graphqlCors } from './graphql/server/cors.js';
 import { connectRedis, type RedisLink } from './core/redis.js';
 import { createRateLimits } from './security/rate-limits.js';
 import { createWorkBudget } from './security/work-budget.js';
@@ -40,7 +40,7 @@ import { clientAddressOf } from './http/client-address.js';
 import { graphqlSpans, tracingWanted } from './core/tracing.js';
 import { createGeneration, type Generation, responseCache } from './graphql/server/response-cache.js';
 import { createWebSocketDoor, type WebSocketDoor } from './http/websockets.js';
-import { countPendingDeliveries } from './domain/delivery-leases.js';
+import { countPendingDeliveries, oldestDueDeliverySeconds } from './domain/delivery-leases.js';
 import { routes } from './rest/routes.js';
 import { createSecretBox } from './security/secrets.js';
 import { createTokenIssuer } from './security/tokens.js';
@@ -107,6 +107,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     openStreams: () => services.streams.open,
     openWebSockets: () => websockets.open,
     openLiveQueries: () => liveQueries?.open ?? 0,
+    oldestDueDelivery: () => oldestDueDeliverySeconds(database.db),
+    pool: () => database.pool?.() ?? null,
+    redisConnected: () => (redis ? redis.available : null),
+    ready: async () => !app.draining && (await databaseReachable(database.db)),
   });
   const liveQueries = config.LIVE_QUERIES ? createAppLiveQueries(config, services, metrics, writes) : null;
   const lane = createAppLane(config, () => yoga);
@@ -344,7 +348,7 @@ function startAppWorker(
     timeoutMs: config.WEBHOOK_TIMEOUT_SECONDS * 1000,
     allowPrivate: config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
     availability: services.availability,
-    onAttempt: (outcome) => metrics.deliveryAttempt(outcome),
+    onAttempt: (outcome, lagSeconds) => metrics.deliveryAttempt(outcome, lagSeconds),
     work: services.work,
     ...(overrides || {}),
   });

@@ -8,6 +8,8 @@ interface RequestState {
   requestId?: string;
   /** The error codes of the GraphQL errors answered, for the request's access-log line. */
   errorCodes?: string[];
+  /** The GraphQL operation it ran first (its name in the document, or '' unnamed), for the operation metrics. */
+  operation?: { name: string; type: string };
   /** The REST route template the request matched (a bounded metrics label, never the raw path). */
   route?: string;
   /** The caller's credential, answered provisionally and still to be checked (src/authentication.ts). */
@@ -177,6 +179,16 @@ export function callbackCounted(): boolean {
 
 export function currentErrorCodes(): string[] | undefined {
   return storage.getStore()?.errorCodes;
+}
+
+/** Notes the GraphQL operation the request runs, on every door and path (the first one, for MCP's several). */
+export function noteOperation(name: string, type: string): void {
+  const state = storage.getStore();
+  if (state && !state.operation) state.operation = { name, type };
+}
+
+export function currentOperation(): { name: string; type: string } | undefined {
+  return storage.getStore()?.operation;
 }
 
 /** Notes the route template the request matched (docs/observability.md "Metrics"). */

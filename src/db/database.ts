@@ -37,6 +37,8 @@ export interface DatabaseHandle {
   dialect: Dialect;
   /** Whether an account may have changed (the account cache's invalidation, src/db/account-changes.ts). */
   accountChanges: AccountChanges;
+  /** PostgreSQL's connection pool now (docs/observability.md "Metrics"): SQLite has none. */
+  pool?(): { open: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -246,7 +248,13 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
     client.on('error', () => undefined);
   });
   const db = new Kysely<Database>({ dialect: watched(new PostgresDialect({ pool })), log });
-  return { db, dialect: 'postgres', accountChanges: unknownAccountChanges(), close: once(() => db.destroy()) };
+  return {
+    db,
+    dialect: 'postgres',
+    accountChanges: unknownAccountChanges(),
+    pool: () => ({ open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: once(() => db.destroy()),
+  };
 }
 
 /** Whether the database answers a trivial query (for /readyz). */

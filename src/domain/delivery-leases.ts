@@ -27,6 +27,8 @@ export interface ClaimedDelivery {
   leaseUntil: string;
   /** The W3C traceparent of the span that wrote the event (its attempts' spans link to it), or null. */
   traceParent: string | null;
+  /** When the event was committed (ISO): a delivery's lag is measured from it (docs/observability.md "Metrics"). */
+  eventCreatedAt: string;
 }
 
 /** Where a worker's round robin between accounts stands: the last account it claimed for. */
@@ -149,6 +151,7 @@ export async function claimDueDeliveries(
       'webhook_deliveries.retries',
       'events.payload',
       'events.trace_parent',
+      'events.created_at as event_created_at',
       'webhooks.url',
       'webhooks.enabled',
       'webhooks.secret_sealed',
@@ -173,6 +176,7 @@ export async function claimDueDeliveries(
     retries: Number(row.retries),
     leaseUntil: claim.leaseUntil,
     traceParent: row.trace_parent,
+    eventCreatedAt: row.event_created_at,
   }));
 }
 

@@ -46,7 +46,7 @@ export interface DeliveryWorkerOptions {
   /** The worker's idea of now, in ms (tests move it forward to reach scheduled retries). */
   clock?: () => number;
   /** Told each recorded attempt's outcome (metrics): delivered, retry (to be tried again) or failed (given up). */
-  onAttempt?: (outcome: 'delivered' | 'retry' | 'failed') => void;
+  onAttempt?: (outcome: 'delivered' | 'retry' | 'failed', lagSeconds?: number) => void;
   /**
    * The work budget (src/security/work-budget.ts): each attempt, and each slice of a fan-out expanded, is measured and
    * charged to its account; an account whose budget is spent has no deliveries claimed until it has some again.
@@ -227,7 +227,9 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     }
     if (outcome.ok) await recordSuccess(delivery, outcome.responseCode);
     else await recordAttempt(db, lease, delivery.deliveryId, outcome);
-    options.onAttempt?.(outcome.ok ? 'delivered' : outcome.retryAt === null ? 'failed' : 'retry');
+    // A delivery's lag: from its event's commit to the receiver's 2xx (retries included), on the worker's clock.
+    const lag = outcome.ok ? Math.max(0, (clock() - Date.parse(delivery.eventCreatedAt)) / 1000) : undefined;
+    options.onAttempt?.(outcome.ok ? 'delivered' : outcome.retryAt === null ? 'failed' : 'retry', lag);
   }
 
   /** Successes waiting to be recorded together (one statement per lease end and status code). */

@@ -16,6 +16,7 @@ import { ablated } from '../core/ablation.js';
 import { isClientAbort } from '../core/client-abort.js';
 import {
   currentErrorCodes,
+  currentOperation,
   currentRoute,
   loggablePath,
   requestIdFor,
@@ -80,8 +81,11 @@ export function observed(
         // A client that went away before its answer was ready never sees it: 499, as proxies log it (the work itself
         // is not cancelled; docs/limits.md "Logs").
         const status = request.signal.aborted ? CLIENT_CLOSED_REQUEST : response.status;
-        metrics.observeRequest(door.name, routeLabel, request.method, status, (performance.now() - started) / 1000);
+        const seconds = (performance.now() - started) / 1000;
+        metrics.observeRequest(door.name, routeLabel, request.method, status, seconds);
         if (errors) metrics.countErrors(door.name, errors);
+        const operation = currentOperation();
+        if (operation) metrics.observeOperation(door.name, operation.name, operation.type, seconds);
         span.updateName(`${request.method} ${routeLabel}`);
         span.setAttributes({
           'http.request.method': request.method,

@@ -72,8 +72,9 @@ export function createDoors(parts: DoorParts): FetchHandler {
   const stages: Stage[] = [
     // A path that names a route only once normalised is not that route (src/http/path-variants.ts).
     pathVariants,
-    // The health checks, before any limit: a load balancer must always reach them.
-    (way) => (way.door.limited ? undefined : way.door.serve(way)),
+    // The health checks, before any limit: a load balancer must always reach them; so must a scrape of /metrics with
+    // its METRICS_TOKEN (it would otherwise count against its address's anonymous budget).
+    (way) => (way.door.limited && !way.door.exempt?.(way) ? undefined : way.door.serve(way)),
     // A method no door serves, answered by the door in its own shape before anything reads the body.
     (way) => (STANDARD_METHODS.has(way.received.method) ? undefined : way.door.unknownMethod(way)),
     // Who is calling, read once for every later step (src/authentication.ts), and the tenant it counts against.

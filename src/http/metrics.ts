@@ -41,6 +41,14 @@ export interface MetricsSources {
   openWebSockets(): number;
   /** `@live` queries open on this instance. */
   openLiveQueries(): number;
+  /** How long the longest-waiting due delivery has waited, in seconds (0: none). */
+  oldestDueDelivery(): Promise<number>;
+  /** PostgreSQL's pool: connections open, idle, and requests waiting for one (null on SQLite). */
+  pool(): { open: number; idle: number; waiting: number } | null;
+  /** Whether Redis is connected (null without REDIS_URL). */
+  redisConnected(): boolean | null;
+  /** What /readyz would answer: the database answers and no shutdown has begun. */
+  ready(): Promise<boolean>;
 }
 
 export type DeliveryOutcome = 'delivered' | 'retry' | 'failed';
@@ -51,15 +59,23 @@ export interface Metrics {
   yogaPlugin(): Plugin;
   /** One finished HTTP request: `route` is a bounded label (a template, never a raw path). */
   observeRequest(door: string, route: string, method: string, status: number, seconds: number): void;
+  /**
+   * One finished request that ran a GraphQL operation, on any door and path (yoga, the prepared lane, REST's routes,
+   * MCP's tools): `name` is the operation's name in its document ('' unnamed), a bounded label.
+   */
+  observeOperation(door: string, name: string, type: string, seconds: number): void;
   /** The error codes a request answered with (both doors). */
   countErrors(door: string, codes: readonly string[]): void;
-  deliveryAttempt(outcome: DeliveryOutcome): void;
+  /** An attempt's outcome; a delivered one with its lag (from its event's commit, in seconds). */
+  deliveryAttempt(outcome: DeliveryOutcome, lagSeconds?: number): void;
   /** One execution of a live query: its first, or a re-execution after a change. */
   liveQueryExecution(seconds: number, first: boolean): void;
   /** A live query refused: over the account's cap, or sent without a stream to answer on. */
   liveQueryRefused(reason: 'limit' | 'transport'): void;
   /** The /metrics answer: 404 when METRICS is off, 401 without the METRICS_TOKEN when one is set. */
   serve(request: Request): Promise<Response>;
+  /** Whether `request` carries the METRICS_TOKEN (false when none is set). */
+  scraper(request: Request): boolean;
 }
 
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -125,6 +141,60 @@ export function createMetrics(config: Pick<Config, 'METRICS' | 'METRICS_TOKEN'>,
       this.set(sources.openLiveQueries());
     },
   });
+  const deliveryLag = new Histogram({
+    name: 'gateway_webhook_delivery_lag_seconds',
+    help: "Webhook deliveries delivered, by the time from their event to the receiver's 2xx (retries included)",
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'gateway_webhook_oldest_due_seconds',
+    help: 'How long the longest-waiting due webhook delivery has waited (0: none is due): the delivery lag',
+    registers: [registry],
+    async collect() {
+      this.set(await sources.oldestDueDelivery());
+    },
+  });
+  // Only where there is a pool (PostgreSQL) and a Redis (REDIS_URL): a gauge registered is a gauge answered.
+  if (sources.pool()) {
+    new Gauge({
+      name: 'gateway_db_pool_connections',
+      help: "PostgreSQL's connection pool on this instance: connections in use and idle (absent on SQLite)",
+      labelNames: ['state'] as const,
+      registers: [registry],
+      collect() {
+        const pool = sources.pool();
+        this.set({ state: 'in_use' }, pool ? pool.open - pool.idle : 0);
+        this.set({ state: 'idle' }, pool?.idle ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'gateway_db_pool_waiting',
+      help: 'Queries waiting for a PostgreSQL connection on this instance (absent on SQLite)',
+      registers: [registry],
+      collect() {
+        this.set(sources.pool()?.waiting ?? 0);
+      },
+    });
+  }
+  if (sources.redisConnected() !== null) {
+    new Gauge({
+      name: 'gateway_redis_connected',
+      help: 'Whether this instance is connected to Redis (1) or runs without it (0); absent without REDIS_URL',
+      registers: [registry],
+      collect() {
+        this.set(sources.redisConnected() ? 1 : 0);
+      },
+    });
+  }
+  new Gauge({
+    name: 'gateway_ready',
+    help: 'What /readyz answers: 1 while the database answers and no shutdown has begun, else 0',
+    registers: [registry],
+    async collect() {
+      this.set((await sources.ready()) ? 1 : 0);
+    },
+  });
   const liveExecutions = new Counter({
     name: 'gateway_live_query_executions_total',
     help: '@live query executions: first (when opened) and re-executions (after a change it read)',
@@ -144,6 +214,16 @@ export function createMetrics(config: Pick<Config, 'METRICS' | 'METRICS_TOKEN'>,
     registers: [registry],
   });
   const errorCodes = boundedLabel(50);
+  const operations = new Histogram({
+    name: 'gateway_graphql_operation_duration_seconds',
+    help:
+      'Requests that ran a GraphQL operation, on every door and path (yoga, the prepared lane, REST routes, MCP tools), ' +
+      'by door, operation name (anonymous: unnamed; other: past the first 100 names) and type',
+    labelNames: ['door', 'operation_name', 'operation_type'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const operationName = boundedLabel(MAX_OPERATION_NAMES);
 
   function yogaPlugin(): Plugin {
     const operationName = boundedLabel(MAX_OPERATION_NAMES);
@@ -200,11 +280,18 @@ export function createMetrics(config: Pick<Config, 'METRICS' | 'METRICS_TOKEN'>,
         seconds,
       );
     },
+    observeOperation(door, name, type, seconds) {
+      operations.observe(
+        { door, operation_name: name === '' ? 'anonymous' : operationName(name), operation_type: type },
+        seconds,
+      );
+    },
     countErrors(door, codes) {
       for (const code of codes) errors.inc({ door, code: errorCodes(code) });
     },
-    deliveryAttempt(outcome) {
+    deliveryAttempt(outcome, lagSeconds) {
       deliveries.inc({ outcome });
+      if (lagSeconds !== undefined) deliveryLag.observe(lagSeconds);
     },
     liveQueryExecution(seconds, first) {
       const kind = first ? 'first' : 'reexecution';
@@ -213,6 +300,12 @@ export function createMetrics(config: Pick<Config, 'METRICS' | 'METRICS_TOKEN'>,
     },
     liveQueryRefused(reason) {
       liveRefused.inc({ reason });
+    },
+    scraper(request) {
+      return (
+        Boolean(config.METRICS && config.METRICS_TOKEN) &&
+        tokenMatches(request.headers.get('authorization'), config.METRICS_TOKEN ?? '')
+      );
     },
     async serve(request) {
       if (!config.METRICS) return new Response('Not Found', { status: 404 });
@@ -224,13 +317,17 @@ export function createMetrics(config: Pick<Config, 'METRICS' | 'METRICS_TOKEN'>,
   };
 }
 
-/** /metrics as a door: scraped by Prometheus, rate limited as any request, answered before the body limit. */
+/**
+ * /metrics as a door: scraped by Prometheus, answered before the body limit; rate limited as any anonymous request,
+ * except a GET with the METRICS_TOKEN, answered before any limit.
+ */
 export function metricsDoor(metrics: Metrics): Door {
   const wrongMethod = () => methodNotAllowed(true, 'GET');
   return {
     name: 'metrics',
     rest: true,
     limited: true,
+    exempt: ({ received }) => received.method === 'GET' && metrics.scraper(received),
     readsBody: false,
     audience: null,
     unknownMethod: wrongMethod,

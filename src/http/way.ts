@@ -43,6 +43,8 @@ export interface Door {
   readonly rest: boolean;
   /** Passes the tenant's rate and body limits (all but the health checks). */
   readonly limited: boolean;
+  /** A request this door answers before any limit though it is `limited` (/metrics with its METRICS_TOKEN). */
+  exempt?(way: Way): boolean;
   /** Reads a request body (all but /metrics, which is answered before the body limit). */
   readonly readsBody: boolean;
   /** The audience a token must have been issued for to count here (an agent's OAuth token: /mcp only). */

@@ -3,7 +3,7 @@
 // bounded sets only (no raw paths, no API keys, at most 100 operation names); the setting turns it off or protects it.
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_OPERATION_NAMES } from '../../src/http/metrics.js';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { DIALECT, startApp, type TestApp } from '../helpers/app.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { eventually } from '../helpers/eventually.js';
 import { attachNewWebhook } from '../helpers/webhooks.js';
@@ -106,6 +106,9 @@ describe('GET /metrics', () => {
       const text = (await scrape()).text;
       expect(sample(text, 'gateway_webhook_delivery_attempts_total', { outcome: 'delivered' })).toBe(1);
       expect(sample(text, 'gateway_webhook_delivery_attempts_total', { outcome: 'retry' })).toBe(1);
+      // The delivered one's lag, from its event's commit: under a few seconds here.
+      expect(sample(text, 'gateway_webhook_delivery_lag_seconds_count')).toBe(1);
+      expect(sample(text, 'gateway_webhook_delivery_lag_seconds_bucket', { le: '10' })).toBe(1);
       // The one to be retried in 60 s is the backlog.
       expect(sample(text, 'gateway_webhook_deliveries_pending')).toBe(1);
     });
@@ -123,5 +126,79 @@ describe('GET /metrics', () => {
     expect(without.headers.get('www-authenticate')).toBe('Bearer');
     expect((await scrape({ authorization: 'Bearer metrics-token-wrong-wrong' })).status).toBe(401);
     expect((await scrape({ authorization: `Bearer ${secret}` })).status).toBe(200);
+  });
+});
+
+describe('metrics an on-call rotation needs (issue 54)', () => {
+  const NAMED = 'query ListForMetrics { campaigns(first: 5) { edges { node { campId } } } }';
+
+  it('counts the operation of every request on every path: yoga, the prepared lane, REST routes', async () => {
+    t = await startApp({}, [], { worker: false });
+    const { token } = await t.account();
+    await createLegacyCampaign(t, token, 'spring');
+    const operations = 'gateway_graphql_operation_duration_seconds_count';
+    // Twenty of one named operation: the first through yoga, the rest through the prepared lane.
+    for (let i = 0; i < 20; i++) expect((await t.gql(NAMED, {}, token)).body.errors).toBeUndefined();
+    for (let i = 0; i < 3; i++) await t.gql('{ campaigns(first: 1) { edges { cursor } } }', {}, token);
+    const restCount = (text: string) =>
+      text
+        .split('\n')
+        .filter((line) => line.startsWith(`${operations}{door="rest"`))
+        .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+    const before = restCount((await scrape()).text);
+    expect((await t.rest('GET', '/get_campaigns', { token })).status).toBe(200);
+    const text = (await scrape()).text;
+    const named = { door: 'graphql', operation_name: 'ListForMetrics', operation_type: 'query' };
+    expect(sample(text, operations, named)).toBe(20);
+    expect(sample(text, operations, { door: 'graphql', operation_name: 'anonymous' })).toBe(3);
+    // A REST route runs its prepared document, counted under its operation's name.
+    expect(restCount(text) - before).toBe(1);
+  });
+
+  it('tells readiness, Redis, the pool and the oldest due delivery; a scrape with METRICS_TOKEN is outside the anonymous budget', async () => {
+    const secret = 'metrics-token-0123456789';
+    t = await startApp({ METRICS_TOKEN: secret, ANONYMOUS_RATE_LIMIT_PER_MINUTE: '3' }, [], { worker: false });
+    const bearer = { authorization: `Bearer ${secret}` };
+    for (let i = 0; i < 10; i++) expect((await scrape(bearer)).status).toBe(200);
+    const text = (await scrape(bearer)).text;
+    expect(sample(text, 'gateway_ready')).toBe(1);
+    expect(sample(text, 'gateway_webhook_oldest_due_seconds')).toBe(0);
+    // Without REDIS_URL there is no Redis to be connected to; on SQLite no pool.
+    expect(sample(text, 'gateway_redis_connected')).toBeUndefined();
+    if (DIALECT === 'postgres') {
+      expect(sample(text, 'gateway_db_pool_connections', { state: 'idle' })).toBeGreaterThanOrEqual(1);
+      // The scrape's own queries may wait for a connection of the test's small pool: a number, present.
+      expect(sample(text, 'gateway_db_pool_waiting')).toBeGreaterThanOrEqual(0);
+    } else expect(sample(text, 'gateway_db_pool_waiting')).toBeUndefined();
+    // Without the token, /metrics counts against the address's anonymous budget like any anonymous request.
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await scrape()).status);
+    expect(statuses).toContain(429);
+    // Draining: not ready.
+    t.app.draining = true;
+    expect(sample((await scrape(bearer)).text, 'gateway_ready')).toBe(0);
+  });
+
+  it('tells how long the oldest due delivery has waited', async () => {
+    t = await startApp({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' }, [], { worker: false });
+    const { token } = await t.account();
+    await createLegacyCampaign(t, token, 'spring');
+    await attachNewWebhook(t, token, 'spring', 'http://127.0.0.1:9/hook');
+    await t.gql('mutation { campaignPause(input: { campId: "spring" }) { campaign { id } } }', {}, token);
+    // No worker: it waits. Made due two minutes ago.
+    await t.app.database.db
+      .updateTable('webhook_deliveries')
+      .set({ next_attempt_at: new Date(Date.now() - 120_000).toISOString() })
+      .execute();
+    const waited = sample((await scrape()).text, 'gateway_webhook_oldest_due_seconds') ?? 0;
+    expect(waited).toBeGreaterThanOrEqual(120);
+    expect(waited).toBeLessThan(180);
+  });
+});
+
+describe('Redis connected (metrics)', () => {
+  it('is 1 with a Redis that answers', async () => {
+    t = await startApp({ REDIS_URL: 'redis://127.0.0.1:6379' }, [], { worker: false });
+    expect(sample((await scrape()).text, 'gateway_redis_connected')).toBe(1);
   });
 });

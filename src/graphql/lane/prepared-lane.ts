@@ -33,7 +33,7 @@ import {
   noteErrorCodes,
   type Yoga,
 } from '../server/yoga.js';
-import type { CorsFor } from '../../http/cors.js';
+import type { CorsFor } from '../server/cors.js';
 
 /** A request the lane leaves to yoga: the request to hand it (the same one, or one carrying the body already read). */
 export interface Declined {
@@ -77,7 +77,7 @@ export function createPreparedLane(
     /** Bytes the documents it keeps may hold, by src/core/byte-bounded-caches.ts's estimate. */
     maxBytes: number;
     handBody: HandBody;
-    /** The CORS rule yoga answers /graphql with (src/http/cors.ts). */
+    /** The CORS rule yoga answers /graphql with (src/graphql/server/cors.ts). */
     cors: CorsFor;
     /**
      * Shadow mode (tests): a document not known yet is parsed and validated by the lane itself, through the same

@@ -5,7 +5,7 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { PothosValidationError } from '@pothos/core';
-import { type DocumentNode, type ExecutionArgs, GraphQLError, type GraphQLSchema } from 'graphql';
+import { type DocumentNode, type ExecutionArgs, getOperationAST, GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, maskError, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { ablated } from '../../core/ablation.js';
 import { isClientAbort } from '../../core/client-abort.js';
@@ -13,7 +13,7 @@ import { byteBoundedCache, documentBytes, MB, parseErrorBytes } from '../../core
 import { DATABASE_RETRY_AFTER_SECONDS } from '../../db/availability.js';
 import { badInput, DomainError, serviceUnavailable, withoutStack } from '../../core/errors.js';
 import { UNKNOWN_CLIENT } from '../../core/request-context.js';
-import { currentWorkPiece, noteErrorCode } from '../../core/request-context.js';
+import { currentWorkPiece, noteErrorCode, noteOperation } from '../../core/request-context.js';
 import { authenticateRequest, type RequestAuth } from '../../authentication.js';
 import { type Services } from '../../services.js';
 import { compiledQueries } from './compiled-queries.js';
@@ -32,7 +32,7 @@ import { inputErrors } from './input-errors.js';
 import { readOnlyTokens } from './read-only-tokens.js';
 import { referenceSchema, schema } from '../schema/schema.js';
 import { requestCachesReleased } from './request-caches.js';
-import { graphqlCors } from '../../http/cors.js';
+import { graphqlCors } from './cors.js';
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, Context>;
 
@@ -226,12 +226,19 @@ export function noteErrorCodes(result: unknown): void {
   }
 }
 
+/** The operation an execution runs, noted for the access line's operation metrics (every door: envelop's execute). */
+function noteOperationOf({ args }: { args: { document: DocumentNode; operationName?: string | null } }): void {
+  const operation = getOperationAST(args.document, args.operationName);
+  if (operation) noteOperation(operation.name?.value ?? '', operation.operation);
+}
+
 const errorCodesToAccessLog: Plugin = {
+  onExecute: noteOperationOf,
+  onSubscribe: noteOperationOf,
   onResultProcess({ result }) {
     noteErrorCodes(result);
   },
 };
-
 
 /**
  * JSON bodies the prepared lane read before leaving the request to yoga (src/graphql/lane/prepared-lane.ts): yoga's
@@ -359,7 +366,7 @@ export function createGraphQLServer(
     // before anything is read, an undeclared one buffered up to the limit); yoga's own 25 MB check would pipe each body
     // through one more transform stream and a second Request (bench/README.md, "Second pass"; docs/decisions.md §14).
     maxRequestBodySize: false,
-    // CORS_ALLOWED_ORIGINS (src/http/cors.ts): `*` reaches /graphql, never /subgraph; the prepared lane adds the same.
+    // CORS_ALLOWED_ORIGINS (src/graphql/server/cors.ts): `*` reaches /graphql, never /subgraph; the prepared lane adds the same.
     cors: graphqlCors(services.config.CORS_ALLOWED_ORIGINS, served.endpoint === '/graphql'),
     // GraphiQL at /graphql only: the subgraph is for a federation gateway.
     graphiql: served.schema === schema ? { title: 'Campaign gateway', defaultQuery: GRAPHIQL_DEFAULT_QUERY } : false,

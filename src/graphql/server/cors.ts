@@ -3,7 +3,7 @@
 // adds — so no origin is told it may send credentials. A list instead: only those origins get CORS headers, with
 // credentials allowed; the same list reaches /subgraph (no browser origin by default: gateways are not browsers) and
 // /mcp (beside MCP_ALLOWED_ORIGINS, src/mcp/browser-origins.ts).
-import type { Config } from '../core/config.js';
+import type { Config } from '../../core/config.js';
 
 /** What a page may send and read at /graphql. */
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-Request-Id'];
