@@ -110,7 +110,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     oldestDueDelivery: () => oldestDueDeliverySeconds(database.db),
     pool: () => database.pool?.() ?? null,
     redisConnected: () => (redis ? redis.available : null),
-    ready: async () => !app.draining && (await databaseReachable(database.db)),
+    draining: () => app.draining,
+    databaseAnswers: () => databaseReachable(database.db),
   });
   const liveQueries = config.LIVE_QUERIES ? createAppLiveQueries(config, services, metrics, writes) : null;
   const lane = createAppLane(config, () => yoga);

@@ -7,7 +7,7 @@ import './node-version.js';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type Config, loadConfig, reachableUrl } from './core/config.js';
+import { type Config, loadConfig, loadDatabaseUrl, reachableUrl } from './core/config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { findAccountByApiKey, findAccountIdByEmail, signUp } from './domain/accounts.js';
@@ -103,11 +103,16 @@ const commands: Record<string, Command> = {
     usage: 'migrate',
     run: async () => {
       console.log('migrating…');
-      await withDatabase(
-        async (_db, _config, applied) =>
-          console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date'),
-        { quiet: true },
-      );
+      // DATABASE_URL alone: a migration job needs no secrets, not even on PostgreSQL.
+      const url = loadDatabaseUrl();
+      settings = { DATABASE_URL: url };
+      const { db, dialect, close } = openDatabase(url);
+      try {
+        const applied = await migrateToLatest(db, dialect);
+        console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+      } finally {
+        await close();
+      }
     },
   },
   'schema:print': {

@@ -14,6 +14,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
+import { parse as parseConnectionString } from 'pg-connection-string';
 import { z } from 'zod';
 
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
@@ -26,7 +27,8 @@ const envSchema = z
       .string()
       .regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, 'must be sqlite:PATH, sqlite::memory: or postgres://...')
       .refine(
-        (value) => !value.startsWith('postgres') || Boolean(URL.parse(value)?.hostname),
+        // As pg itself reads it (a Unix socket's folder as `?host=` included), naming a host or a database.
+        (value) => !value.startsWith('postgres') || postgresUrlReadable(value),
         'is not a URL PostgreSQL can be reached at (postgres://USER:PASSWORD@HOST:PORT/DATABASE)',
       )
       .default('sqlite:./data/campaigns.db'),
@@ -234,6 +236,11 @@ const envSchema = z
     /** At most this many automatic persisted queries are stored; the oldest go first. */
     APQ_MAX_QUERIES: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /**
+     * The start-up's own lines (banner, warnings, failures, SIGTERM): `auto` plain text on a terminal and JSON
+     * elsewhere, or always `plain`, or always `json` (src/core/logger.ts plainTextOn). Request logs are JSON always.
+     */
+    LOG_FORMAT: z.enum(['auto', 'plain', 'json']).default('auto'),
     SECRETS_FILE: z.string().default('./data/secrets.json'),
   })
   .superRefine((env, problems) => {
@@ -262,15 +269,34 @@ export type Config = Omit<z.infer<typeof envSchema>, 'JWT_SECRET' | 'SECRETS_KEY
 
 export class ConfigError extends Error {}
 
-/** A URL with its password (if any) replaced by `****`; text that is not a URL is returned unchanged. */
-export function maskUrl(value: string): string {
+/** Whether pg reads `value` as a connection string that names a host or a database (else it is a mistake). */
+function postgresUrlReadable(value: string): boolean {
   try {
-    const url = new URL(value);
-    if (url.password) url.password = '****';
-    return url.toString();
+    const parsed = parseConnectionString(value);
+    return Boolean(parsed.host || parsed.database);
   } catch {
-    return value;
+    return false;
   }
+}
+
+/** Query parameters that carry a password (ioredis reads `password`; libpq `password` and `sslpassword`). */
+const SECRET_PARAMETERS = /([?&](?:ssl)?password=)[^&#]*/gi;
+
+/**
+ * A URL with its password (if any, in the user part or a query parameter) replaced by `****`. Text that does not
+ * parse as a URL (a password with an unencoded `/`, `?` or `#`) has everything between `//` and its last `@`
+ * replaced; other text is returned unchanged.
+ */
+export function maskUrl(value: string): string {
+  const url = URL.parse(value);
+  if (url) {
+    if (url.password) url.password = '****';
+    return url.toString().replace(SECRET_PARAMETERS, '$1****');
+  }
+  const start = value.indexOf('//');
+  const at = value.lastIndexOf('@');
+  const masked = start >= 0 && at > start ? `${value.slice(0, start + 2)}****${value.slice(at)}` : value;
+  return masked.replace(SECRET_PARAMETERS, '$1****');
 }
 
 /** Which database DATABASE_URL names, as the banner and the first log line say it: never its password or user. */
@@ -285,9 +311,19 @@ export interface DatabaseNamed {
 
 export function databaseNamed(databaseUrl: string): DatabaseNamed {
   if (!databaseUrl.startsWith('postgres')) return { kind: 'sqlite', name: databaseUrl.slice('sqlite:'.length) };
-  const url = URL.parse(databaseUrl);
-  const name = decodeURIComponent(url?.pathname.slice(1) ?? '') || decodeURIComponent(url?.username ?? '');
-  return { kind: 'postgres', host: url?.hostname ?? '', port: Number(url?.port || 5432), name };
+  // As pg reads it: a Unix socket's folder as `?host=`; the user (the database's name by default) is not shown.
+  let parsed: Partial<ReturnType<typeof parseConnectionString>> = {};
+  try {
+    parsed = parseConnectionString(databaseUrl);
+  } catch {
+    // Refused by loadConfig; named as far as it goes.
+  }
+  return {
+    kind: 'postgres',
+    host: parsed.host || 'localhost',
+    port: Number(parsed.port || 5432),
+    name: parsed.database ?? '',
+  };
 }
 
 /** `postgres 127.0.0.1:5432/campaigns`, `sqlite ./data/campaigns.db`. */
@@ -368,6 +404,25 @@ export function lookalikeSettings(env: NodeJS.ProcessEnv): Array<{ given: string
     if (meant) found.push({ given: name, meant });
   }
   return found;
+}
+
+/**
+ * DATABASE_URL alone, checked as loadConfig checks it: for what needs only the database (`cli migrate`, which a
+ * migration job runs without the secrets the gateway needs on PostgreSQL).
+ */
+export function loadDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
+  const given = env.DATABASE_URL;
+  const problem =
+    given === ''
+      ? `DATABASE_URL is set but empty: set it (${REFUSED_WHEN_EMPTY_HINT.DATABASE_URL}), or unset it for the default`
+      : undefined;
+  const parsed = envSchema.shape.DATABASE_URL.safeParse(given);
+  if (problem || !parsed.success) {
+    const message =
+      problem ?? `DATABASE_URL=${shownValue('DATABASE_URL', given ?? '')} ${parsed.error?.issues[0]?.message}`;
+    throw new ConfigError(`Invalid configuration (see docs/configuration.md): ${message}`);
+  }
+  return parsed.data;
 }
 
 /** Parses the environment; throws ConfigError naming every bad variable. */

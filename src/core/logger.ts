@@ -56,11 +56,13 @@ export function writeAfterLogs(logger: Logger, text: string): void {
 
 /**
  * Whether the start-up's own lines (the banner, start-up failures, "SIGTERM: shutting down") are written for a person:
- * on a terminal, or with NODE_ENV=development. Anywhere else (a container, a process manager, a pipe) every line is
- * JSON, so that a log collector parses each one (docs/observability.md "Logs").
+ * with LOG_FORMAT=plain, or (LOG_FORMAT=auto, the default) on a terminal. Otherwise (a container, a process manager, a
+ * pipe, or LOG_FORMAT=json) every line is
+ * JSON, so that a log collector parses each one (docs/configuration.md LOG_FORMAT).
  */
 export function plainTextOn(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
-  return Boolean(stream.isTTY) || env.NODE_ENV === 'development';
+  if (env.LOG_FORMAT === 'plain' || env.LOG_FORMAT === 'json') return env.LOG_FORMAT === 'plain';
+  return Boolean(stream.isTTY);
 }
 
 /** One JSON line as the app writes them (pid, hostname, ISO time), for a line of the process itself. */
@@ -87,10 +89,14 @@ export function processLine(
 ): void {
   // What goes wrong to standard error, the rest to standard output, as a person's terminal has it.
   const stream = level === 'info' ? process.stdout : process.stderr;
-  const text = plainTextOn(stream) ? `${message}\n` : jsonLine(level, message, fields);
-  try {
-    writeSync(stream.fd, text);
-  } catch {
-    stream.write(text); // a full non-blocking pipe (EAGAIN): queued instead
+  const bytes = Buffer.from(plainTextOn(stream) ? `${message}\n` : jsonLine(level, message, fields));
+  // Whole, even to a non-blocking pipe that takes part of it or none for a moment (EAGAIN): the process may exit next.
+  let written = 0;
+  for (let tries = 0; written < bytes.length && tries < 1000; tries++) {
+    try {
+      written += writeSync(stream.fd, bytes, written);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return;
+    }
   }
 }

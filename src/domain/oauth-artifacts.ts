@@ -359,6 +359,30 @@ export async function settlePendingClient(
   // One settlement at a time, across instances too (PostgreSQL's transaction-scoped advisory lock; SQLite's one
   // connection is held by the transaction): two concurrent ones could each count among the newest a row the other
   // then evicts, and between them evict one pending registration too many. Each then trims to exactly `total`.
+  // In turn within this instance first: each waiter for the advisory lock would hold a pooled connection, and a burst
+  // of registrations could take every connection of the pool from the other requests.
+  const before = settling.get(db) ?? Promise.resolve();
+  const settled = before.then(() => settle(db, clientId, address, bounds));
+  const next = settled.then(
+    () => undefined,
+    () => undefined,
+  );
+  settling.set(db, next);
+  void next.then(() => {
+    if (settling.get(db) === next) settling.delete(db);
+  });
+  return settled;
+}
+
+/** The settlement under way (and those queued behind it) per database, within this instance. */
+const settling = new WeakMap<Kysely<Database>, Promise<void>>();
+
+async function settle(
+  db: Kysely<Database>,
+  clientId: string,
+  address: string,
+  bounds: { perAddress: number; total: number },
+): Promise<number> {
   const postgres = dialectOf(db) === 'postgres';
   return db.transaction().execute(async (trx) => {
     if (postgres) await sql`select pg_advisory_xact_lock(${SETTLEMENT_LOCK})`.execute(trx);

@@ -47,8 +47,9 @@ export interface MetricsSources {
   pool(): { open: number; idle: number; waiting: number } | null;
   /** Whether Redis is connected (null without REDIS_URL). */
   redisConnected(): boolean | null;
-  /** What /readyz would answer: the database answers and no shutdown has begun. */
-  ready(): Promise<boolean>;
+  /** With databaseAnswers, what /readyz would answer: no shutdown has begun, and the database answers. */
+  draining(): boolean;
+  databaseAnswers(): Promise<boolean>;
 }
 
 export type DeliveryOutcome = 'delivered' | 'retry' | 'failed';
@@ -86,8 +87,35 @@ function tokenMatches(header: string | null, token: string): boolean {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
+/** How long a value read from the database for /metrics is reused: scrapes cost at most that many queries. */
+const DATABASE_GAUGE_MS = 1000;
+
+/**
+ * A value read from the database for a gauge: reused for DATABASE_GAUGE_MS (a scrape carrying the METRICS_TOKEN passes
+ * no limit, so scrapes in a loop cost no more queries than one a second), and `failed` while the database does not
+ * answer — a scrape during an outage still answers, with the gauges that need no database.
+ */
+function fromDatabase<T>(read: () => Promise<T>, failed: T): () => Promise<T> {
+  let kept: { at: number; value: Promise<T> } | null = null;
+  return () => {
+    const now = performance.now();
+    if (!kept || now - kept.at > DATABASE_GAUGE_MS) {
+      const value = read().catch(() => failed);
+      kept = { at: now, value };
+      // A failure is not kept: the next scrape asks again.
+      void value.then((result) => {
+        if (Object.is(result, failed) && kept?.value === value) kept = null;
+      });
+    }
+    return kept.value;
+  };
+}
+
 export function createMetrics(config: Pick<Config, 'METRICS' | 'METRICS_TOKEN'>, sources: MetricsSources): Metrics {
   const registry = new Registry();
+  const pendingDeliveries = fromDatabase(() => sources.pendingDeliveries(), Number.NaN);
+  const oldestDueDelivery = fromDatabase(() => sources.oldestDueDelivery(), Number.NaN);
+  const databaseAnswers = fromDatabase(() => sources.databaseAnswers(), false);
   if (config.METRICS) collectDefaultMetrics({ register: registry });
 
   const http = new Histogram({
@@ -114,7 +142,7 @@ export function createMetrics(config: Pick<Config, 'METRICS' | 'METRICS_TOKEN'>,
     help: 'Webhook deliveries waiting to be sent or retried (the outbox backlog)',
     registers: [registry],
     async collect() {
-      this.set(await sources.pendingDeliveries());
+      this.set(await pendingDeliveries());
     },
   });
   new Gauge({
@@ -152,7 +180,7 @@ export function createMetrics(config: Pick<Config, 'METRICS' | 'METRICS_TOKEN'>,
     help: 'How long the longest-waiting due webhook delivery has waited (0: none is due): the delivery lag',
     registers: [registry],
     async collect() {
-      this.set(await sources.oldestDueDelivery());
+      this.set(await oldestDueDelivery());
     },
   });
   // Only where there is a pool (PostgreSQL) and a Redis (REDIS_URL): a gauge registered is a gauge answered.
@@ -192,7 +220,7 @@ export function createMetrics(config: Pick<Config, 'METRICS' | 'METRICS_TOKEN'>,
     help: 'What /readyz answers: 1 while the database answers and no shutdown has begun, else 0',
     registers: [registry],
     async collect() {
-      this.set((await sources.ready()) ? 1 : 0);
+      this.set(!sources.draining() && (await databaseAnswers()) ? 1 : 0);
     },
   });
   const liveExecutions = new Counter({

@@ -10,6 +10,7 @@ import {
   databaseNamed,
   loadConfig,
   lookalikeSettings,
+  maskUrl,
   reachableUrl,
 } from '../../src/core/config.js';
 
@@ -132,15 +133,26 @@ describe('settings that refuse mistakes (issue 54)', () => {
 
   test('an empty or unparsable DATABASE_URL is refused, never the default SQLite file instead', () => {
     expect(() => loadConfig({ ...secrets, DATABASE_URL: '' })).toThrow(/DATABASE_URL is set but empty/);
-    for (const bad of ['postgres://db:notaport/x', 'postgres:///campaigns', 'postgresql://']) {
+    for (const bad of ['postgres://db:notaport/x', 'postgresql://', 'postgres://app:s3cr/t@db.internal:5432/x']) {
       expect(() => loadConfig({ ...secrets, DATABASE_URL: bad }), bad).toThrow(/DATABASE_URL=/);
     }
     expect(() => loadConfig({ ...secrets, DATABASE_URL: 'postgres://u:pw@db:notaport/x' })).toThrow(
-      'DATABASE_URL="postgres://u:pw@db:notaport/x" is not a URL',
+      'DATABASE_URL="postgres://****@db:notaport/x" is not a URL',
     );
-    expect(loadConfig({ ...secrets, DATABASE_URL: 'postgresql://db/campaigns' }).DATABASE_URL).toBe(
+    // A password that breaks the URL is never shown, nor one given as a parameter.
+    const unparsable = () => loadConfig({ ...secrets, DATABASE_URL: 'postgres://app:s3cr/t@db.internal:5432/x' });
+    expect(unparsable).toThrow('DATABASE_URL="postgres://****@db.internal:5432/x"');
+    expect(() => loadConfig({ ...secrets, REDIS_URL: 'redis://:pa/ss@cache:6379' })).toThrow(/^(?!.*pa\/ss)/s);
+    expect(maskUrl('redis://cache:6379/0?password=s3cret&db=1')).toBe('redis://cache:6379/0?password=****&db=1');
+    // What pg reads is accepted: a host, or a Unix socket's folder as ?host=, or only a database (on localhost).
+    for (const good of [
       'postgresql://db/campaigns',
-    );
+      'postgres:///campaigns?host=/var/run/postgresql',
+      'postgres://u:pw@/db?host=/run/postgresql',
+      'postgres:///campaigns',
+    ]) {
+      expect(loadConfig({ ...secrets, DATABASE_URL: good }).DATABASE_URL, good).toBe(good);
+    }
   });
 
   test('an OTLP endpoint that is not an http(s) URL is refused, and so is a REDIS_URL without a host', () => {
@@ -188,7 +200,10 @@ describe('settings that refuse mistakes (issue 54)', () => {
   test('the database as the banner and the first log line name it: kind, host, port, name, never the password', () => {
     expect(databaseNamed(PG)).toEqual({ kind: 'postgres', host: 'db.internal', port: 5433, name: 'campaigns' });
     expect(databaseLabel(databaseNamed(PG))).toBe('postgres db.internal:5433/campaigns');
-    expect(databaseLabel(databaseNamed('postgres://app@db'))).toBe('postgres db:5432/app');
+    expect(databaseLabel(databaseNamed('postgres://app@db'))).toBe('postgres db:5432/');
+    expect(databaseLabel(databaseNamed('postgres:///campaigns?host=/run/postgresql'))).toBe(
+      'postgres /run/postgresql:5432/campaigns',
+    );
     expect(databaseLabel(databaseNamed('sqlite:./data/campaigns.db'))).toBe('sqlite ./data/campaigns.db');
   });
 });

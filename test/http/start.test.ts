@@ -17,13 +17,13 @@ describe('a fresh start', () => {
   const cwd = mkdtempSync(join(tmpdir(), 'gateway-start-'));
 
   beforeAll(async () => {
-    // PORT=0 picks a free port; the server prints the address it got. NODE_ENV=development: the lines a person sees
+    // PORT=0 picks a free port; the server prints the address it got. LOG_FORMAT=plain: the lines a person sees
     // on a terminal (a pipe, as here, gets JSON lines otherwise: below).
     ({
       child: server,
       base,
       printed,
-    } = await startServerProcess({ DATABASE_URL: undefined, LOG_LEVEL: 'info', NODE_ENV: 'development' }, cwd));
+    } = await startServerProcess({ DATABASE_URL: undefined, LOG_LEVEL: 'info', LOG_FORMAT: 'plain' }, cwd));
   }, 30_000);
 
   afterAll(() => {
@@ -113,7 +113,7 @@ describe('a start without a terminal (a container, a process manager)', () => {
   test('writes every line as JSON with pid and host: first the database, last where it listens; SIGTERM too', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'gateway-json-'));
     const { child, base, printed } = await startServerProcess(
-      { DATABASE_URL: undefined, LOG_LEVEL: 'info', NODE_ENV: 'production' },
+      { DATABASE_URL: undefined, LOG_LEVEL: 'info', LOG_FORMAT: 'json' },
       cwd,
     );
     let output = printed;

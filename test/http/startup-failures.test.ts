@@ -127,8 +127,8 @@ describe('start-up failures are one line naming the setting and what to do', () 
   it('npm start prints just that line and exits 1: plain text for a person, one JSON line otherwise', async () => {
     const env = { ...SECRETS, DATABASE_URL: 'postgres://app:s3cret@127.0.0.1:1/app' };
     const [person, machine] = await Promise.all([
-      startFailing({ ...env, NODE_ENV: 'development' }),
-      startFailing({ ...env, NODE_ENV: 'production' }),
+      startFailing({ ...env, LOG_FORMAT: 'plain' }),
+      startFailing({ ...env, LOG_FORMAT: 'json' }),
     ]);
     const reason = /^Cannot reach the database at DATABASE_URL=postgres:\/\/app:\*\*\*\*@127\.0\.0\.1:1\/app /;
     expect(person.code, person.stderr).toBe(1);
@@ -142,7 +142,7 @@ describe('start-up failures are one line naming the setting and what to do', () 
 
   it('settings refused at start: on PostgreSQL without the secrets, one line saying to set both; a lookalike warned', async () => {
     const outcome = await startFailing({
-      NODE_ENV: 'production',
+      LOG_FORMAT: 'json',
       DATABASE_URL: 'postgres://app:s3cret@127.0.0.1:1/app',
       REDIS_URI: 'redis://127.0.0.1:6379',
     });
@@ -214,6 +214,24 @@ describe('the CLI', () => {
     }
     expect(err).toEqual(['An account with this email already exists']);
   });
+
+  it.runIf(TEST_DATABASE_URL)(
+    'migrate needs only DATABASE_URL, even on PostgreSQL (a migration job has no secrets)',
+    async () => {
+      vi.stubEnv('DATABASE_URL', TEST_DATABASE_URL ?? '');
+      vi.stubEnv('JWT_SECRET', '');
+      vi.stubEnv('SECRETS_KEY', '');
+      try {
+        expect(await runCli(['migrate']), err.join('\n')).toBe(0);
+        // Anything else on PostgreSQL needs both secrets.
+        expect(await runCli(['user:create', '--email', 'x@example.com', '--password', 'a long password'])).toBe(1);
+      } finally {
+        vi.unstubAllEnvs();
+      }
+      expect(out.join('\n')).toMatch(/database is up to date|applied: /);
+      expect(err).toEqual([expect.stringMatching(/^On PostgreSQL set JWT_SECRET and SECRETS_KEY/)]);
+    },
+  );
 
   it('a command that cannot reach its database fails in one line, exit 1', async () => {
     vi.stubEnv('DATABASE_URL', 'postgres://app:s3cret@127.0.0.1:1/app');

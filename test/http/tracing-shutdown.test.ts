@@ -116,14 +116,14 @@ describe('an unreachable collector', () => {
     // The exporter did try (and got no answer).
     expect(accepted.length).toBeGreaterThan(before);
     expect(flushMs).toBeGreaterThanOrEqual(250);
-    expect(flushMs).toBeLessThan(300 + 500);
-    expect(shutdownMs).toBeLessThan(300 + 500);
+    expect(flushMs).toBeLessThan(300 + 1500);
+    expect(shutdownMs).toBeLessThan(300 + 1500);
   });
 
   it('that refuses connections: the same, within the bound', async () => {
     const { flushMs, shutdownMs } = await timedShutdown(closedUrl, 300);
-    expect(flushMs).toBeLessThan(300 + 500);
-    expect(shutdownMs).toBeLessThan(300 + 500);
+    expect(flushMs).toBeLessThan(300 + 1500);
+    expect(shutdownMs).toBeLessThan(300 + 1500);
   });
 });
 
