@@ -19,6 +19,20 @@ import { z } from 'zod';
 
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 
+/** A comma-separated list of browser origins (scheme://host[:port]); each entry that is not one is an issue. */
+function originList(value: string, context: z.RefinementCtx, alternatives: string): string[] {
+  const origins = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const origin of origins) {
+    if (URL.parse(origin)?.origin !== origin) {
+      context.addIssue({ code: 'custom', message: `${origin} is not an origin (scheme://host[:port])${alternatives}` });
+    }
+  }
+  return origins;
+}
+
 const envSchema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(4000),
@@ -199,18 +213,7 @@ const envSchema = z
     MCP_ALLOWED_ORIGINS: z
       .string()
       .default('')
-      .transform((value, context) => {
-        const origins = value
-          .split(',')
-          .map((entry) => entry.trim())
-          .filter(Boolean);
-        for (const origin of origins) {
-          if (URL.parse(origin)?.origin !== origin) {
-            context.addIssue({ code: 'custom', message: `${origin} is not an origin (scheme://host[:port])` });
-          }
-        }
-        return origins;
-      }),
+      .transform((value, context) => originList(value, context, '')),
     /**
      * Browser origins allowed to call /graphql (docs/security.md "Browsers and CORS"): `*` (the default) any page, with
      * a bearer token and without credentials; or a comma-separated list of origins (scheme://host[:port]), which alone
@@ -222,16 +225,7 @@ const envSchema = z
       .transform((value, context): '*' | string[] => {
         if (value.trim() === '*') return '*';
         if (value.trim() === 'none') return [];
-        const origins = value
-          .split(',')
-          .map((entry) => entry.trim())
-          .filter(Boolean);
-        for (const origin of origins) {
-          if (URL.parse(origin)?.origin !== origin) {
-            context.addIssue({ code: 'custom', message: `${origin} is not an origin (scheme://host[:port]) or *` });
-          }
-        }
-        return origins;
+        return originList(value, context, ' or *');
       }),
     /** At most this many automatic persisted queries are stored; the oldest go first. */
     APQ_MAX_QUERIES: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
