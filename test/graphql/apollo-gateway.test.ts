@@ -5,16 +5,13 @@
 // a database outage that reaches the client as SERVICE_UNAVAILABLE with retryAfter — Apollo Gateway keeps the body of
 // a 200 only (of a 503 it made "503: Service Unavailable", which Apollo Server answers as INTERNAL_SERVER_ERROR).
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { composeServices } from '@apollo/composition';
 import { ApolloGateway, RemoteGraphQLDataSource } from '@apollo/gateway';
-import { buildSubgraphSchema } from '@apollo/subgraph';
 import { type ExecutionResult, getOperationAST, parse, validate } from 'graphql';
-import { createYoga } from 'graphql-yoga';
 import { afterEach, expect, it, onTestFinished } from 'vitest';
 import { printSubgraphSdl } from '../../src/graphql/schema/schema.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
-import { CRM_SDL } from '../helpers/crm-subgraph.js';
+import { CRM_SDL, startCrm } from '../helpers/crm-subgraph.js';
 import { loopbackGateways } from '../helpers/gateway.js';
 import { removableDatabase } from '../helpers/removable-database.js';
 import { connectTelephony, sendCallback } from '../helpers/telephony.js';
@@ -24,23 +21,6 @@ const closing: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const close of closing.splice(0)) await close();
 });
-
-/** The CRM: a contact whose recent calls reference call logs by the provider's call id; an owner for every campaign. */
-async function startCrm(calls: string[]): Promise<string> {
-  const schema = buildSubgraphSchema({
-    typeDefs: parse(CRM_SDL),
-    resolvers: {
-      Query: { contacts: () => [{ contactId: 'c1', name: 'Ana Lima' }] },
-      Contact: { recentCalls: () => calls.map((callId) => ({ __typename: 'CallLog', callId })) },
-      Campaign: { owner: () => ({ ownerId: 'o1', name: 'Olga Owner' }) },
-    } as never,
-  });
-  const server: Server = createServer(createYoga({ schema, logging: false }));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closing.push(() => new Promise((resolve) => server.close(() => resolve())));
-  const address = server.address();
-  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/graphql`;
-}
 
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -100,7 +80,7 @@ it('composes with Apollo composition; Apollo Gateway keeps NOT_FOUND, SERVICE_UN
     const sent = await sendCallback(t, owner.apiKey, 'spring', { CallSid: callId, CallStatus: 'completed' });
     expect(sent.status, sent.text).toBe(200);
   }
-  const crm = await startCrm(['CA1', 'CA2']);
+  const crm = await startCrm(['CA1', 'CA2'], closing);
   const subgraphUrl = `${gateway.base}/subgraph`;
   const composed = composeServices([
     { name: 'campaigns', typeDefs: parse(printSubgraphSdl()), url: subgraphUrl },

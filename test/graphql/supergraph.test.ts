@@ -4,19 +4,17 @@
 // per type per request, and another account's calls come back null (with the subgraph's NOT_FOUND, not a masked
 // internal error); with SUBGRAPH_TOKEN sent to this subgraph only, a database outage reaches the client as
 // SERVICE_UNAVAILABLE with retryAfter; a subscription through the gateway ends with `complete` when the instance stops.
-import { createServer, type Server } from 'node:http';
-import { buildSubgraphSchema } from '@apollo/subgraph';
+import { createServer } from 'node:http';
 import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { composeServices } from '@theguild/federation-composition';
 import { parse } from 'graphql';
-import { createYoga } from 'graphql-yoga';
 import { afterEach, expect, it, onTestFinished } from 'vitest';
 import { printSubgraphSdl } from '../../src/graphql/schema/schema.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { loopbackGateways } from '../helpers/gateway.js';
 import { eventually } from '../helpers/eventually.js';
 import { connectTelephony, sendCallback } from '../helpers/telephony.js';
-import { CRM_SDL } from '../helpers/crm-subgraph.js';
+import { CRM_SDL, startCrm } from '../helpers/crm-subgraph.js';
 import { removableDatabase } from '../helpers/removable-database.js';
 
 const open = loopbackGateways();
@@ -37,24 +35,6 @@ async function listening(gateway: ReturnType<typeof createGatewayRuntime>): Prom
   return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/graphql`;
 }
 
-/** The CRM: contacts that reference call logs by the provider's call id, and an owner for every campaign. */
-async function startCrm(calls: string[]): Promise<string> {
-  // `calls` is read at each request: a test may point the contact at other calls.
-  const schema = buildSubgraphSchema({
-    typeDefs: parse(CRM_SDL),
-    resolvers: {
-      Query: { contacts: () => [{ contactId: 'c1', name: 'Ana Lima' }] },
-      Contact: { recentCalls: () => calls.map((callId) => ({ __typename: 'CallLog', callId })) },
-      Campaign: { owner: () => ({ ownerId: 'o1', name: 'Olga Owner' }) },
-    } as never,
-  });
-  const server: Server = createServer(createYoga({ schema, logging: false }));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closing.push(() => new Promise((resolve) => server.close(() => resolve())));
-  const address = server.address();
-  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/graphql`;
-}
-
 it('one request through Hive Gateway crosses both subgraphs, as the caller, entities batched per type', async () => {
   // Which operations reached our subgraph, and with which root field.
   const seen: string[] = [];
@@ -71,7 +51,7 @@ it('one request through Hive Gateway crosses both subgraphs, as the caller, enti
     expect(sent.status, sent.text).toBe(200);
   }
   const calls = ['CA1', 'CA2', 'CA3'];
-  const crm = await startCrm(calls);
+  const crm = await startCrm(calls, closing);
   const composed = composeServices([
     { name: 'campaigns', typeDefs: parse(printSubgraphSdl()), url: `${gateway.base}/subgraph` },
     { name: 'crm', typeDefs: parse(CRM_SDL), url: crm },
@@ -167,7 +147,7 @@ it('through Hive Gateway with SUBGRAPH_TOKEN, the database down is SERVICE_UNAVA
   const { token: caller } = await t.account();
   await createLegacyCampaign(t, caller, 'spring', { title: 'Spring' });
   const crmHeaders: Array<string | null> = [];
-  const crm = await startCrm([]);
+  const crm = await startCrm([], closing);
   const composed = composeServices([
     { name: 'campaigns', typeDefs: parse(printSubgraphSdl()), url: `${gateway.base}/subgraph` },
     { name: 'crm', typeDefs: parse(CRM_SDL), url: crm },
@@ -223,7 +203,7 @@ it('a subscription reaches a client through Hive Gateway, over SSE to the subgra
   const { t } = gateway;
   const { token } = await t.account();
   await createLegacyCampaign(t, token, 'spring', { title: 'Spring' });
-  const crm = await startCrm([]);
+  const crm = await startCrm([], closing);
   const composed = composeServices([
     { name: 'campaigns', typeDefs: parse(printSubgraphSdl()), url: `${gateway.base}/subgraph` },
     { name: 'crm', typeDefs: parse(CRM_SDL), url: crm },
