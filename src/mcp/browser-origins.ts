@@ -15,11 +15,7 @@ const isLoopbackHost = (hostname: string) => LOOPBACK_HOSTS.has(hostname) || /^1
  * PUBLIC_BASE_URL is not set — the origin the request came to if that is a loopback address. The request's own origin
  * is not trusted otherwise: it comes from the Host header, which a DNS-rebinding page controls along with `Origin`.
  */
-export function originAllowed(
-  origin: string,
-  request: Request,
-  config: OriginSettings,
-): boolean {
+export function originAllowed(origin: string, request: Request, config: OriginSettings): boolean {
   if (config.MCP_ALLOWED_ORIGINS.includes(origin)) return true;
   if (Array.isArray(config.CORS_ALLOWED_ORIGINS) && config.CORS_ALLOWED_ORIGINS.includes(origin)) return true;
   if (config.PUBLIC_BASE_URL) return origin === new URL(config.PUBLIC_BASE_URL).origin;
@@ -39,11 +35,7 @@ export const corsHeaders = (origin: string): Record<string, string> => ({
 });
 
 /** Adds the CORS headers to an answer's `headers` when the request comes from an allowed browser origin. */
-export function withCors(
-  headers: Headers,
-  request: Request,
-  config: OriginSettings,
-): void {
+export function withCors(headers: Headers, request: Request, config: OriginSettings): void {
   const origin = request.headers.get('origin');
   if (origin === null || !originAllowed(origin, request, config)) return;
   for (const [name, value] of Object.entries(corsHeaders(origin))) {

@@ -38,8 +38,6 @@ export async function refusedRequestId(request: Request): Promise<string | numbe
   return jsonRpcIdOf(await request.text().catch(() => null));
 }
 
-
-
 /** The MCP door's refusals before it reads a request, as the HTTP room's stages ask for them (src/http/doors.ts). */
 export interface McpRefusals {
   /** A method no door serves (405, naming the door's own: GET, POST, DELETE). */

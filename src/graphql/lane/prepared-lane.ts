@@ -26,13 +26,7 @@ import {
   type RegularMediaType,
   regularMediaType,
 } from './lane-request.js';
-import {
-  type DoorFacts,
-  envelopedFor,
-  maskUnexpected,
-  noteErrorCodes,
-  type Yoga,
-} from '../server/yoga.js';
+import { type DoorFacts, envelopedFor, maskUnexpected, noteErrorCodes, type Yoga } from '../server/yoga.js';
 import type { CorsFor } from '../server/cors.js';
 
 /** A request the lane leaves to yoga: the request to hand it (the same one, or one carrying the body already read). */
