@@ -15,8 +15,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
+import SQLite from 'better-sqlite3';
 import { createApp } from '../src/app.js';
 import { ABLATABLE_STEPS } from '../src/core/ablation.js';
 import { loadConfig } from '../src/core/config.js';
@@ -99,6 +101,40 @@ async function seed(): Promise<{ token: string; accountId: string }> {
   } finally {
     await app.close();
   }
+}
+
+/**
+ * BENCH_AB's database: a copy of the seeded one that the other build accepts. A build refuses to start on a database
+ * holding a migration it does not have ("corrupted migrations"), so the copy forgets the migrations the other build
+ * lacks (their tables and columns stay, unused by it); the rows, and so the token, are the same.
+ */
+async function otherBuildDatabase(script: string): Promise<string> {
+  const index = resolve(ROOT, dirname(script), '../migrations/index.js');
+  const { migrations } = (await import(pathToFileURL(index).href)) as { migrations: Record<string, unknown> };
+  const known = Object.keys(migrations);
+  const forget = `delete from kysely_migration where name not in (${known.map((name) => `'${name.replace(/'/g, "''")}'`).join(', ')})`;
+  if (POSTGRES) {
+    const url = new URL(databaseUrl);
+    url.pathname = `/${benchDatabase}_ab`;
+    await administer(POSTGRES, `drop database if exists ${benchDatabase}_ab with (force)`);
+    await administer(POSTGRES, `create database ${benchDatabase}_ab template ${benchDatabase}`);
+    await administer(url, forget);
+    return url.toString();
+  }
+  const copy = join(dir, 'bench-ab.db');
+  const source = new SQLite(join(dir, 'bench.db'));
+  try {
+    source.prepare('vacuum into ?').run(copy);
+  } finally {
+    source.close();
+  }
+  const target = new SQLite(copy);
+  try {
+    target.exec(forget);
+  } finally {
+    target.close();
+  }
+  return `sqlite:${copy}`;
 }
 
 /** The node command line of a server script: ours (and the ablation's, and another build's) as `npm start` runs it,
@@ -434,7 +470,12 @@ async function main(): Promise<void> {
     [SUPERGRAPH, 'dist/bench/supergraph-server.js', ours, graphqlPost],
     // BENCH_AB=<another build's main.js under this folder>: the same two requests against that build, in the same run
     // (a change measured before and after under the same conditions).
-    ...(process.env.BENCH_AB ? restAndGraphQL('the other build', process.env.BENCH_AB, ours) : []),
+    ...(process.env.BENCH_AB
+      ? restAndGraphQL('the other build', process.env.BENCH_AB, {
+          ...ours,
+          DATABASE_URL: await otherBuildDatabase(process.env.BENCH_AB),
+        })
+      : []),
     // BENCH_AB_FLAGS='<node flags>': the same two requests against this build started with those flags as well.
     ...(process.env.BENCH_AB_FLAGS
       ? restAndGraphQL(`with ${process.env.BENCH_AB_FLAGS}`, 'dist/src/main.js', {
@@ -539,6 +580,7 @@ async function main(): Promise<void> {
     if (process.env.BENCH_KEEP === '1') console.log(`kept ${dir}`);
     else rmSync(dir, { recursive: true, force: true });
     await administer(POSTGRES, `drop database if exists ${benchDatabase} with (force)`);
+    if (process.env.BENCH_AB) await administer(POSTGRES, `drop database if exists ${benchDatabase}_ab with (force)`);
   }
 }
 
