@@ -34,9 +34,9 @@ describe('the served schema', () => {
     expect(resolved(schema, 'Meeting')).toEqual(['campaign']);
     expect(resolved(schema, 'Webhook')).toEqual(['campaigns', 'deliveries', 'secret']);
     expect(resolved(schema, 'WebhookDelivery')).toEqual([]);
-    // The edges of their connections are shaped with their nodes.
+    // The edges of their connections are shaped with their nodes; a cursor is encoded only when selected.
     for (const edge of ['CampaignEdge', 'CallLogEdge', 'MeetingEdge', 'WebhookDeliveryEdge']) {
-      expect(resolved(schema, edge), edge).toEqual([]);
+      expect(resolved(schema, edge), edge).toEqual(['cursor']);
     }
   });
 

@@ -102,7 +102,8 @@ export const builder = new SchemaBuilder<{
       description: "The page's nodes, each with its cursor, in the connection's order.",
     },
     nodeFieldOptions: { nullable: false, description: 'The node at this place of the page.' },
-    cursorFieldOptions: { description: "This node's cursor (opaque): pass it as `after` or `before`." },
+    // Not a plain field (src/graphql/schema/plain-fields.ts): a cursor is encoded only for a document that selects it.
+    cursorFieldOptions: { description: "This node's cursor (opaque): pass it as `after` or `before`.", plain: false },
     pageInfoFieldOptions: { description: 'Where this page stands: its first and last cursors, and what lies beyond.' },
     // Descriptions of the connection arguments and PageInfo fields, the same on every connection (pagination.ts).
     firstArgOptions: {

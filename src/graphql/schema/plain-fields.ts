@@ -10,7 +10,8 @@
 //
 // - Plain, in a shaped type: a field declared `plain: true` (its resolver is synchronous, cannot fail, has no
 //   arguments and reads only the parent and the context), an exposed field (`t.exposeString`: its property copied), and
-//   a field without a resolver. Every plain field is computed when the object is shaped, whether it is asked for or
+//   a field without a resolver, unless declared `plain: false` (an edge's `cursor`: exposed, but an encoding most
+//   documents never select). Every plain field is computed when the object is shaped, whether it is asked for or
 //   not: so a node's `id` is not plain — it needs a signed-in viewer (src/graphql/schema/global-ids.ts), and a call-status
 //   callback's call log has none — and stays a synchronous resolver (src/graphql/schema/sync-global-ids.ts).
 // - Every other field of a shaped type keeps its resolver, and gets the object the shaped one was made from.
@@ -150,9 +151,10 @@ export class PlainFieldsPlugin<Types extends SchemaTypes> extends BasePlugin<Typ
     let wrapped = resolver;
     const parent = this.shapedType(fieldConfig.parentType);
     if (parent) {
-      const declaredPlain = (fieldConfig.pothosOptions as { plain?: boolean }).plain === true;
+      const declared = (fieldConfig.pothosOptions as { plain?: boolean }).plain;
       const exposed = fieldConfig.extensions?.pothosExposedField !== undefined;
-      if (declaredPlain || exposed || resolver === defaultFieldResolver) {
+      // `plain: false` keeps an exposed field's resolver: its value is computed only when a document selects it.
+      if (declared !== false && (declared === true || exposed || resolver === defaultFieldResolver)) {
         if (Object.keys(fieldConfig.args).length > 0) {
           throw new Error(`${fieldConfig.parentType}.${fieldConfig.name}: a plain field takes no arguments`);
         }
@@ -209,7 +211,8 @@ declare global {
     > {
       /**
        * In a `plainFields` type: the value is a fixed, synchronous function of the parent (and the context), with no
-       * arguments — computed once per object by this resolver, and read without a resolver call.
+       * arguments — computed once per object by this resolver, and read without a resolver call. `false`: an exposed
+       * field keeps its resolver (a value worth computing only when selected).
        */
       plain?: boolean;
     }
