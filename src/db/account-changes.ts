@@ -2,7 +2,8 @@
 // instance, the CLI (docs/decisions.md §14). The account cache (src/domain/account-cache.ts) keeps an account with the
 // version it was read at and trusts it only while the version is the same.
 //   - this process's writes: a counter bumped after every committed write, whatever it wrote;
-//   - SQLite: `PRAGMA data_version`, which changes when any other connection (another process) commits;
+//   - SQLite: `PRAGMA data_version`, which changes when any other connection (another process) commits, read at most
+//     once per turn of the event loop and 1 ms apart;
 //   - PostgreSQL: no version (every request reads its account, or checks it in its first statement: src/authentication.ts).
 import type SQLite from 'better-sqlite3';
 
@@ -13,11 +14,41 @@ export interface AccountChanges {
   localWrite(): void;
 }
 
-export function sqliteAccountChanges(sqlite: SQLite.Database): AccountChanges {
+/** How long a read of `PRAGMA data_version` is reused within one turn of the event loop. */
+export const DATA_VERSION_REUSE_MS = 1;
+
+/**
+ * SQLite's version: this process's write counter (exact) and `PRAGMA data_version`, read at most once per turn of the
+ * event loop and at most 1 ms apart (issue 55): requests answered in one turn share a read, and another process's
+ * commit is seen within a millisecond, or on the next turn. `now` is for tests.
+ */
+export function sqliteAccountChanges(
+  sqlite: Pick<SQLite.Database, 'prepare'>,
+  now: () => number = performance.now.bind(performance),
+): AccountChanges {
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   let writes = 0;
+  let read: unknown;
+  let readAt = 0;
+  let forgetScheduled = false;
+  const forget = () => {
+    read = undefined;
+    forgetScheduled = false;
+  };
+  const current = (): unknown => {
+    const at = now();
+    if (read === undefined || at - readAt >= DATA_VERSION_REUSE_MS) {
+      read = dataVersion.get();
+      readAt = at;
+      if (!forgetScheduled) {
+        forgetScheduled = true;
+        setImmediate(forget);
+      }
+    }
+    return read;
+  };
   return {
-    version: () => `${writes}:${String(dataVersion.get())}`,
+    version: () => `${writes}:${String(current())}`,
     localWrite: () => void (writes += 1),
   };
 }

@@ -1,7 +1,9 @@
 // The account cache (docs/decisions.md §14): on SQLite an authenticated read request reads no account once its account
 // is known; on PostgreSQL every request reads it. Either way every change to an account — made by this instance,
 // another instance on the same database, or the CLI's own connection — is seen by the very next request, on both doors.
+import type SQLite from 'better-sqlite3';
 import { afterEach, describe, expect, test } from 'vitest';
+import { DATA_VERSION_REUSE_MS, sqliteAccountChanges } from '../../src/db/account-changes.js';
 import { openDatabase } from '../../src/db/database.js';
 import { createAccountCache } from '../../src/domain/account-cache.js';
 import { deleteAccountByEmail, rotateApiKey } from '../../src/domain/accounts.js';
@@ -136,5 +138,44 @@ describe('its bound and version', () => {
     );
     await cache.find('a');
     expect(cache.size).toBe(0);
+  });
+});
+
+describe("SQLite's version of the accounts (issue 55: PRAGMA data_version at most once per turn and 1 ms apart)", () => {
+  /** A database whose `PRAGMA data_version` counts its reads and answers what the test sets. */
+  function fakeSqlite() {
+    const state = { reads: 0, version: 1 };
+    const statement = { pluck: () => ({ get: () => ((state.reads += 1), state.version) }) };
+    return { state, sqlite: { prepare: () => statement } as unknown as Pick<SQLite.Database, 'prepare'> };
+  }
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  test('requests of one turn share a read; a write of this process is seen at once', () => {
+    const { state, sqlite } = fakeSqlite();
+    let clock = 0;
+    const changes = sqliteAccountChanges(sqlite, () => clock);
+    const first = changes.version();
+    clock += 0.5;
+    expect(changes.version()).toBe(first);
+    expect(state.reads).toBe(1);
+    changes.localWrite();
+    expect(changes.version()).not.toBe(first);
+    expect(state.reads).toBe(1);
+  });
+
+  test("another process's commit is seen within a millisecond in the same turn, and on the next turn", async () => {
+    const { state, sqlite } = fakeSqlite();
+    let clock = 0;
+    const changes = sqliteAccountChanges(sqlite, () => clock);
+    const first = changes.version();
+    state.version = 2;
+    clock += DATA_VERSION_REUSE_MS;
+    const later = changes.version();
+    expect(later).not.toBe(first);
+    expect(state.reads).toBe(2);
+    state.version = 3;
+    await nextTurn();
+    expect(changes.version()).not.toBe(later);
+    expect(state.reads).toBe(3);
   });
 });
