@@ -100,3 +100,53 @@ export function processLine(
     }
   }
 }
+
+/** The fields of the access line (src/http/access-line.ts), in the order they are written. */
+export interface RequestLineFields {
+  method: string;
+  path: string;
+  status: number;
+  client: string;
+  ms: number;
+  errors: readonly string[] | null;
+}
+
+/**
+ * The access line, formatted in one template (issue 55): the same bytes `logger.info({ method, path, status, client,
+ * ms, errors }, 'request')` writes — pino's level and ISO time, the logger's bindings (pid, hostname: pino keeps them
+ * preformatted), the mixin's request and trace ids — without pino's per-call work (the mixin's objects, the redaction
+ * of paths none of these fields has, the serialisation of an object of known shape, a Date per line: the time's text
+ * is reused within its millisecond). test/http/access-line-format.test.ts holds it to pino's own line.
+ */
+export function requestLineWriter(logger: Logger): (fields: RequestLineFields) => void {
+  const internals = logger as unknown as Record<symbol, unknown>;
+  const stream = internals[symbols.streamSym] as DestinationStream | undefined;
+  const bindings = internals[symbols.chindingsSym];
+  const level = logger.levels.values.info;
+  if (!stream || typeof bindings !== 'string' || level === undefined) {
+    return ({ errors, ...fields }) => logger.info({ ...fields, ...(errors ? { errors } : {}) }, 'request');
+  }
+  let second = -1;
+  let secondText = '';
+  return ({ method, path, status, client, ms, errors }) => {
+    if (!logger.isLevelEnabled('info')) return;
+    const now = Date.now();
+    // "2026-12-03T00:45:21.747Z": the text up to the second changes once a second, the milliseconds every line.
+    const thisSecond = Math.floor(now / 1000);
+    if (thisSecond !== second) {
+      second = thisSecond;
+      secondText = new Date(thisSecond * 1000).toISOString().slice(0, 20);
+    }
+    const millis = String(now - thisSecond * 1000).padStart(3, '0');
+    const requestId = currentRequestId();
+    const span = trace.getActiveSpan()?.spanContext();
+    const traced = span && isSpanContextValid(span) ? `,"trace_id":"${span.traceId}","span_id":"${span.spanId}"` : '';
+    stream.write(
+      `{"level":${level},"time":"${secondText}${millis}Z"${bindings}` +
+        `${requestId ? `,"requestId":${JSON.stringify(requestId)}${traced}` : traced}` +
+        `,"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status}` +
+        `,"client":${JSON.stringify(client)},"ms":${ms}` +
+        `${errors ? `,"errors":${JSON.stringify(errors)}` : ''},"msg":"request"}\n`,
+    );
+  };
+}

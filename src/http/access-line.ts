@@ -22,6 +22,7 @@ import {
   requestIdFor,
   runWithRequestId,
 } from '../core/request-context.js';
+import { requestLineWriter } from '../core/logger.js';
 import { tracer } from '../core/tracing.js';
 import type { Services } from '../services.js';
 import { clientAddressOf } from './client-address.js';
@@ -45,7 +46,8 @@ export function observed(
   doorFor: (pathname: string) => Door,
   route: Routed,
 ): FetchHandler {
-  const { logger } = services;
+  // The line pino would write, formatted in one template (src/core/logger.ts).
+  const accessLine = requestLineWriter(services.logger);
   return (request, socketAddress, target) => {
     const requestId = requestIdFor(request);
     const clientAddress = clientAddressOf(request, socketAddress, services.config.TRUST_PROXY);
@@ -95,18 +97,15 @@ export function observed(
         });
         if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
         span.end();
-        logger.info(
-          {
-            method: request.method,
-            path,
-            status,
-            // The client's address as TRUST_PROXY resolves it (the socket's peer, or X-Forwarded-For's entry).
-            client: clientAddress,
-            ms: Math.round((performance.now() - started) * 10) / 10,
-            ...(errors ? { errors } : {}),
-          },
-          'request',
-        );
+        accessLine({
+          method: request.method,
+          path,
+          status,
+          // The client's address as TRUST_PROXY resolves it (the socket's peer, or X-Forwarded-For's entry).
+          client: clientAddress,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+          errors,
+        });
         return response;
       }),
     );
