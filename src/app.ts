@@ -123,11 +123,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     { schema, endpoint: '/graphql', documentCaches: parseCaches },
   );
   // The federation subgraph (/subgraph): the same pipeline on the subgraph schema, without the lane or live queries.
-  const subgraph = createGraphQLServer(services, [...(traced ? [graphqlSpans] : []), ...(options.plugins ?? [])], {
-    schema: subgraphSchema,
-    endpoint: SUBGRAPH_PATH,
-    documentCaches: parseCaches,
-  });
+  // Made on its first request (issue 55): an instance no federation gateway calls holds no third schema.
+  let subgraphServer: Yoga | undefined;
+  const subgraph = () =>
+    (subgraphServer ??= createGraphQLServer(services, [...(traced ? [graphqlSpans] : []), ...(options.plugins ?? [])], {
+      schema: subgraphSchema(),
+      endpoint: SUBGRAPH_PATH,
+      documentCaches: parseCaches,
+    }));
   const rest = createRestRouter(yoga, services, routes);
   const mcp = createMcpDoor(yoga, services);
   const websockets = createWebSocketDoor(yoga, services);

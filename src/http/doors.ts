@@ -42,8 +42,11 @@ export interface DoorParts {
   /** The MCP door at /mcp (src/mcp/door.ts). */
   mcp: McpDoor;
   metrics: Metrics;
-  /** The federation subgraph's server, at SUBGRAPH_PATH (src/graphql/schema/federation.ts, src/http/subgraph-door.ts). */
-  subgraph: Yoga;
+  /**
+   * The federation subgraph's server, at SUBGRAPH_PATH (src/graphql/schema/federation.ts, src/http/subgraph-door.ts):
+   * made on its first request.
+   */
+  subgraph: () => Yoga;
 }
 
 /** Where a federation gateway reaches the subgraph: a path of its own, so that /graphql's schema stays as it is. */
@@ -167,7 +170,7 @@ function doorTable(parts: DoorParts): Record<DoorName, Door> {
       refusal: (response, { received }) => mcp.refusal(response, received),
       serve: (way) => parts.mcp(way.request, way.clientAddress, authenticated(way)),
     },
-    graphql: graphqlDoor(parts),
+    graphql: graphqlDoor({ ...parts, yoga: () => parts.yoga }),
     subgraph: subgraphDoor({ ...parts, yoga: parts.subgraph }),
     other: {
       name: 'other',

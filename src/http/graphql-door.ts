@@ -16,7 +16,8 @@ import { authenticated, type Door } from './way.js';
 
 export interface GraphQLDoorParts {
   services: Services;
-  yoga: Yoga;
+  /** The yoga server behind the door (the subgraph's is made on its first request). */
+  yoga: () => Yoga;
   /** The prepared lane in front of yoga, when it is on. */
   lane: PreparedLane | null;
   /** GRAPHQL_PREPARED_LANE=shadow: each lane answer is compared with yoga's. */
@@ -25,7 +26,7 @@ export interface GraphQLDoorParts {
   name?: 'graphql' | 'subgraph';
 }
 
-export function graphqlDoor({ services, yoga, lane, shadow, name = 'graphql' }: GraphQLDoorParts): Door {
+export function graphqlDoor({ services, yoga: yogaOf, lane, shadow, name = 'graphql' }: GraphQLDoorParts): Door {
   /** A request the lane answered, answered again by yoga (shadow mode): its own credential check. */
   const throughYoga = async (request: Request, clientAddress: string, read: Answered): Promise<Response> => {
     const copy = new Request(request.url, {
@@ -36,7 +37,7 @@ export function graphqlDoor({ services, yoga, lane, shadow, name = 'graphql' }: 
     markShadowCopy(copy);
     if (read.body !== undefined) handBody(copy, read.body);
     const auth = requestAuth(services, request.headers.get('authorization'), null);
-    return withETag(copy, await withErrorBody(await serveGraphQL(yoga, copy, { clientAddress, auth })));
+    return withETag(copy, await withErrorBody(await serveGraphQL(yogaOf(), copy, { clientAddress, auth })));
   };
 
   return {
@@ -61,6 +62,7 @@ export function graphqlDoor({ services, yoga, lane, shadow, name = 'graphql' }: 
         // A request taken from node:http without the adapter (src/http/light-request.ts) becomes a real one for yoga.
         toYoga = await realRequest(laned.request);
       }
+      const yoga = yogaOf();
       if (ablated.has('door-wrappers')) return await serveGraphQL(yoga, toYoga, facts);
       return withETag(toYoga, await withErrorBody(await serveGraphQL(yoga, toYoga, facts)));
     },

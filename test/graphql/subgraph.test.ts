@@ -198,7 +198,7 @@ describe('_entities at /subgraph', () => {
     const { token } = await t.account();
     // Ten aliased campaigns of a call log, each with every scalar of a campaign and a page of its call logs: a selection
     // that costs over 2 000, times the representations (src/graphql/server/document-cost.ts).
-    const campaign = subgraphSchema.getType('Campaign') as GraphQLObjectType;
+    const campaign = subgraphSchema().getType('Campaign') as GraphQLObjectType;
     const scalars = Object.values(campaign.getFields())
       .filter((field) => isLeafType(getNamedType(field.type)) && field.args.length === 0)
       .map((field) => field.name);
@@ -395,5 +395,24 @@ describe('/subgraph with SUBGRAPH_TOKEN', () => {
       /SUBGRAPH_TOKEN=\(hidden\) must be at least 16 characters/,
     );
     expect(() => loadConfig({ SUBGRAPH_TOKEN: 'short-secret' }, quiet)).not.toThrow(/short-secret/);
+  });
+});
+
+describe('the subgraph schema', () => {
+  it('is built on the first request to /subgraph, not at start (issue 55: an instance no gateway calls holds no third schema)', async () => {
+    const output = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ['--import', TSX_LOADER, join(ROOT, 'test/fixtures/subgraph-on-first-use.ts')],
+        { cwd: ROOT, timeout: 60_000, env: { ...process.env, DATABASE_URL: undefined } },
+        (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
+      ),
+    );
+    expect(JSON.parse(output.trim().split('\n').at(-1) ?? '{}')).toEqual({
+      graphql: 200,
+      afterGraphql: false,
+      subgraph: 200,
+      afterSubgraph: true,
+    });
   });
 });

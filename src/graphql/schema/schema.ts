@@ -39,11 +39,18 @@ export const schema = builder.toSchema({
  */
 export const internalSchema = builder.toSchema({ subGraph: 'internal' });
 
+let builtSubgraph: GraphQLSchema | undefined;
 /**
  * The public graph as an Apollo Federation 2 subgraph (src/graphql/schema/federation.ts): its entities, `_service` and
- * `_entities`, served at /subgraph for a federation gateway; `/graphql` stays as it is.
+ * `_entities`, served at /subgraph for a federation gateway; `/graphql` stays as it is. Built on first use (issue 55):
+ * an instance no gateway calls does not hold a third schema.
  */
-export const subgraphSchema = (() => {
+export const subgraphSchema = (): GraphQLSchema => (builtSubgraph ??= buildSubgraphSchema());
+
+/** Whether the subgraph schema has been built in this process (test/graphql/subgraph.test.ts). */
+export const subgraphSchemaBuilt = (): boolean => builtSubgraph !== undefined;
+
+function buildSubgraphSchema(): GraphQLSchema {
   // Every field keeps its resolver (nothing shaped: src/graphql/schema/plain-fields.ts): `_entities`, added by the
   // federation plugin after Pothos built the fields, answers the objects the loaders give, as they are.
   const built = builder.toSubGraphSchema({
@@ -65,12 +72,12 @@ export const subgraphSchema = (() => {
     complexity: ENTITIES_COST,
   };
   return built;
-})();
+}
 
 /** schema/subgraph.graphql: the subgraph's SDL, as a federation gateway reads it from `_service { sdl }`. */
 export function printSubgraphSdl(): string {
   // Sorted, as schema/schema.graphql is: the order of fields otherwise follows the order modules were imported in.
-  return sortedSdl(printSubgraphSchema(subgraphSchema));
+  return sortedSdl(printSubgraphSchema(subgraphSchema()));
 }
 
 let referenceGraph: GraphQLSchema | undefined;
