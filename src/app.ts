@@ -33,7 +33,7 @@ import { createWorkBudget } from './security/work-budget.js';
 import { callbackRefusedEarly } from './domain/call-callbacks.js';
 import { createDocs } from './rest/docs.js';
 import { createRestRouter } from './rest/router.js';
-import { createMcpDoor } from './mcp/door.js';
+import type { McpDoor } from './mcp/door.js';
 import { createOAuthDoor, type OAuthDoor } from './oauth/door.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { clientAddressOf } from './http/client-address.js';
@@ -132,7 +132,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       documentCaches: parseCaches,
     }));
   const rest = createRestRouter(yoga, services, routes);
-  const mcp = createMcpDoor(yoga, services);
+  // Loaded on the first /mcp request (issue 55): the MCP SDK and the tools' schemas are megabytes most instances
+  // never use.
+  let mcpDoor: Promise<McpDoor> | undefined;
+  const mcp: McpDoor = async (request, clientAddress, auth) => {
+    mcpDoor ??= import('./mcp/door.js').then(({ createMcpDoor }) => createMcpDoor(yoga, services));
+    return (await mcpDoor)(request, clientAddress, auth);
+  };
   const websockets = createWebSocketDoor(yoga, services);
   const worker = options.worker === false ? null : startAppWorker(config, services, metrics, options.worker);
   // After a commit that raised events: live subscribers hear of them, and the worker looks for deliveries at once.

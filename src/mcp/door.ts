@@ -27,7 +27,7 @@ import { authInfoFor, mcpServerFactory, WRITE_TOOL_NAMES } from './server.js';
 import type { Caller } from './tool-results.js';
 
 export { SCHEMA_RESOURCE } from './server.js';
-export const MCP_PATH = '/mcp';
+export { MCP_PATH } from './refusals.js';
 
 export type McpDoor = (request: Request, clientAddress: string, auth: RequestAuth) => Promise<Response>;
 

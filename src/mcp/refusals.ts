@@ -8,6 +8,9 @@ import { type OriginSettings, withCors } from './browser-origins.js';
 /** JSON-RPC's range for errors a server defines itself. */
 const SERVER_ERROR = -32000;
 
+/** Where the MCP door answers (src/mcp/door.ts). */
+export const MCP_PATH = '/mcp';
+
 /** A refused request's body is read for its id only when it declares itself this small (or was read already). */
 export const ID_READ_MAX_BYTES = 64 * 1024;
 

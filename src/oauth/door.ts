@@ -6,7 +6,6 @@
 // character in a parameter (src/oauth/hostile-input.ts), and get one access-log line.
 import { isClientAbort } from '../core/client-abort.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { buildOAuthProtectedResourceMetadata } from '@modelcontextprotocol/server';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { isLoopbackHostname, OAUTH_UNAVAILABLE, oauthIssuer, oauthIssuerFor } from '../core/oauth-issuer.js';
@@ -24,15 +23,39 @@ import {
   controlInAuthorization,
   controlInBody,
   controlInTarget,
+  MAX_OAUTH_BODY_BYTES,
   methodsOf,
   readBody,
   replayBody,
 } from './hostile-input.js';
-import { handleInteraction } from './interactions.js';
 import { clientIdOf, isTokenRequest } from './client-budget.js';
-import { createOAuthProvider, MAX_OAUTH_BODY_BYTES } from './provider.js';
-import { mintNamedTokens } from './token-minting.js';
-import { revokeNamedAccessTokens } from './revocation.js';
+
+/**
+ * The authorisation server's own modules (oidc-provider and Koa, the MCP SDK's metadata helper): loaded on the first
+ * OAuth request that needs them (issue 55), not at start — most instances never serve one.
+ */
+const authorisationServer = (() => {
+  let loading: Promise<AuthorisationServer> | undefined;
+  return () => (loading ??= loadAuthorisationServer());
+})();
+
+async function loadAuthorisationServer() {
+  const [sdk, provider, interactions, minting, revocation] = await Promise.all([
+    import('@modelcontextprotocol/server'),
+    import('./provider.js'),
+    import('./interactions.js'),
+    import('./token-minting.js'),
+    import('./revocation.js'),
+  ]);
+  return {
+    buildOAuthProtectedResourceMetadata: sdk.buildOAuthProtectedResourceMetadata,
+    createOAuthProvider: provider.createOAuthProvider,
+    handleInteraction: interactions.handleInteraction,
+    mintNamedTokens: minting.mintNamedTokens,
+    revokeNamedAccessTokens: revocation.revokeNamedAccessTokens,
+  };
+}
+type AuthorisationServer = Awaited<ReturnType<typeof loadAuthorisationServer>>;
 
 export interface OAuthDoor {
   handles(pathname: string): boolean;
@@ -52,8 +75,9 @@ function json(res: ServerResponse, status: number, body: unknown, extra: Record<
 }
 
 /** RFC 9728 metadata of this gateway's /mcp, built with the MCP SDK's helper (the issuer is https or loopback). */
-export function protectedResourceMetadata(issuer: string) {
+export async function protectedResourceMetadata(issuer: string) {
   const loopback = isLoopbackHostname(new URL(issuer).hostname);
+  const { buildOAuthProtectedResourceMetadata } = await authorisationServer();
   return buildOAuthProtectedResourceMetadata({
     oauthMetadata: {
       issuer,
@@ -85,9 +109,13 @@ export function createOAuthDoor(services: Services, addressOf: (req: IncomingMes
     );
   }
   const providers = new Map<string, { provider: Provider; callback: ReturnType<Provider['callback']> }>();
-  const providerFor = (issuer: string) => {
+  const providerFor = async (issuer: string) => {
     let entry = providers.get(issuer);
     if (!entry) {
+      const { createOAuthProvider, mintNamedTokens, revokeNamedAccessTokens } = await authorisationServer();
+      // Another request may have made it while the modules loaded.
+      entry = providers.get(issuer);
+      if (entry) return entry;
       const provider = createOAuthProvider(issuer, config, db, { addressOf, logger });
       provider.use(
         mintNamedTokens({
@@ -216,13 +244,13 @@ export function createOAuthDoor(services: Services, addressOf: (req: IncomingMes
       }
       // The issuer comes from the Host header unless PUBLIC_BASE_URL is set: then no cache may keep it.
       const caching = config.PUBLIC_BASE_URL ? 'max-age=3600' : 'no-store';
-      return json(res, 200, protectedResourceMetadata(issuer), { ...cors, 'cache-control': caching });
+      return json(res, 200, await protectedResourceMetadata(issuer), { ...cors, 'cache-control': caching });
     }
-    const { provider, callback } = providerFor(issuer);
+    const { provider, callback } = await providerFor(issuer);
     if (pathname.startsWith(INTERACTION_PATH)) {
       const uid = pathname.slice(INTERACTION_PATH.length);
       if (!UID_SHAPE.test(uid)) return json(res, 404, { error: 'not found' });
-      return handleInteraction(
+      return (await authorisationServer()).handleInteraction(
         provider,
         { db, limits, logger, passwordCost: config.PASSWORD_HASH_COST },
         req,

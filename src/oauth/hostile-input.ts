@@ -6,6 +6,9 @@ import type { IncomingMessage } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import { INTERACTION_PATH, OAUTH_ROUTES, PROTECTED_RESOURCE_PATHS } from './endpoints.js';
 
+/** oidc-provider reads request bodies up to this size (lib/shared/selective_body.js); larger ones are answered 413. */
+export const MAX_OAUTH_BODY_BYTES = 56 * 1024;
+
 /** C0 controls (NUL, tab, CR, LF, …), DEL and the C1 controls. */
 // eslint-disable-next-line no-control-regex -- matching control characters is what it is for
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;

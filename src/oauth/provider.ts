@@ -27,6 +27,7 @@ import {
   metadataFetchFailure,
 } from './client-metadata-fetch.js';
 import { CHECKED_CLIENT_METADATA, settleClientMetadata, validateClientMetadata } from './client-rules.js';
+import { MAX_OAUTH_BODY_BYTES } from './hostile-input.js';
 import { problemPage } from './interaction-page.js';
 import { INTERACTION_PATH, mcpResourceUrl, OAUTH_ROUTES, SCOPES } from './endpoints.js';
 import { settleRegistration } from './registrations.js';
@@ -35,8 +36,6 @@ import { settleRegistration } from './registrations.js';
 export const AUTHORIZATION_CODE_SECONDS = 60;
 /** The login and consent page of one request stays usable this long. */
 export const INTERACTION_SECONDS = 600;
-/** oidc-provider reads request bodies up to this size (lib/shared/selective_body.js); larger ones are answered 413. */
-export const MAX_OAUTH_BODY_BYTES = 56 * 1024;
 /** The scope of an authorisation request that names none: read-only access. */
 export const DEFAULT_SCOPE = 'mcp:read';
 /**

@@ -398,21 +398,25 @@ describe('/subgraph with SUBGRAPH_TOKEN', () => {
   });
 });
 
-describe('the subgraph schema', () => {
-  it('is built on the first request to /subgraph, not at start (issue 55: an instance no gateway calls holds no third schema)', async () => {
+describe('what is made on first use (issue 55: an instance holds only what it serves)', () => {
+  it('builds the subgraph schema on the first /subgraph request, loads the MCP SDK on the first /mcp request, and oidc-provider on none of these', async () => {
     const output = await new Promise<string>((resolve, reject) =>
       execFile(
         process.execPath,
-        ['--import', TSX_LOADER, join(ROOT, 'test/fixtures/subgraph-on-first-use.ts')],
+        ['--import', TSX_LOADER, join(ROOT, 'test/fixtures/loaded-on-first-use.ts')],
         { cwd: ROOT, timeout: 60_000, env: { ...process.env, DATABASE_URL: undefined } },
         (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
       ),
     );
+    const nothing = { mcpSdk: false, oidcProvider: false };
     expect(JSON.parse(output.trim().split('\n').at(-1) ?? '{}')).toEqual({
       graphql: 200,
-      afterGraphql: false,
+      afterGraphql: { subgraph: false, ...nothing },
       subgraph: 200,
-      afterSubgraph: true,
+      afterSubgraph: { subgraph: true, ...nothing },
+      // No token: refused, by the door now loaded.
+      mcp: 401,
+      afterMcp: { mcpSdk: true, oidcProvider: false },
     });
   });
 });
