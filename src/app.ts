@@ -16,7 +16,7 @@ import { loadVoiceCatalogue } from './domain/voices.js';
 import { createCampaignEventBus } from './events/pubsub.js';
 import { type DeliveryWorker, type DeliveryWorkerOptions, startDeliveryWorker } from './events/worker.js';
 import type { Services } from './services.js';
-import { inShadow } from './core/request-context.js';
+import { inShadow, offLoop } from './core/request-context.js';
 import { createLiveStreams } from './events/live-streams.js';
 import { createGraphQLServer, documentCaches, handBody, type Yoga } from './graphql/server/yoga.js';
 import { createLiveQueries, type LiveQueries } from './graphql/live/live-queries.js';
@@ -123,21 +123,24 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     { schema, endpoint: '/graphql', documentCaches: parseCaches },
   );
   // The federation subgraph (/subgraph): the same pipeline on the subgraph schema, without the lane or live queries.
-  // Made on its first request (issue 55): an instance no federation gateway calls holds no third schema.
+  // Made on its first request (issue 55): an instance no federation gateway calls holds no third schema. Its making
+  // is no one's work: the requests that wait for it are off the loop meanwhile (not charged to their work budget).
   let subgraphServer: Yoga | undefined;
-  const subgraph = () =>
-    (subgraphServer ??= createGraphQLServer(services, [...(traced ? [graphqlSpans] : []), ...(options.plugins ?? [])], {
+  let makingSubgraph: Promise<Yoga> | undefined;
+  const makeSubgraph = () =>
+    (subgraphServer = createGraphQLServer(services, [...(traced ? [graphqlSpans] : []), ...(options.plugins ?? [])], {
       schema: subgraphSchema(),
       endpoint: SUBGRAPH_PATH,
       documentCaches: parseCaches,
     }));
+  const subgraph = () => subgraphServer ?? offLoop((makingSubgraph ??= Promise.resolve().then(makeSubgraph)));
   const rest = createRestRouter(yoga, services, routes);
   // Loaded on the first /mcp request (issue 55): the MCP SDK and the tools' schemas are megabytes most instances
-  // never use.
+  // never use. Loading is no one's work: the requests that wait for it are off the loop meanwhile.
   let mcpDoor: Promise<McpDoor> | undefined;
   const mcp: McpDoor = async (request, clientAddress, auth) => {
     mcpDoor ??= import('./mcp/door.js').then(({ createMcpDoor }) => createMcpDoor(yoga, services));
-    return (await mcpDoor)(request, clientAddress, auth);
+    return (await offLoop(mcpDoor))(request, clientAddress, auth);
   };
   const websockets = createWebSocketDoor(yoga, services);
   const worker = options.worker === false ? null : startAppWorker(config, services, metrics, options.worker);

@@ -46,7 +46,7 @@ export interface DoorParts {
    * The federation subgraph's server, at SUBGRAPH_PATH (src/graphql/schema/federation.ts, src/http/subgraph-door.ts):
    * made on its first request.
    */
-  subgraph: () => Yoga;
+  subgraph: () => Yoga | Promise<Yoga>;
 }
 
 /** Where a federation gateway reaches the subgraph: a path of its own, so that /graphql's schema stays as it is. */

@@ -17,7 +17,7 @@ import { authenticated, type Door } from './way.js';
 export interface GraphQLDoorParts {
   services: Services;
   /** The yoga server behind the door (the subgraph's is made on its first request). */
-  yoga: () => Yoga;
+  yoga: () => Yoga | Promise<Yoga>;
   /** The prepared lane in front of yoga, when it is on. */
   lane: PreparedLane | null;
   /** GRAPHQL_PREPARED_LANE=shadow: each lane answer is compared with yoga's. */
@@ -37,7 +37,7 @@ export function graphqlDoor({ services, yoga: yogaOf, lane, shadow, name = 'grap
     markShadowCopy(copy);
     if (read.body !== undefined) handBody(copy, read.body);
     const auth = requestAuth(services, request.headers.get('authorization'), null);
-    return withETag(copy, await withErrorBody(await serveGraphQL(yogaOf(), copy, { clientAddress, auth })));
+    return withETag(copy, await withErrorBody(await serveGraphQL(await yogaOf(), copy, { clientAddress, auth })));
   };
 
   return {
@@ -62,7 +62,8 @@ export function graphqlDoor({ services, yoga: yogaOf, lane, shadow, name = 'grap
         // A request taken from node:http without the adapter (src/http/light-request.ts) becomes a real one for yoga.
         toYoga = await realRequest(laned.request);
       }
-      const yoga = yogaOf();
+      const made = yogaOf();
+      const yoga = made instanceof Promise ? await made : made;
       if (ablated.has('door-wrappers')) return await serveGraphQL(yoga, toYoga, facts);
       return withETag(toYoga, await withErrorBody(await serveGraphQL(yoga, toYoga, facts)));
     },

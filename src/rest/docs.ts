@@ -1,9 +1,9 @@
 // GET /api/v3/openapi.json and the interactive docs at /api/v3/docs (Swagger UI's files from swagger-ui-dist).
+import { offLoop } from '../core/request-context.js';
 import { Response } from '../core/fetch-api.js';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { buildOpenApi } from './openapi.js';
 import type { RestRoute } from './route.js';
 
 const ASSETS: Record<string, string> = {
@@ -53,14 +53,19 @@ const CSS = `.swagger-ui .scope-def,
 export type DocsHandler = (pathname: string) => Promise<Response | null>;
 
 export function createDocs(routes: readonly RestRoute[]): DocsHandler {
-  const openapi = JSON.stringify(buildOpenApi(routes));
+  // Built on its first request (issue 55): a document of hundreds of kilobytes, and the code that makes it, that most
+  // instances never serve.
+  let openapi: Promise<string> | undefined;
+  const openapiText = () =>
+    (openapi ??= import('./openapi.js').then(({ buildOpenApi }) => JSON.stringify(buildOpenApi(routes))));
   const assetDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const cache = new Map<string, Uint8Array<ArrayBuffer>>();
   const send = (body: string | Uint8Array<ArrayBuffer>, type: string) =>
     new Response(body, { headers: { 'content-type': type, 'cache-control': 'public, max-age=3600' } });
 
   return async (pathname) => {
-    if (pathname === '/api/v3/openapi.json') return send(openapi, 'application/json');
+    // Its making is no one's work: the request is off the loop meanwhile (not charged to its work budget).
+    if (pathname === '/api/v3/openapi.json') return send(await offLoop(openapiText()), 'application/json');
     if (pathname === '/api/v3/docs' || pathname === '/api/v3/docs/') return send(PAGE, 'text/html; charset=utf-8');
     if (pathname === '/api/v3/docs/init.js') return send(INIT, 'text/javascript; charset=utf-8');
     if (pathname === '/api/v3/docs/page.css') return send(CSS, 'text/css; charset=utf-8');

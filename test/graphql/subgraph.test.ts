@@ -399,7 +399,7 @@ describe('/subgraph with SUBGRAPH_TOKEN', () => {
 });
 
 describe('what is made on first use (issue 55: an instance holds only what it serves)', () => {
-  it('builds the subgraph schema on the first /subgraph request, loads the MCP SDK on the first /mcp request, and oidc-provider on none of these', async () => {
+  it('builds the subgraph schema on the first /subgraph request, loads the MCP SDK on the first /mcp request and the OpenAPI code on its first request, and oidc-provider on none of these — none of it charged to the anonymous caller’s work budget', async () => {
     const output = await new Promise<string>((resolve, reject) =>
       execFile(
         process.execPath,
@@ -408,7 +408,7 @@ describe('what is made on first use (issue 55: an instance holds only what it se
         (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
       ),
     );
-    const nothing = { mcpSdk: false, oidcProvider: false };
+    const nothing = { mcpSdk: false, oidcProvider: false, openapi: false };
     expect(JSON.parse(output.trim().split('\n').at(-1) ?? '{}')).toEqual({
       graphql: 200,
       afterGraphql: { subgraph: false, ...nothing },
@@ -416,7 +416,9 @@ describe('what is made on first use (issue 55: an instance holds only what it se
       afterSubgraph: { subgraph: true, ...nothing },
       // No token: refused, by the door now loaded.
       mcp: 401,
-      afterMcp: { mcpSdk: true, oidcProvider: false },
+      afterMcp: { mcpSdk: true, oidcProvider: false, openapi: false },
+      openapi: 200,
+      afterOpenapi: { mcpSdk: true, oidcProvider: false, openapi: true },
     });
   });
 });
