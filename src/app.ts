@@ -17,6 +17,7 @@ import { createCampaignEventBus } from './events/pubsub.js';
 import { type DeliveryWorker, type DeliveryWorkerOptions, startDeliveryWorker } from './events/worker.js';
 import type { Services } from './services.js';
 import { inShadow, offLoop } from './core/request-context.js';
+import { onFirstUse } from './core/first-use.js';
 import { createLiveStreams } from './events/live-streams.js';
 import { createGraphQLServer, documentCaches, handBody, type Yoga } from './graphql/server/yoga.js';
 import { createLiveQueries, type LiveQueries } from './graphql/live/live-queries.js';
@@ -137,11 +138,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const rest = createRestRouter(yoga, services, routes);
   // Loaded on the first /mcp request (issue 55): the MCP SDK and the tools' schemas are megabytes most instances
   // never use. Loading is no one's work: the requests that wait for it are off the loop meanwhile.
-  let mcpDoor: Promise<McpDoor> | undefined;
-  const mcp: McpDoor = async (request, clientAddress, auth) => {
-    mcpDoor ??= import('./mcp/door.js').then(({ createMcpDoor }) => createMcpDoor(yoga, services));
-    return (await offLoop(mcpDoor))(request, clientAddress, auth);
-  };
+  const mcpDoor = onFirstUse(() => import('./mcp/door.js').then(({ createMcpDoor }) => createMcpDoor(yoga, services)));
+  const mcp: McpDoor = async (request, clientAddress, auth) => (await offLoop(mcpDoor()))(request, clientAddress, auth);
+
   const websockets = createWebSocketDoor(yoga, services);
   const worker = options.worker === false ? null : startAppWorker(config, services, metrics, options.worker);
   // After a commit that raised events: live subscribers hear of them, and the worker looks for deliveries at once.

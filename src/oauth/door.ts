@@ -5,6 +5,7 @@
 // instead (src/oauth/client-budget.ts) —, refused here for a method the path does not serve or a control
 // character in a parameter (src/oauth/hostile-input.ts), and get one access-log line.
 import { isClientAbort } from '../core/client-abort.js';
+import { onFirstUse } from '../core/first-use.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
@@ -34,10 +35,7 @@ import { clientIdOf, isTokenRequest } from './client-budget.js';
  * The authorisation server's own modules (oidc-provider and Koa, the MCP SDK's metadata helper): loaded on the first
  * OAuth request that needs them (issue 55), not at start — most instances never serve one.
  */
-const authorisationServer = (() => {
-  let loading: Promise<AuthorisationServer> | undefined;
-  return () => (loading ??= loadAuthorisationServer());
-})();
+const authorisationServer = onFirstUse(loadAuthorisationServer);
 
 async function loadAuthorisationServer() {
   const [sdk, provider, interactions, minting, revocation] = await Promise.all([
@@ -55,7 +53,6 @@ async function loadAuthorisationServer() {
     revokeNamedAccessTokens: revocation.revokeNamedAccessTokens,
   };
 }
-type AuthorisationServer = Awaited<ReturnType<typeof loadAuthorisationServer>>;
 
 export interface OAuthDoor {
   handles(pathname: string): boolean;

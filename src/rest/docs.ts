@@ -1,4 +1,5 @@
 // GET /api/v3/openapi.json and the interactive docs at /api/v3/docs (Swagger UI's files from swagger-ui-dist).
+import { onFirstUse } from '../core/first-use.js';
 import { offLoop } from '../core/request-context.js';
 import { Response } from '../core/fetch-api.js';
 import { readFile } from 'node:fs/promises';
@@ -55,9 +56,9 @@ export type DocsHandler = (pathname: string) => Promise<Response | null>;
 export function createDocs(routes: readonly RestRoute[]): DocsHandler {
   // Built on its first request (issue 55): a document of hundreds of kilobytes, and the code that makes it, that most
   // instances never serve.
-  let openapi: Promise<string> | undefined;
-  const openapiText = () =>
-    (openapi ??= import('./openapi.js').then(({ buildOpenApi }) => JSON.stringify(buildOpenApi(routes))));
+  const openapiText = onFirstUse(() =>
+    import('./openapi.js').then(({ buildOpenApi }) => JSON.stringify(buildOpenApi(routes))),
+  );
   const assetDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const cache = new Map<string, Uint8Array<ArrayBuffer>>();
   const send = (body: string | Uint8Array<ArrayBuffer>, type: string) =>
