@@ -336,6 +336,7 @@ function medianOf(rounds: Result[][]): Result[] {
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : null;
 
 const MERCURIUS = 'mercurius: fastify + mercurius + graphql-jit over one prepared statement';
+const MERCURIUS_SAME_WORK = 'mercurius doing our per-request work: a JWT verified, a rate limit, a pino access line';
 const SUPERGRAPH = 'supergraph: Hive Gateway in front of our subgraph, the same document (the gateway process)';
 
 /**
@@ -463,6 +464,14 @@ async function main(): Promise<void> {
           // What a speed-minded user would pick instead (issue 34): fastify + mercurius with graphql-jit, the floor's
           // document over the same rows (bench/mercurius-server.ts).
           [MERCURIUS, 'dist/bench/mercurius-server.js', rawEnv, floorPost],
+          // For information (issue 55): mercurius doing the per-request work ours does (a JWT verified, a rate limit,
+          // a pino access line), with our token.
+          [
+            MERCURIUS_SAME_WORK,
+            'dist/bench/mercurius-server.js',
+            { ...rawEnv, MERCURIUS_SAME_WORK: '1', JWT_SECRET: env.JWT_SECRET },
+            { ...floorPost, headers: { ...floorPost.headers, ...auth } },
+          ],
         ] as TargetSpec[])),
     ...restAndGraphQL(null, 'dist/src/main.js', ours),
     // Issue 45: Hive Gateway in front of our subgraph, the same document (bench/supergraph-server.ts): the CPU measured

@@ -2,10 +2,16 @@
 // a query is compiled after its first request), serving the same document as the floor (bench/floor-server.ts) —
 // `campaigns(first:)` → `edges { node { …every scalar… } }`, the same field names, nullability and global ids — over
 // the same rows, read by one prepared better-sqlite3 statement. No auth, no limits, no logging.
+// MERCURIUS_SAME_WORK=1 (issue 55, for information): the same server doing the per-request work ours does as a
+// fastify user would add it — the bearer JWT verified on every request (jsonwebtoken, HS256, JWT_SECRET), a per-account
+// rate limit (rate-limiter-flexible in memory), one pino access line per request (fastify's logger, info).
+import { createSecretKey } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
 import { JSONObjectResolver } from 'graphql-scalars';
+import jwt from 'jsonwebtoken';
 import mercurius from 'mercurius';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
 
 const path = process.env.BENCH_DB ?? '';
 const accountId = process.env.BENCH_ACCOUNT ?? '';
@@ -93,7 +99,41 @@ const resolvers = {
   },
 };
 
-const app = Fastify({ logger: false });
+const sameWork = process.env.MERCURIUS_SAME_WORK === '1';
+const app = Fastify({ logger: sameWork ? { level: 'info' } : false, disableRequestLogging: true });
+if (sameWork) {
+  const key = createSecretKey(Buffer.from(process.env.JWT_SECRET ?? '', 'utf8'));
+  const limiter = new RateLimiterMemory({ points: 1_000_000, duration: 60 });
+  app.addHook('onRequest', async (request, reply) => {
+    const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+    let subject: string | undefined;
+    try {
+      const payload = token ? jwt.verify(token, key, { algorithms: ['HS256'] }) : null;
+      subject = typeof payload === 'object' && payload !== null ? payload.sub : undefined;
+    } catch {
+      subject = undefined;
+    }
+    if (!subject) return reply.code(401).send({ errors: [{ message: 'unauthenticated' }] });
+    try {
+      await limiter.consume(subject);
+    } catch {
+      return reply.code(429).send({ errors: [{ message: 'rate limited' }] });
+    }
+    return undefined;
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        path: request.routeOptions.url,
+        status: reply.statusCode,
+        client: request.ip,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      'request',
+    );
+  });
+}
 await app.register(mercurius, { schema, resolvers, jit: 1 });
 const address = await app.listen({ port: 0, host: '127.0.0.1' });
 console.log(`listening on ${address}`);
