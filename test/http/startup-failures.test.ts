@@ -221,6 +221,8 @@ describe('the CLI', () => {
       vi.stubEnv('DATABASE_URL', TEST_DATABASE_URL ?? '');
       vi.stubEnv('JWT_SECRET', '');
       vi.stubEnv('SECRETS_KEY', '');
+      // A secrets file no other run wrote: the working directory's ./data/secrets.json may hold one secret already.
+      vi.stubEnv('SECRETS_FILE', join(mkdtempSync(join(tmpdir(), 'no-secrets-')), 'secrets.json'));
       try {
         expect(await runCli(['migrate']), err.join('\n')).toBe(0);
         // Anything else on PostgreSQL needs both secrets.
