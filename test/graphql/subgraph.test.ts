@@ -399,7 +399,7 @@ describe('/subgraph with SUBGRAPH_TOKEN', () => {
 });
 
 describe('what is made on first use (issue 55: an instance holds only what it serves)', () => {
-  it('builds the subgraph schema on the first /subgraph request, loads the MCP SDK on the first /mcp request and the OpenAPI code on its first request, and oidc-provider on none of these — none of it charged to the anonymous caller’s work budget', async () => {
+  it('builds the subgraph schema on the first /subgraph request, loads the MCP SDK on the first /mcp request and the OpenAPI code on its first request, and oidc-provider on none of these', async () => {
     const output = await new Promise<string>((resolve, reject) =>
       execFile(
         process.execPath,
