@@ -150,6 +150,11 @@ const envSchema = z
      * any difference.
      */
     GRAPHQL_PREPARED_LANE: z.enum(['on', 'off', 'shadow']).default('on'),
+    /**
+     * Compiled plans (docs/graphql.md "Compiled plans"): a query whose selection below its root fields is plain runs on
+     * a plan compiled from the schema instead of graphql-jit's compiled query, with the same answer.
+     */
+    GRAPHQL_COMPILED_PLANS: booleanFlag.default(true),
     /** How many documents (with their operation names) the prepared lane keeps, least recently used out first. */
     GRAPHQL_PREPARED_DOCUMENTS: z.coerce.number().int().min(1).max(10_000).default(1000),
     /**

@@ -20,13 +20,36 @@ interface Entry {
 /**
  * Serialises the result's data in pieces now (src/graphql/server/long-answers.ts); its `stringify` answers that text
  * (the rest placed as JSON.stringify places it) unless its data was replaced meanwhile. Apart from the common path: a
- * closure made there must capture nothing but the entry (docs/decisions.md §18).
+ * closure made there must capture nothing but the stringify (docs/decisions.md §18).
  */
-async function inPieces(result: ExecutionResult & { stringify?: Entry['stringify'] }, entry: Entry) {
+async function inPieces(result: ExecutionResult & { stringify?: Entry['stringify'] }, stringify: Entry['stringify']) {
   const data = result.data;
   const text = await stringifyInPieces(data);
-  result.stringify = (final) => timedWork(() => (final.data === data ? withData(final, text) : entry.stringify(final)));
+  result.stringify = (final) => timedWork(() => (final.data === data ? withData(final, text) : stringify(final)));
   return result as ExecutionResult;
+}
+
+/**
+ * A result as yoga's answers serialise it: by `stringify`, timed as the request's own work; an answer holding much long
+ * text (src/graphql/server/long-answers.ts) serialised now, in pieces, the loop free between them. Only for yoga's HTTP
+ * answers (and the lane's): the other doors serialise what they answer themselves. Shared with the compiled plans
+ * (src/graphql/plan/compiled-plans.ts).
+ */
+export function withSerialisation(
+  result: ExecutionResult,
+  args: ExecutionArgs,
+  stringify: Entry['stringify'],
+): ExecutionResult | Promise<ExecutionResult> {
+  const withStringify = result as ExecutionResult & { stringify?: Entry['stringify'] };
+  if (
+    answerTextNoted() >= LONG_ANSWER_TEXT &&
+    result.data &&
+    (args.contextValue as { transport?: string } | undefined)?.transport === 'http'
+  ) {
+    return inPieces(withStringify, stringify);
+  }
+  withStringify.stringify = (done) => timedWork(() => stringify(done));
+  return result;
 }
 
 /** The name a compiled query is kept under: no name and an empty one are the same (graphql-js picks the sole one). */
@@ -63,21 +86,8 @@ export function compiledQueries(options: {
   const execute = makeExecute((args: ExecutionArgs) => {
     const entry = entryFor(args);
     const answer = timedWork(() => entry.query(args.rootValue, args.contextValue, args.variableValues));
-    const withStringify = (result: unknown) => {
-      // An answer holding much long text: its data serialised now, in pieces, the loop free between them.
-      // Only for yoga's HTTP answers (and the lane's): the other doors serialise what they answer themselves.
-      if (
-        answerTextNoted() >= LONG_ANSWER_TEXT &&
-        (result as ExecutionResult).data &&
-        (args.contextValue as { transport?: string } | undefined)?.transport === 'http'
-      ) {
-        return inPieces(result as ExecutionResult & { stringify?: Entry['stringify'] }, entry);
-      }
-      (result as ExecutionResult & { stringify?: Entry['stringify'] }).stringify = (done) =>
-        timedWork(() => entry.stringify(done));
-      return result as ExecutionResult;
-    };
-    return answer instanceof Promise ? answer.then(withStringify) : withStringify(answer);
+    const serialised = (result: unknown) => withSerialisation(result as ExecutionResult, args, entry.stringify);
+    return answer instanceof Promise ? answer.then(serialised) : serialised(answer);
   });
 
   return {

@@ -1,0 +1,159 @@
+// Compiled plans (src/graphql/plan/; docs/graphql.md "Compiled plans"): a query whose selection below its root fields is
+// plain runs on a plan compiled from the schema, with the same answer as graphql-jit's compiled query over every
+// resolver. Every test app runs in shadow mode (test/helpers/app.ts): each request the prepared lane answers is
+// answered again by yoga on the reference schema (every resolver in place, no plan) and must match byte for byte. Here
+// the documents the plan covers and declines are sent through both doors, and the plan must have answered the ones
+// it covers.
+import { afterEach, describe, expect, it } from 'vitest';
+import { parse } from 'graphql';
+import { compilePlan } from '../../src/graphql/plan/compiled-plan.js';
+import { planStats } from '../../src/graphql/plan/compiled-plans.js';
+import { schema, internalSchema } from '../../src/graphql/schema/schema.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+
+let apps: TestApp[] = [];
+afterEach(async () => {
+  await Promise.all(apps.map((t) => t.close()));
+  apps = [];
+});
+
+async function start(env: Record<string, string> = {}): Promise<TestApp> {
+  const t = await startApp(env, [], { worker: false });
+  apps.push(t);
+  return t;
+}
+
+const campaignInput = (campId: string, extra = '') => `{ campId: "${campId}", title: "Plan ${campId}",
+  voiceId: "en-US-aria", language: "en-US", script: "Hello", purpose: "Test", knowledgeBase: "kb", calendar: "cal-1",
+  firstLine: "Hi", tone: "friendly", postCallAnalysisSchema: { outcome: "string" } ${extra} }`;
+
+async function seed(t: TestApp, token: string, count: number) {
+  for (let i = 0; i < count; i++) {
+    const created = await t.gql(
+      `mutation { campaignCreate(input: ${campaignInput(`plan-${i}`)}) { campaign { campId } } }`,
+      undefined,
+      token,
+    );
+    expect(created.body.errors).toBeUndefined();
+  }
+}
+
+const ALL_SCALARS = `id campId title voiceId language script purpose knowledgeBase calendar firstLine flowName
+  systemPrompt tone postCallAnalysisSchema status createdAt creationDate updatedAt`;
+
+/** What the plan answered since `before`. */
+const delta = (before: typeof planStats) => ({
+  served: planStats.served - before.served,
+  declined: planStats.declined - before.declined,
+});
+
+describe('compiled plans', () => {
+  it('answers a page of campaigns with every scalar, cursors and page info, as the resolvers do', async () => {
+    const t = await start();
+    const { token } = await t.account();
+    await seed(t, token, 3);
+    const query = `query Page($first: Int, $after: String) { campaigns(first: $first, after: $after) {
+      __typename edges { cursor node { __typename ${ALL_SCALARS} } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`;
+    const before = { ...planStats };
+    const first = await t.gql(query, { first: 2 }, token);
+    expect(first.body.errors).toBeUndefined();
+    expect(first.body.data.campaigns.edges).toHaveLength(2);
+    expect(first.body.data.campaigns.pageInfo.hasNextPage).toBe(true);
+    // A cursor read from the answer, sent back as input: the next page.
+    const next = await t.gql(query, { first: 2, after: first.body.data.campaigns.pageInfo.endCursor }, token);
+    expect(next.body.data.campaigns.edges).toHaveLength(1);
+    // Shadow mode compared each lane answer with the reference's (a difference fails the request's test).
+    const again = await t.gql(query, { first: 2 }, token);
+    expect(again.text).toBe(first.text);
+    expect(delta(before).served).toBeGreaterThanOrEqual(3);
+    expect(delta(before).declined).toBe(0);
+  });
+
+  it('hands what it cannot answer to graphql-jit: a bad argument, another kind of cursor, a page too large', async () => {
+    const t = await start();
+    const { token } = await t.account();
+    await seed(t, token, 1);
+    const query = 'query P($first: Int, $after: String) { campaigns(first: $first, after: $after) { edges { node { campId } } } }';
+    const before = { ...planStats };
+    const tooLarge = await t.gql(query, { first: 1000 }, token);
+    expect(tooLarge.body.errors?.[0]?.extensions.code).toBe('BAD_USER_INPUT');
+    const garbage = await t.gql(query, { first: 1, after: 'not-a-cursor' }, token);
+    expect(garbage.body.errors?.[0]?.extensions.code).toBe('BAD_USER_INPUT');
+    const wrongType = await t.gql(query, { first: 'ten' }, token);
+    expect(wrongType.body.errors?.[0]?.message).toMatch(/integer/);
+    const anonymous = await t.gql(query, { first: 1 });
+    expect(anonymous.body.errors?.[0]?.extensions.code).toBe('UNAUTHENTICATED');
+    const counted = delta(before);
+    // The variable of the wrong type never reaches execution (yoga refuses it); the others were declined.
+    expect(counted.declined).toBeGreaterThanOrEqual(3);
+    const fine = await t.gql(query, { first: 1 }, token);
+    expect(fine.body.data.campaigns.edges).toHaveLength(1);
+    expect(delta(before).served).toBe(counted.served + 1);
+  });
+
+  it('keeps each account to its own campaigns', async () => {
+    const t = await start();
+    const a = await t.account();
+    const b = await t.account();
+    await seed(t, a.token, 2);
+    const query = '{ campaigns(first: 10) { edges { node { campId } } } }';
+    const before = { ...planStats };
+    expect((await t.gql(query, undefined, a.token)).body.data.campaigns.edges).toHaveLength(2);
+    expect((await t.gql(query, undefined, b.token)).body.data.campaigns.edges).toHaveLength(0);
+    expect(delta(before).served).toBe(2);
+  });
+
+  it('answers the REST routes it covers with the same bodies', async () => {
+    const t = await start();
+    const { token } = await t.account();
+    await seed(t, token, 2);
+    const before = { ...planStats };
+    const list = await t.request('GET', '/api/v3/get_campaigns', { token });
+    expect(list.status).toBe(200);
+    expect(list.body).toHaveLength(2);
+    // get_campaign's document spreads a fragment: covered too.
+    const one = await t.request('GET', '/api/v3/get_campaign?campId=plan-1', { token });
+    expect(one.status).toBe(200);
+    expect(delta(before).served).toBe(2);
+    const off = await start({ GRAPHQL_COMPILED_PLANS: 'false' });
+    const other = await off.account();
+    await seed(off, other.token, 2);
+    const reference = await off.request('GET', '/api/v3/get_campaigns', { token: other.token });
+    const referenceOne = await off.request('GET', '/api/v3/get_campaign?campId=plan-1', { token: other.token });
+    const shape = (body: unknown) => JSON.stringify(body, (key, value) => (/date|At$/i.test(key) ? 'when' : value));
+    expect(shape(list.body)).toBe(shape(reference.body));
+    expect(shape(one.body)).toBe(shape(referenceOne.body));
+  });
+});
+
+describe('what a plan covers (compiled from the schema)', () => {
+  const covers = (query: string, served = schema) => 'run' in compilePlan(served, parse(query), undefined);
+  const reason = (query: string) => {
+    const plan = compilePlan(schema, parse(query), undefined);
+    return 'reason' in plan ? plan.reason : 'covered';
+  };
+
+  it('covers plain selections under a root field, with aliases and __typename', () => {
+    expect(covers(`{ campaigns(first: 5) { edges { node { ${ALL_SCALARS} } } } }`)).toBe(true);
+    expect(covers('{ a: campaigns(first: 1) { edges { n: node { c: campId } } } b: viewer { email } }')).toBe(true);
+    expect(covers('{ campaignList(limit: 5) { campId title } }', internalSchema)).toBe(true);
+  });
+
+  it('covers fragments that apply, and a key selected twice (merged as graphql-js merges it)', () => {
+    expect(covers('{ campaigns { edges { node { ...F } } } } fragment F on Campaign { campId }')).toBe(true);
+    expect(covers('{ campaigns { edges { node { ... on Campaign { campId } ... on Node { id } } } } }')).toBe(true);
+    expect(covers('{ campaigns { edges { node { campId campId } } edges { cursor } } }')).toBe(true);
+  });
+
+  it('declines directives, introspection, arguments below the root, abstract types, mutations', () => {
+    expect(reason('query ($x: Boolean!) { campaigns { edges { node { campId @include(if: $x) } } } }')).toBe(
+      'directives',
+    );
+        expect(reason('{ __schema { queryType { name } } }')).toBe('introspection');
+    expect(reason('{ campaigns { edges { node { campId callLogs(first: 1) { edges { cursor } } } } } }')).toBe(
+      'arguments below the root',
+    );
+    expect(reason('mutation { campaignDelete(campId: "x") { campaign { campId } } }')).toBe('not a query');
+    expect(reason('{ node(id: "x") { id } }')).toMatch(/abstract type/);
+  });
+});
