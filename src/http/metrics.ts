@@ -13,6 +13,7 @@ import { createHistogram, usePrometheus } from '@graphql-yoga/plugin-prometheus'
 import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Config } from '../core/config.js';
+import { planStats } from '../graphql/server/compiled-plans.js';
 import { methodNotAllowed } from './refusal.js';
 import type { Door } from './way.js';
 
@@ -159,6 +160,19 @@ export function createMetrics(config: Pick<Config, 'METRICS' | 'METRICS_TOKEN'>,
     registers: [registry],
     collect() {
       this.set(sources.openWebSockets());
+    },
+  });
+  new Counter({
+    name: 'gateway_graphql_compiled_plan_requests_total',
+    help:
+      'Whole queries whose document a compiled plan covers, by outcome: served (the plan answered) or declined ' +
+      '(graphql-jit answered: an error, a null in a non-null field); docs/graphql.md "Compiled plans"',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.labels('served').inc(planStats.served);
+      this.labels('declined').inc(planStats.declined);
     },
   });
   new Gauge({

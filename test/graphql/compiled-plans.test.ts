@@ -1,4 +1,4 @@
-// Compiled plans (src/graphql/plan/; docs/graphql.md "Compiled plans"): a query whose selection below its root fields is
+// Compiled plans (src/graphql/server/; docs/graphql.md "Compiled plans"): a query whose selection below its root fields is
 // plain runs on a plan compiled from the schema, with the same answer as graphql-jit's compiled query over every
 // resolver. Every test app runs in shadow mode (test/helpers/app.ts): each request the prepared lane answers is
 // answered again by yoga on the reference schema (every resolver in place, no plan) and must match byte for byte. Here
@@ -6,8 +6,8 @@
 // it covers.
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'graphql';
-import { compilePlan } from '../../src/graphql/plan/compiled-plan.js';
-import { planStats } from '../../src/graphql/plan/compiled-plans.js';
+import { compilePlan } from '../../src/graphql/server/compiled-plan.js';
+import { planStats } from '../../src/graphql/server/compiled-plans.js';
 import { schema, internalSchema } from '../../src/graphql/schema/schema.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 
@@ -73,7 +73,8 @@ describe('compiled plans', () => {
     const t = await start();
     const { token } = await t.account();
     await seed(t, token, 1);
-    const query = 'query P($first: Int, $after: String) { campaigns(first: $first, after: $after) { edges { node { campId } } } }';
+    const query =
+      'query P($first: Int, $after: String) { campaigns(first: $first, after: $after) { edges { node { campId } } } }';
     const before = { ...planStats };
     const tooLarge = await t.gql(query, { first: 1000 }, token);
     expect(tooLarge.body.errors?.[0]?.extensions.code).toBe('BAD_USER_INPUT');
@@ -89,6 +90,28 @@ describe('compiled plans', () => {
     const fine = await t.gql(query, { first: 1 }, token);
     expect(fine.body.data.campaigns.edges).toHaveLength(1);
     expect(delta(before).served).toBe(counted.served + 1);
+  });
+
+  it('counts its requests in /metrics, and every request by operation as before', async () => {
+    const t = await start();
+    const { token } = await t.account();
+    await seed(t, token, 1);
+    const query = 'query PlanCounted { campaigns(first: 5) { edges { node { campId metrics { totalNumCall } } } } }';
+    for (let i = 0; i < 3; i++)
+      expect((await t.gql(query, undefined, token)).body.data.campaigns.edges).toHaveLength(1);
+    const text = (await t.request('GET', '/metrics')).text;
+    const value = (prefix: string) =>
+      Number(
+        text
+          .split('\n')
+          .find((line) => line.startsWith(prefix))
+          ?.split(' ')
+          .pop(),
+      );
+    expect(value('gateway_graphql_compiled_plan_requests_total{outcome="served"} ')).toBe(planStats.served);
+    expect(text).toMatch(
+      /gateway_graphql_operation_duration_seconds_count\{[^}]*operation_name="PlanCounted"[^}]*\} 3\n/,
+    );
   });
 
   it('keeps each account to its own campaigns', async () => {
@@ -149,7 +172,7 @@ describe('what a plan covers (compiled from the schema)', () => {
     expect(reason('query ($x: Boolean!) { campaigns { edges { node { campId @include(if: $x) } } } }')).toBe(
       'directives',
     );
-        expect(reason('{ __schema { queryType { name } } }')).toBe('introspection');
+    expect(reason('{ __schema { queryType { name } } }')).toBe('introspection');
     expect(reason('{ campaigns { edges { node { campId callLogs(first: 1) { edges { cursor } } } } } }')).toBe(
       'arguments below the root',
     );

@@ -33,7 +33,7 @@ async function inPieces(result: ExecutionResult & { stringify?: Entry['stringify
  * A result as yoga's answers serialise it: by `stringify`, timed as the request's own work; an answer holding much long
  * text (src/graphql/server/long-answers.ts) serialised now, in pieces, the loop free between them. Only for yoga's HTTP
  * answers (and the lane's): the other doors serialise what they answer themselves. Shared with the compiled plans
- * (src/graphql/plan/compiled-plans.ts).
+ * (src/graphql/server/compiled-plans.ts).
  */
 export function withSerialisation(
   result: ExecutionResult,

@@ -18,7 +18,7 @@ import { authenticateRequest, type RequestAuth } from '../../authentication.js';
 import { type Services } from '../../services.js';
 import { compiledQueries } from './compiled-queries.js';
 import { isShadowCopy } from './shadow-copies.js';
-import { compiledPlans } from '../plan/compiled-plans.js';
+import { compiledPlans } from './compiled-plans.js';
 import { anonymousDocumentLimit, documentWorkLimits } from './document-work.js';
 import { documentCostLimit } from './document-cost.js';
 import { type Context, type Transport } from '../schema/context.js';
@@ -418,7 +418,7 @@ export function createGraphQLServer(
           : {}),
       }),
       // After graphql-jit's: a whole query whose document a compiled plan covers runs on the plan instead
-      // (src/graphql/plan/compiled-plans.ts), graphql-jit's compiled query answering what the plan declines. Never a
+      // (src/graphql/server/compiled-plans.ts), graphql-jit's compiled query answering what the plan declines. Never a
       // shadow copy: that one is the reference the plan's answers are compared with (src/http/lane-shadow.ts).
       ...(services.config.GRAPHQL_COMPILED_PLANS
         ? [

@@ -7,7 +7,7 @@ import { makeExecute } from '@envelop/core';
 import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { timedWork } from '../../core/request-context.js';
-import { withSerialisation } from '../server/compiled-queries.js';
+import { withSerialisation } from './compiled-queries.js';
 import { type CompiledPlan, compilePlan, PlanDeclined } from './compiled-plan.js';
 
 export interface PlanStats {
