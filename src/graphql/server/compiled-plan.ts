@@ -333,7 +333,7 @@ function completionOf(
     return {
       complete: (value) => {
         if (value === null || value === undefined) return null;
-        if (isThenable(value)) throw new Declined();
+        if (isThenable(value)) throw new Declined(true);
         return leaf(value);
       },
     };
