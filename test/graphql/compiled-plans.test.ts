@@ -116,6 +116,26 @@ describe('compiled plans', () => {
     );
   });
 
+  it('leaves a document it does not cover to graphql-jit, which answers it as before', async () => {
+    const t = await start();
+    const { token } = await t.account();
+    await seed(t, token, 2);
+    const before = { ...planStats };
+    const withDirective = await t.gql(
+      'query D($more: Boolean!) { campaigns(first: 5) { edges { node { campId title @include(if: $more) } } } }',
+      { more: true },
+      token,
+    );
+    expect(withDirective.body.data.campaigns.edges).toHaveLength(2);
+    expect(withDirective.body.data.campaigns.edges[0].node.title).toMatch(/^Plan /);
+    const nodes = await t.gql('{ campaigns(first: 1) { edges { node { id } } } }', undefined, token);
+    const id = nodes.body.data.campaigns.edges[0].node.id as string;
+    const byNode = await t.gql(`{ node(id: "${id}") { ... on Campaign { campId } } }`, undefined, token);
+    expect(byNode.body.data.node.campId).toMatch(/^plan-/);
+    // Only the page of ids ran on a plan.
+    expect(delta(before)).toEqual({ served: 1, declined: 0 });
+  });
+
   it('keeps each account to its own campaigns', async () => {
     const t = await start();
     const a = await t.account();
