@@ -440,11 +440,20 @@ function builderOf(
     const resolve = field.resolve;
     if (!resolve || resolve === defaultFieldResolver) {
       // Read as graphql-js's default resolver reads it (a method is for the executor, which calls it).
-      reads.push((source, context, run, path) => {
-        const value = (source as Record<string, unknown>)[name];
-        if (typeof value === 'function') throw new Declined(true);
-        return complete(value, context, run, step(path, key, type.name));
-      });
+      // A leaf's path is never read (an error anywhere is the executor's to answer): none is made for it.
+      if (isLeafType(getNamedType(field.type))) {
+        reads.push((source, context, run, path) => {
+          const value = (source as Record<string, unknown>)[name];
+          if (typeof value === 'function') throw new Declined(true);
+          return complete(value, context, run, path);
+        });
+      } else {
+        reads.push((source, context, run, path) => {
+          const value = (source as Record<string, unknown>)[name];
+          if (typeof value === 'function') throw new Declined(true);
+          return complete(value, context, run, step(path, key, type.name));
+        });
+      }
     } else {
       const noArguments = Object.freeze({});
       reads.push((source, context, run, path) => {
