@@ -5,9 +5,11 @@
 // the documents the plan covers and declines are sent through both doors, and the plan must have answered the ones
 // it covers.
 import { afterEach, describe, expect, it } from 'vitest';
-import { GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString, parse } from 'graphql';
+import SchemaBuilder from '@pothos/core';
+import { execute, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString, parse } from 'graphql';
 import { compilePlan, PlanDeclined } from '../../src/graphql/server/compiled-plan.js';
 import { planStats } from '../../src/graphql/server/compiled-plans.js';
+import { PLAIN_FIELDS } from '../../src/graphql/schema/plain-fields.js';
 import { schema, internalSchema } from '../../src/graphql/schema/schema.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 
@@ -204,6 +206,59 @@ describe('a plan met by what it cannot answer', () => {
 
   it('declines a value its scalar refuses', async () => {
     expect(await run('{ items { name } }', [{ name: { not: 'a string' } }])).toBeInstanceOf(PlanDeclined);
+  });
+});
+
+describe('a plan over shaped types', () => {
+  interface Thing {
+    key: string;
+    label: string;
+  }
+  const made = () => {
+    const calls = { label: 0, shout: 0 };
+    const builder = new SchemaBuilder<{ Context: object }>({ plugins: [PLAIN_FIELDS] } as never);
+    const ThingRef = builder.objectRef<Thing>('Thing').implement({
+      plainFields: true,
+      fields: (t) => ({
+        key: t.exposeString('key'),
+        label: t.string({ plain: true, resolve: (thing) => ((calls.label += 1), thing.label) }),
+        shout: t.string({ plain: true, resolve: (thing) => ((calls.shout += 1), thing.label.toUpperCase()) }),
+      }),
+    });
+    const things: Thing[] = [
+      { key: 'k1', label: 'one' },
+      { key: 'k2', label: 'two' },
+    ];
+    builder.queryType({
+      fields: (t) => ({ things: t.field({ type: [ThingRef], resolve: () => Promise.resolve(things) }) }),
+    });
+    return { graph: builder.toSchema(), calls };
+  };
+
+  it('computes only the plain fields the document selects, of objects left unshaped', async () => {
+    const { graph, calls } = made();
+    const query = parse('{ things { key shout } }');
+    const plan = compilePlan(graph, query, undefined);
+    if (!('run' in plan)) throw new Error(plan.reason);
+    const context = {};
+    expect(await plan.run({ schema: graph, document: query, contextValue: context })).toEqual({
+      data: {
+        things: [
+          { key: 'k1', shout: 'ONE' },
+          { key: 'k2', shout: 'TWO' },
+        ],
+      },
+    });
+    expect(calls).toEqual({ label: 0, shout: 2 });
+    // graphql-js over the same schema shapes each object: every plain field computed, asked for or not.
+    const shaped = await execute({ schema: graph, document: query, contextValue: context });
+    expect(shaped.data).toEqual({
+      things: [
+        { key: 'k1', shout: 'ONE' },
+        { key: 'k2', shout: 'TWO' },
+      ],
+    });
+    expect(calls).toEqual({ label: 2, shout: 4 });
   });
 });
 

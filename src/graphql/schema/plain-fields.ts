@@ -33,7 +33,7 @@ import SchemaBuilder, {
   type SchemaTypes,
   typeBrandKey,
 } from '@pothos/core';
-import { defaultFieldResolver, type GraphQLFieldResolver } from 'graphql';
+import { defaultFieldResolver, type GraphQLField, type GraphQLFieldResolver } from 'graphql';
 
 type Resolver = GraphQLFieldResolver<unknown, object, object>;
 type Shaper = (source: object, context: object) => object;
@@ -41,6 +41,34 @@ type Shaper = (source: object, context: object) => object;
 /** Where a shaped object keeps the object it was made from (for the type's other resolvers). */
 const SOURCE = Symbol('plain fields: source');
 const NO_ARGUMENTS = Object.freeze({});
+
+/**
+ * The requests a compiled plan runs (src/graphql/server/compiled-plan.ts), by their context: nothing is shaped for them.
+ * The plan reads each selected plain field through `plainReaderOf` instead, and only those.
+ */
+const unshaped = new WeakSet<object>();
+
+/** While a plan runs a request: what its resolvers produce is left as made. */
+export function leaveUnshaped(context: unknown, unshapedNow: boolean): void {
+  if (context === null || typeof context !== 'object') return;
+  if (unshapedNow) unshaped.add(context);
+  else unshaped.delete(context);
+}
+
+/** How a plain field's value is made of its (unshaped) object: by its resolver, or as the object's property. */
+export type PlainReader = (source: object, context: object) => unknown;
+
+/**
+ * The plain fields' readers, by the field's Pothos config (which every schema built from it keeps in the field's
+ * extensions, through the sub-graph copies): each build with plain fields registers its own.
+ */
+const readers = new WeakMap<object, PlainReader>();
+
+/** The reader of a plain field of a shaped type, or undefined (not shaped, or not plain). */
+export function plainReaderOf(field: GraphQLField<unknown, unknown>): PlainReader | undefined {
+  const config = (field.extensions as { pothosConfig?: unknown } | undefined)?.pothosConfig;
+  return config !== null && typeof config === 'object' ? readers.get(config) : undefined;
+}
 
 /** The object a shaped object was made from, or the object itself. */
 const sourceOf = (parent: unknown): unknown =>
@@ -123,6 +151,7 @@ export class PlainFieldsPlugin<Types extends SchemaTypes> extends BasePlugin<Typ
     const config = this.buildCache.getTypeConfig(fieldType.ref);
     const one = (shape: (object: object, context: object) => object) => {
       const produce = (value: unknown, context: object): unknown => {
+        if (unshaped.has(context)) return value;
         if (isThenable(value)) return Promise.resolve(value).then((settled) => produce(settled, context));
         return value !== null && typeof value === 'object' && !(value instanceof Error) && !(SOURCE in value)
           ? shape(value, context)
@@ -165,13 +194,19 @@ export class PlainFieldsPlugin<Types extends SchemaTypes> extends BasePlugin<Typ
         const { name } = fieldConfig;
         const read: Resolver =
           resolver === defaultFieldResolver ? (source) => (source as Record<string, unknown>)[name] : resolver;
-        parent.plain.set(
-          name,
-          nested
-            ? (source, args, context, info) => nested(read(source, args, context, info), context)
-            : resolver === defaultFieldResolver
-              ? null
-              : resolver,
+        const plain: Resolver | null = nested
+          ? (source, args, context, info) => nested(read(source, args, context, info), context)
+          : resolver === defaultFieldResolver
+            ? null
+            : resolver;
+        parent.plain.set(name, plain);
+        const typeName = fieldConfig.parentType;
+        readers.set(
+          fieldConfig,
+          plain
+            ? (source, context) =>
+                plainValue(typeName, name, plain(sourceOf(source), NO_ARGUMENTS, context, undefined as never))
+            : (source) => (sourceOf(source) as Record<string, unknown>)[name],
         );
         // No resolver in the built schema: graphql-jit (and graphql-js) read the shaped object's property.
         return defaultFieldResolver;

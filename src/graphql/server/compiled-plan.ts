@@ -1,16 +1,17 @@
 // Compiled plans (issue 55; docs/graphql.md "Compiled plans"): a known query whose selection below its root fields is
-// all plain — fields read as properties of what their parent's resolver made (the plain fields of
-// src/graphql/schema/plain-fields.ts, connections, their edges and page info), and fields whose resolvers answer at
-// once (node ids, cursors) — is executed by a function compiled once per document and operation from the schema's own
-// field definitions: each root field's resolver (with everything Pothos wraps it in: argument validation, scope
-// checks, the data loaders) is called once, and the answer below it is built by one function per selection set, an
-// object literal of a fixed shape, without graphql-jit's per-field machinery.
+// covered — plain fields of shaped types (src/graphql/schema/plain-fields.ts), properties (connections, their edges
+// and page info), fields whose resolvers answer at once (node ids, cursors) or through a data loader — is executed by
+// a function compiled once per document and operation from the schema's own field definitions: each root field's
+// resolver (with everything Pothos wraps it in: argument validation, scope checks, the data loaders) is called once,
+// and the answer below it is built by one function per selection set, an object literal of a fixed shape, without
+// graphql-jit's per-field machinery. Objects are not shaped for a plan's request: each plain field the document
+// selects is computed of the object as made, by that field's own resolver, and no other.
 //
 // What the plan does not cover is declined when it is compiled (directives, abstract types, fields with arguments
-// below the root, introspection); what it cannot answer is met while it runs and handed to
-// the executor it replaces, which answers as before: an error anywhere (a bad argument, a refused scope, a null in a
-// non-null field, a value its scalar refuses), and a resolver below the root that answered with a promise (the plan
-// is then dropped for that document, so that the promise's work is not done twice again).
+// below the root, introspection); what it cannot answer is met while it runs and handed to the executor it replaces,
+// which answers from the start as before: an error anywhere (a bad argument, a refused scope, a null in a non-null
+// field, a value its scalar refuses), and a promise where the schema promises a value (the plan is then dropped for
+// that document, so that the promise's work is not done twice again).
 import {
   defaultFieldResolver,
   type DocumentNode,
@@ -45,6 +46,7 @@ import {
 } from 'graphql';
 import type { Path } from 'graphql/jsutils/Path.js';
 import { timedWork } from '../../core/request-context.js';
+import { leaveUnshaped, plainReaderOf } from '../schema/plain-fields.js';
 
 /** Thrown inside a plan when it cannot answer the request: the executor it replaces answers instead. */
 class Declined extends Error {
@@ -203,6 +205,8 @@ export function compilePlan(
       }
       const run: Run = { variableValues, rootValue: args.rootValue, pending: [] };
       const context = args.contextValue;
+      // Nothing is shaped for this request: the plan reads the plain fields it selects of each object as made.
+      leaveUnshaped(context, true);
       try {
         // Timed as the request's own work (the work budget), as graphql-jit's compiled query is.
         const values = timedWork(() =>
@@ -245,6 +249,9 @@ export function compilePlan(
         return { data };
       } catch (error) {
         return error instanceof Declined ? error : new Declined();
+      } finally {
+        // Before graphql-jit answers a request the plan declined: it reads shaped objects.
+        leaveUnshaped(context, false);
       }
     },
   };
@@ -438,10 +445,20 @@ function builderOf(
     if ('reason' in completion) return completion;
     const complete = completion.complete;
     const resolve = field.resolve;
-    if (!resolve || resolve === defaultFieldResolver) {
+    // A plain field of a shaped type: made of the unshaped object by its own resolver (only the ones selected).
+    const plain = plainReaderOf(field);
+    const childPath = !isLeafType(getNamedType(field.type));
+    if (plain) {
+      reads.push(
+        childPath
+          ? (source, context, run, path) =>
+              complete(plain(source as object, context as object), context, run, step(path, key, type.name))
+          : (source, context, run, path) => complete(plain(source as object, context as object), context, run, path),
+      );
+    } else if (!resolve || resolve === defaultFieldResolver) {
       // Read as graphql-js's default resolver reads it (a method is for the executor, which calls it).
       // A leaf's path is never read (an error anywhere is the executor's to answer): none is made for it.
-      if (isLeafType(getNamedType(field.type))) {
+      if (!childPath) {
         reads.push((source, context, run, path) => {
           const value = (source as Record<string, unknown>)[name];
           if (typeof value === 'function') throw new Declined(true);
