@@ -19,6 +19,9 @@
 //   returns; a field whose type is an interface or a union shapes each object branded as a shaped type (Pothos brands
 //   what `node`/`nodes` load, which is how it resolves their type).
 //
+// - Not shaped for a compiled plan's request (src/graphql/server/compiled-plan.ts): the plan computes each plain field
+//   it selects of the object as made, through `plainReaderOf` (the same resolver), and no other.
+//
 // `toSchema({ plainFields: false })` builds the same schema with every resolver in place: the reference that shadow
 // mode (GRAPHQL_PREPARED_LANE=shadow, the whole test suite) executes each lane answer against (src/http/lane-shadow.ts),
 // so that a shaped answer differing by one byte from the resolvers' fails the test that sent it.
