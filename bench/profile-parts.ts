@@ -53,6 +53,8 @@ const PARTS: Array<[string, (frame: CallFrame) => boolean]> = [
   ['graphql-js', (f) => inPackage(f, 'graphql')],
   ['Pothos', (f) => inPackage(f, '@pothos')],
   ['resolvers and shaping (schema, domain)', (f) => ours(f, 'graphql/schema', 'domain/')],
+  // The compiled plans' own functions (and the object builders they generate, which have no file of their own).
+  ['compiled plans', (f) => ours(f, 'graphql/server/compiled-plan')],
   ['JSON.parse (bodies, JSON columns)', (f) => f.functionName === 'parse' && f.url === ''],
   [
     'logging (pino)',
