@@ -138,6 +138,21 @@ describe('compiled plans', () => {
     expect(delta(before)).toEqual({ served: 1, declined: 0 });
   });
 
+  it('runs the operation named in a document of several, each on its own plan', async () => {
+    const t = await start();
+    const { token, email } = await t.account();
+    await seed(t, token, 1);
+    const query = 'query A { campaigns(first: 5) { edges { node { campId } } } } query B { viewer { email } }';
+    const before = { ...planStats };
+    for (let round = 0; round < 2; round++) {
+      const a = await t.request('POST', '/graphql', { body: { query, operationName: 'A' }, token });
+      expect(a.body.data).toEqual({ campaigns: { edges: [{ node: { campId: 'plan-0' } }] } });
+      const b = await t.request('POST', '/graphql', { body: { query, operationName: 'B' }, token });
+      expect(b.body.data).toEqual({ viewer: { email } });
+    }
+    expect(delta(before)).toEqual({ served: 4, declined: 0 });
+  });
+
   it('keeps each account to its own campaigns', async () => {
     const t = await start();
     const a = await t.account();
