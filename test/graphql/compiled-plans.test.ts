@@ -4,26 +4,17 @@
 // answered again by yoga on the reference schema (every resolver in place, no plan) and must match byte for byte. Here
 // the documents the plan covers and declines are sent through both doors, and the plan must have answered the ones
 // it covers.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import SchemaBuilder from '@pothos/core';
 import { execute, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString, parse } from 'graphql';
 import { compilePlan, PlanDeclined } from '../../src/graphql/server/compiled-plan.js';
 import { planStats } from '../../src/graphql/server/compiled-plans.js';
 import { PLAIN_FIELDS } from '../../src/graphql/schema/plain-fields.js';
 import { schema, internalSchema } from '../../src/graphql/schema/schema.js';
-import { startApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
+import { appsClosedAfterEach } from '../helpers/started-apps.js';
 
-let apps: TestApp[] = [];
-afterEach(async () => {
-  await Promise.all(apps.map((t) => t.close()));
-  apps = [];
-});
-
-async function start(env: Record<string, string> = {}): Promise<TestApp> {
-  const t = await startApp(env, [], { worker: false });
-  apps.push(t);
-  return t;
-}
+const start = appsClosedAfterEach();
 
 const campaignInput = (campId: string, extra = '') => `{ campId: "${campId}", title: "Plan ${campId}",
   voiceId: "en-US-aria", language: "en-US", script: "Hello", purpose: "Test", knowledgeBase: "kb", calendar: "cal-1",

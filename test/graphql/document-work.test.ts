@@ -2,7 +2,7 @@
 // limit are refused at once with a clear error, documents within the limits still run, and @stream keeps its merging
 // check. The time each worst case costs is measured by `npm run bench:documents`, not here.
 import { GraphQLError, OverlappingFieldsCanBeMergedRule, parse, type ValidationRule } from 'graphql';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXPENSIVE_DOCUMENTS } from '../../bench/expensive-documents.js';
 import {
   documentWorkLimits,
@@ -13,19 +13,9 @@ import {
   MAX_SPREADS_PER_SELECTION,
   mergingProblem,
 } from '../../src/graphql/server/document-work.js';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { appsClosedAfterEach } from '../helpers/started-apps.js';
 
-let apps: TestApp[] = [];
-afterEach(async () => {
-  await Promise.all(apps.map((t) => t.close()));
-  apps = [];
-});
-
-async function start() {
-  const t = await startApp({}, [], { worker: false });
-  apps.push(t);
-  return t;
-}
+const start = appsClosedAfterEach();
 
 const times = (n: number, unit: (i: number) => string) => Array.from({ length: n }, (_, i) => unit(i)).join(' ');
 

@@ -2,22 +2,13 @@
 // validated once is answered again without yoga's HTTP pipeline, with the same status, headers and body bytes.
 // Every test app of the suite runs in shadow mode (test/helpers/app.ts), where each lane answer is compared with
 // yoga's; here a corpus of the requests that could differ is sent, and the lane must have answered each one it can.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Response } from '../../src/core/fetch-api.js';
 import { compareWithYoga } from '../../src/http/lane-shadow.js';
-import { startApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
+import { appsClosedAfterEach } from '../helpers/started-apps.js';
 
-let apps: TestApp[] = [];
-afterEach(async () => {
-  await Promise.all(apps.map((t) => t.close()));
-  apps = [];
-});
-
-async function start(env: Record<string, string> = {}): Promise<TestApp> {
-  const t = await startApp(env, [], { worker: false });
-  apps.push(t);
-  return t;
-}
+const start = appsClosedAfterEach();
 
 const LIST = 'query List($first: Int = 5) { campaigns(first: $first) { edges { node { id campId title status } } } }';
 const CREATE = `mutation { campaignCreate(input: { campId: "lane-1", title: "Lane", voiceId: "en-US-aria",
