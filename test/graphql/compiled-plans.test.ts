@@ -291,6 +291,9 @@ describe('what a plan covers (compiled from the schema)', () => {
     expect(reason('query ($x: Boolean!) { campaigns { edges { node { campId @include(if: $x) } } } }')).toBe(
       'directives',
     );
+    // What graphql-jit does not run either: a @live query, @defer and @stream (answered in more than one piece).
+    expect(reason('query @live { campaigns { edges { node { campId } } } }')).toBe('directives');
+    expect(reason('{ campaigns { edges { ... @defer { node { campId } } } } }')).toBe('directives');
     expect(reason('{ __schema { queryType { name } } }')).toBe('introspection');
     expect(reason('{ campaigns { edges { node { campId callLogs(first: 1) { edges { cursor } } } } } }')).toBe(
       'arguments below the root',

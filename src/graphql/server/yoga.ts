@@ -417,15 +417,14 @@ export function createGraphQLServer(
             }
           : {}),
       }),
-      // After graphql-jit's: a whole query whose document a compiled plan covers runs on the plan instead
-      // (src/graphql/server/compiled-plans.ts), graphql-jit's compiled query answering what the plan declines. Never a
-      // shadow copy: that one is the reference the plan's answers are compared with (src/http/lane-shadow.ts).
+      // After graphql-jit's: a query whose document a compiled plan covers runs on the plan instead
+      // (src/graphql/server/compiled-plans.ts; a plan covers no @defer, @stream or @live: no directive at all),
+      // graphql-jit's compiled query answering what the plan declines. Never a shadow copy: that one is the reference
+      // the plan's answers are compared with (src/http/lane-shadow.ts).
       ...(services.config.GRAPHQL_COMPILED_PLANS
         ? [
             compiledPlans({
-              enableIf: (args) =>
-                isWholeQuery(args.document, args.operationName) &&
-                !isShadowCopy((args.contextValue as { request?: Request } | undefined)?.request),
+              enableIf: (args) => !isShadowCopy((args.contextValue as { request?: Request } | undefined)?.request),
             }),
           ]
         : []),
