@@ -44,13 +44,9 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
-import { isThenable } from '@pothos/core';
 import type { Path } from 'graphql/jsutils/Path.js';
 import { timedWork } from '../../core/request-context.js';
 import { leaveUnshaped, plainReaderOf } from '../schema/plain-fields.js';
-
-/** The arguments of a field below the root (a plan covers none). */
-const NO_ARGUMENTS = Object.freeze({});
 
 /** Thrown inside a plan when it cannot answer the request: the executor it replaces answers instead. */
 class Declined extends Error {
@@ -109,6 +105,9 @@ export { Declined as PlanDeclined };
 
 /** Why a document has no plan (a test and docs/graphql.md list them). */
 export type NoPlan = { reason: string };
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  value !== null && (typeof value === 'object' || typeof value === 'function') && 'then' in value;
 
 /** The serialiser of a leaf type, with the built-in scalars' common case inline. */
 function leafOf(type: GraphQLLeafType): (value: unknown) => unknown {
@@ -446,28 +445,37 @@ function builderOf(
     if ('reason' in completion) return completion;
     const complete = completion.complete;
     const resolve = field.resolve;
-    const childPath = !isLeafType(getNamedType(field.type));
     // A plain field of a shaped type: made of the unshaped object by its own resolver (only the ones selected).
-    // Otherwise, without a resolver: read as graphql-js's default resolver reads it (a method is for the executor).
     const plain = plainReaderOf(field);
-    if (plain || !resolve || resolve === defaultFieldResolver) {
-      const get = plain
-        ? (source: unknown, context: unknown) => plain(source as object, context as object)
-        : (source: unknown) => {
-            const value = (source as Record<string, unknown>)[name];
-            if (typeof value === 'function') throw new Declined(true);
-            return value;
-          };
-      // A leaf's path is never read (an error anywhere is the executor's to answer): none is made for it.
+    const childPath = !isLeafType(getNamedType(field.type));
+    if (plain) {
       reads.push(
         childPath
-          ? (source, context, run, path) => complete(get(source, context), context, run, step(path, key, type.name))
-          : (source, context, run, path) => complete(get(source, context), context, run, path),
+          ? (source, context, run, path) =>
+              complete(plain(source as object, context as object), context, run, step(path, key, type.name))
+          : (source, context, run, path) => complete(plain(source as object, context as object), context, run, path),
       );
+    } else if (!resolve || resolve === defaultFieldResolver) {
+      // Read as graphql-js's default resolver reads it (a method is for the executor, which calls it).
+      // A leaf's path is never read (an error anywhere is the executor's to answer): none is made for it.
+      if (!childPath) {
+        reads.push((source, context, run, path) => {
+          const value = (source as Record<string, unknown>)[name];
+          if (typeof value === 'function') throw new Declined(true);
+          return complete(value, context, run, path);
+        });
+      } else {
+        reads.push((source, context, run, path) => {
+          const value = (source as Record<string, unknown>)[name];
+          if (typeof value === 'function') throw new Declined(true);
+          return complete(value, context, run, step(path, key, type.name));
+        });
+      }
     } else {
+      const noArguments = Object.freeze({});
       reads.push((source, context, run, path) => {
         const here = step(path, key, type.name);
-        const value = resolve(source, NO_ARGUMENTS, context, resolveInfo(compilation, field, nodes, type, here, run));
+        const value = resolve(source, noArguments, context, resolveInfo(compilation, field, nodes, type, here, run));
         // A resolver that answers later (a data loader's): completed once settled, its place in the object kept.
         if (isThenable(value)) {
           run.pending.push({ promise: value, complete, path: here, key, holder: undefined });

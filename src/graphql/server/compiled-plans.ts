@@ -11,13 +11,16 @@ import { withSerialisation } from './compiled-queries.js';
 import { type CompiledPlan, compilePlan, PlanDeclined } from './compiled-plan.js';
 
 export interface PlanStats {
-  /** Requests a plan answered, and requests it handed to the executor it replaces (since the process started). */
+  /** Operations compiled to a plan, and operations a plan does not cover (since the process started). */
+  compiled: number;
+  uncovered: number;
+  /** Requests a plan answered, and requests it handed to the executor it replaces. */
   served: number;
   declined: number;
 }
 
 /** Counted over every server of the process (tests and /metrics read them). */
-export const planStats: PlanStats = { served: 0, declined: 0 };
+export const planStats: PlanStats = { compiled: 0, uncovered: 0, served: 0, declined: 0 };
 
 interface Kept {
   schema: GraphQLSchema;
@@ -38,6 +41,8 @@ export function compiledPlans(options: { enableIf: (args: ExecutionArgs) => bool
       // Compiling is the first request's own work (bounded by the document's size, itself bounded).
       const plan = timedWork(() => compilePlan(args.schema, args.document, args.operationName));
       kept = { schema: args.schema, plan: 'run' in plan ? plan : null };
+      if (kept.plan) planStats.compiled += 1;
+      else planStats.uncovered += 1;
       byName.set(name, kept);
     }
     return kept;
