@@ -190,6 +190,11 @@ function processStats(pid: number): { cpuMicros: number; peakMb: number } {
   return { cpuMicros: cpuMicros(pid), peakMb: Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024 };
 }
 
+/** A process's resident memory now, in MB, from /proc. */
+function residentMb(pid: number): number {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+}
+
 /** CPU µs of every PostgreSQL server process, by pid (the backends serving our connections among them). */
 function postgresCpu(): Map<number, number> {
   if (!POSTGRES) return new Map();
@@ -213,6 +218,8 @@ interface Result {
   p99: number;
   cpuMicros: number;
   peakMb: number;
+  /** The server's RSS in MB after it started, before the load (its first request, an APQ priming, aside). */
+  startMb: number;
   bytes: number;
   failures: number;
   /** KB the server's JS heap allocated per request, and µs of GC per request (V8's GC profiler). */
@@ -236,6 +243,7 @@ async function gcProfile(pid: number, log: string): Promise<ReturnType<typeof gc
 }
 
 async function measure(name: string, pid: number, log: string, options: autocannon.Options): Promise<Result> {
+  const startMb = residentMb(pid);
   const latencies: number[] = [];
   let bytes = 0;
   let failures = 0;
@@ -274,6 +282,7 @@ async function measure(name: string, pid: number, log: string, options: autocann
     cpuMicros: latencies.length > 0 ? (stats.cpuMicros - cpuAtStart) / latencies.length : 0,
     postgresMicros: latencies.length > 0 ? postgres / latencies.length : 0,
     peakMb: stats.peakMb,
+    startMb,
     bytes: latencies.length > 0 ? bytes / latencies.length : 0,
     failures,
     // The responses counted after the warm-up; the profile covers them and the few in flight at either end.
@@ -327,6 +336,7 @@ function medianOf(rounds: Result[][]): Result[] {
       allocatedKb: mid('allocatedKb'),
       gcMicros: mid('gcMicros'),
       peakMb: Math.max(...all.map((result) => result.peakMb)),
+      startMb: median(all.map((result) => result.startMb)),
       failures: all.reduce((sum, result) => sum + result.failures, 0),
     };
   });
@@ -569,15 +579,15 @@ async function main(): Promise<void> {
     );
     const pgColumn = POSTGRES ? ' PostgreSQL CPU µs/request |' : '';
     console.log(
-      `| target | requests/s | vs raw | p50 ms | p99 ms | CPU µs/request | CPU vs raw |${pgColumn} KB allocated/request | GC µs/request (of CPU) | peak RSS MB | bytes/response | non-2xx |`,
+      `| target | requests/s | vs raw | p50 ms | p99 ms | CPU µs/request | CPU vs raw |${pgColumn} KB allocated/request | GC µs/request (of CPU) | RSS at start MB | peak RSS MB | bytes/response | non-2xx |`,
     );
-    console.log(`|---|---|---|---|---|---|---|${POSTGRES ? '---|' : ''}---|---|---|---|---|`);
+    console.log(`|---|---|---|---|---|---|---|${POSTGRES ? '---|' : ''}---|---|---|---|---|---|`);
     for (const r of results) {
       console.log(
         `| ${r.name} | ${r.rps.toFixed(0)} | ${((100 * r.rps) / base).toFixed(0)} % | ${r.p50.toFixed(1)} | ` +
           `${r.p99.toFixed(1)} | ${r.cpuMicros.toFixed(0)} | ${((100 * baseCpu) / (r.cpuMicros || 1)).toFixed(0)} % | ${POSTGRES ? `${r.postgresMicros.toFixed(0)} | ` : ''}` +
           `${r.allocatedKb.toFixed(0)} | ${r.gcMicros.toFixed(0)} (${((100 * r.gcMicros) / (r.cpuMicros || 1)).toFixed(0)} %) | ` +
-          `${r.peakMb.toFixed(0)} | ${r.bytes.toFixed(0)} | ${r.failures} |`,
+          `${r.startMb.toFixed(0)} | ${r.peakMb.toFixed(0)} | ${r.bytes.toFixed(0)} | ${r.failures} |`,
       );
     }
     if (process.env.BENCH_STRICT === '1' && results.some((r) => r.failures > 0 || r.rps === 0)) {
