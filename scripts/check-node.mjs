@@ -20,7 +20,7 @@ export function nodeVersionProblem(version, minimum) {
   if (match && (major > minimum.major || (major === minimum.major && minor >= minimum.minor))) return null;
   return (
     `Node.js ${minimum.major}.${minimum.minor} or newer (22 or 24 LTS) is needed; this is ${version}. ` +
-    'Install a supported version (see the README).'
+    "Run `source scripts/pinned-node.sh` in this shell (it brings the project's Node 24 from the npm registry), then the command again."
   );
 }
 

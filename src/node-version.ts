@@ -6,6 +6,10 @@ export const MINIMUM_NODE = { major: 22, minor: 15 } as const;
 
 const SUPPORTED = `Node.js ${MINIMUM_NODE.major}.${MINIMUM_NODE.minor} or newer (22 or 24 LTS)`;
 
+/** The one step to a supported Node from a clone (scripts/pinned-node.sh; the same sentence as scripts/check-node.mjs). */
+const SWITCH =
+  "Run `source scripts/pinned-node.sh` in this shell (it brings the project's Node 24 from the npm registry), then the command again.";
+
 /** Why this Node.js cannot run the gateway, or null when it can. */
 export function nodeVersionProblem(version: string): string | null {
   const match = /^v?(\d+)\.(\d+)\./.exec(version);
@@ -14,7 +18,7 @@ export function nodeVersionProblem(version: string): string | null {
   if (match && (major > MINIMUM_NODE.major || (major === MINIMUM_NODE.major && minor >= MINIMUM_NODE.minor))) {
     return null;
   }
-  return `${SUPPORTED} is needed; this is ${version}. Install a supported version (see the README).`;
+  return `${SUPPORTED} is needed; this is ${version}. ${SWITCH}`;
 }
 
 const problem = nodeVersionProblem(process.version);

@@ -1,9 +1,9 @@
-// `npm start` builds dist/ only when something the build reads changed since the last build (scripts/build-if-stale.ts).
+// `npm start` builds dist/ only when something the build reads changed since the last build (scripts/build-if-stale.mjs).
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { isStale, STAMP } from '../../scripts/build-if-stale.js';
+import { isStale, STAMP } from '../../scripts/build-if-stale.mjs';
 
 const at = (seconds: number) => new Date(1_700_000_000_000 + seconds * 1000);
 
