@@ -179,6 +179,10 @@ describe('browser: the live dashboard example', () => {
       await expect.poll(() => page.getByTestId('campaigns').locator('tbody tr').count()).toBe(4);
       expect(await row.getByTestId('title').innerText()).toBe(before.title);
       expect(await row.getByTestId('status').innerText()).toBe('active');
+      // The status is drawn in its own colour (index.html's .status-ACTIVE, .status-PAUSED).
+      const colourOf = (locator: Locator) => locator.evaluate((element) => getComputedStyle(element).color);
+      expect(await row.getByTestId('status').getAttribute('class')).toBe('status status-ACTIVE');
+      expect(await colourOf(row.getByTestId('status'))).toBe('rgb(19, 115, 51)');
       expect(await row.getByTestId('calls').innerText()).toBe(String(before.totalNumCall));
       const spentBefore = await row.getByTestId('spent').innerText();
       expect(spentBefore).toBe(before.totalSpent.toFixed(2));
@@ -211,6 +215,9 @@ describe('browser: the live dashboard example', () => {
       const statusWritten = performance.now();
       expect(await json(paused)).toEqual({ data: { campaignPause: { campaign: { status: 'PAUSED' } } } });
       const statusTook = await shownWithin(row.getByTestId('status'), 'paused', statusWritten);
+      // The colour follows the status: a paused campaign is not drawn in the active green.
+      expect(await row.getByTestId('status').getAttribute('class')).toBe('status status-PAUSED');
+      expect(await colourOf(row.getByTestId('status'))).toBe('rgb(176, 96, 0)');
 
       // (b) The provider reports a completed call of the campaign: a signed call-status callback.
       const callback = `${api}/api/v3/telephony_webhook/${encodeURIComponent(demoApiKey)}/${CAMP}`;

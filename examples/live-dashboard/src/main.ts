@@ -34,8 +34,9 @@ function cell(row: HTMLTableRowElement, testId: string, text: string, className 
   if (!td) {
     td = row.insertCell();
     td.dataset.testid = testId;
-    td.className = className;
   }
+  // The class follows the value as the text does (a paused campaign's status is not drawn in the active colour).
+  if (td.className !== className) td.className = className;
   if (td.textContent !== text) td.textContent = text;
 }
 
