@@ -3,7 +3,7 @@
 // every later operation from this tab carries `Authorization: Bearer <accessToken>`, unless the Headers tab sets an
 // Authorization header of its own.
 
-/** What GraphiQL shows on first open; the comment lines fit the editor's width. */
+/** What GraphiQL shows on first open; every line fits the editor's width (the demo's password is visible). */
 export const GRAPHIQL_DEFAULT_QUERY = `# Welcome to the campaign gateway.
 #
 # 1. Run "Login" (the run button, then pick it).
@@ -14,7 +14,10 @@ export const GRAPHIQL_DEFAULT_QUERY = `# Welcome to the campaign gateway.
 #    and its result follows every change.
 
 mutation Login {
-  accountLogin(input: {email: "demo@example.com", password: "demo-password"}) {
+  accountLogin(input: {
+    email: "demo@example.com"
+    password: "demo-password"
+  }) {
     accessToken
     expiresIn
   }
