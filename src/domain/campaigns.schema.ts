@@ -17,6 +17,7 @@ import {
 import { analysisSchemaProblem } from './analysis-schema.js';
 import { isCatalogueVoice } from './voices.js';
 import type { CampaignModelColumns } from '../db/types.js';
+import type { ColumnsAgreement } from './columns-agree.js';
 
 export const CAMP_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const campIdField = z.string().regex(CAMP_ID_PATTERN);
@@ -236,10 +237,10 @@ export type CampaignColumns = { [K in CampaignFieldName as Fields[K]['column']]:
 
 /**
  * The declarations and the database's column list (src/db/types.ts) agree, column for column and type for type: a field
- * declared here without its column there (or the reverse, or with another kind) does not compile.
+ * declared here without its column there (or the reverse, or with another kind) does not compile, and the error names
+ * the column.
  */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const columnsAgree: Same<CampaignColumns, CampaignModelColumns> = true;
+const columnsAgree: ColumnsAgreement<CampaignColumns, CampaignModelColumns> = 'the columns agree';
 void columnsAgree;
 
 /** A whole campaign as a client sends it: the required fields, and the optional ones that may be omitted. */
