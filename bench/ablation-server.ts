@@ -1,4 +1,4 @@
-// `npm run bench`'s ablation targets (bench/README.md, "The floor and the ablation"): our gateway (src/main.ts) with
+// `npm run bench`'s ablation targets (bench/archive.md, "The floor and the ablation"): our gateway (src/main.ts) with
 // the per-request steps named in ABLATE (comma-separated names of src/core/ablation.ts) taken out.
 import { ABLATABLE_STEPS, type AblatableStep, ablated } from '../src/core/ablation.js';
 

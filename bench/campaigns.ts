@@ -8,7 +8,7 @@
 // With DATABASE_URL=postgres://… it runs on a fresh PostgreSQL database made (and dropped) there, against a raw
 // baseline of prepared `pg` statements, and also reports PostgreSQL's own CPU µs per request.
 // BENCH_COUNT=1 counts instead of timing (bench/callgrind.ts): instructions and cache misses per request under
-// callgrind, for the raw baseline, the floor, mercurius and our two doors (bench/README.md, "Counted (callgrind)").
+// callgrind, for the raw baseline, the floor, mercurius and our two doors (bench/archive.md, "Counted (callgrind)").
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';

@@ -117,7 +117,7 @@ interface Scenario {
 /**
  * Cases a short run (the CI smoke run, `npm run bench:smoke`) reports but does not judge (ratio, own judgements, 5xx,
  * problems). Empty since 2026-12-02 ~07:10: every case passed two smoke runs and the full run (SQLite) once the work
- * budget charged a request what it did alone (bench/README.md "The hostile catalogue"), so CI fails on a regression
+ * budget charged a request what it did alone (bench/archive.md "The hostile catalogue"), so CI fails on a regression
  * of any. A case goes back here only with the reason written beside it; take it out once it passes the smoke command
  * twice and a full run.
  */

@@ -53,7 +53,7 @@ export interface App {
    */
   fetch(request: Request, client?: { address?: string; target?: string }): Promise<Response>;
   yoga: Yoga;
-  /** The prepared lane, when it is on (its stats: tests and docs/graphql.md). */
+  /** The prepared lane, when it is on (its stats: tests and docs/graphql-internals.md). */
   lane: PreparedLane | null;
   /** GraphQL over WebSocket (graphql-transport-ws) on /graphql: the HTTP server hands it upgrade requests. */
   websockets: WebSocketDoor;

@@ -1,7 +1,7 @@
 // The README and docs/ are executable documentation: their GraphQL examples and their curl examples run, in order,
 // against a fresh server, as a reader would paste them, with GATEWAY set as `npm start` prints it (the server
-// listens on a free port); each curl answer must be a success (curl --fail-with-body), and a streaming curl (-N) is
-// cut after 2 s. The GraphQL examples run the way the README says to run them from a shell: sign-up and login by
+// listens on a free port); each curl answer must be a success (curl --fail-with-body), and a streaming curl (-N, as
+// in -sN) is cut after 2 s. The GraphQL examples run the way the README says to run them from a shell: sign-up and login by
 // curl, the others by its `gql` function. The pages run in the order of PAGES, each going on in the same shell.
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -45,13 +45,20 @@ it('every page of the documentation with curl examples is run, in a known order'
   for (const page of PAGES) expect(blocksOf(page).some(runsCurl), `${page} has no curl example`).toBe(true);
   // Every example says where the gateway is by $GATEWAY, so that a reader's PORT needs no editing.
   for (const block of blocks.filter(runsCurl)) expect(block.code, block.page).not.toMatch(/127\.0\.0\.1:4000/);
+  // A stream is read silently (-sN): without -s curl prints its progress meter into the stream.
+  for (const block of blocks.filter(runsCurl)) {
+    for (const line of block.code.split('\n').filter((line) => /\bcurl\b.*\s-[A-Za-z]*N\b/.test(line))) {
+      expect(line, block.page).toMatch(/\bcurl -sN\b/);
+    }
+  }
 });
 
-/** The README's curl prelude: a failed HTTP answer fails the script; a stream (-N) is cut after 2 s, not a failure. */
+/** The README's curl prelude: a failed HTTP answer fails the script; a stream (-N, -sN) is cut after 2 s, not a failure. */
 const PRELUDE = [
   'set -euo pipefail',
   'curl() {',
-  '  if [[ " $* " == *" -N "* ]]; then command curl --max-time 2 --fail-with-body "$@" || [ $? -eq 28 ]; return; fi',
+  "  local stream=' -[A-Za-z]*N[A-Za-z]* '",
+  '  if [[ " $* " =~ $stream ]]; then command curl --max-time 2 --fail-with-body "$@" || [ $? -eq 28 ]; return; fi',
   '  command curl --fail-with-body "$@"',
   '}',
 ].join('\n');
@@ -155,6 +162,12 @@ it('the curl examples run in order in one shell, every answer a success', async 
   expect(stdout).toContain('{"data":{"viewer":{"email":"ana@example.com"}}}');
   expect(stdout).toContain('"attached":true');
   expect(stdout).toMatch(/TOKEN=ey\S+ WEBHOOK_ID=wh_\S+/);
+  // The README's second shell creates a campaign; graphql-api.md's first block makes its own account and campaign,
+  // which live-queries.md's second shell pauses and webhooks.md's resumes.
+  expect(stdout).toContain('{"data":{"campaignCreate":{"campaign":{"campId":"summer-outreach","status":"ACTIVE"}}}}');
+  expect(stdout).toContain('{"data":{"campaign":{"title":"Spring outreach","status":"ACTIVE"}}}');
+  expect(stdout).toContain('{"data":{"campaignPause":{"campaign":{"campId":"spring-outreach","status":"PAUSED"}}}}');
+  expect(stdout).toContain('{"data":{"campaignResume":{"campaign":{"campId":"spring-outreach","status":"ACTIVE"}}}}');
   expect(stdout).toContain('"campaignId":"spring-outreach"');
   // The call-status callback signed by hand with openssl (docs/rest-api.md) was taken, and its call log is listed.
   expect(stdout).toContain('{"received":true}');
@@ -168,6 +181,37 @@ it('the curl examples run in order in one shell, every answer a success', async 
     /"resultType":"complete","_meta":\{"io\.modelcontextprotocol\/serverInfo":\{"name":"campaign-gateway","version":"[^"]+"\}\}\},"jsonrpc":"2\.0","id":6\}/,
   );
 }, 90_000);
+
+it("the README's live query moves when the second shell's command runs", async () => {
+  // The block with the @live query, and the next shell block: the command a reader runs from a second shell.
+  const index = readmeBlocks.findIndex((block) => runsCurl(block) && block.code.includes('@live'));
+  expect(index, 'a sh block with a @live query').toBeGreaterThanOrEqual(0);
+  const second = readmeBlocks.slice(index + 1).find(runsCurl);
+  expect(second, 'a sh block after the live query').toBeDefined();
+  expect(second!.code).toMatch(/mutation/);
+  const { token } = await t.account('live-readme@example.com');
+  const script = [
+    `( ${readmeBlocks[index]!.code} ) > "$LIVE_OUT" &`,
+    'sleep 1',
+    second!.code,
+    'wait',
+    'echo; cat "$LIVE_OUT"',
+  ].join('\n');
+  const out = join(import.meta.dirname, `.readme-live-${randomBytes(4).toString('hex')}.txt`);
+  try {
+    const { code, stdout, stderr } = await bash(script, { GATEWAY: base, TOKEN: token, LIVE_OUT: out });
+    expect(code, `${stderr}\n${stdout}`).toBe(0);
+    // No progress meter in the stream, a first result, then one more after the second shell's change.
+    const results = [...stdout.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!) as { data: any });
+    expect(results.length, stdout).toBeGreaterThanOrEqual(2);
+    const campIds = (result: { data: any }) => result.data.campaigns.edges.map((edge: any) => edge.node.campId);
+    expect(campIds(results[0]!)).toEqual([]);
+    expect(campIds(results.at(-1)!)).toContain('summer-outreach');
+    expect(stderr).not.toMatch(/% Total/);
+  } finally {
+    rmSync(out, { force: true });
+  }
+}, 30_000);
 
 it('the JavaScript snippets run on this Node (a subscription over WebSocket receives an event)', async () => {
   const snippets = blocks.filter((block) => block.lang === 'js');

@@ -23,6 +23,46 @@ const files = ['src', 'test', 'bench', 'migrations', 'docs', 'schema', '.ci']
 
 const contents = new Map(files.map((path) => [relative(ROOT, path), readFileSync(path, 'utf8')]));
 
+/**
+ * The sections of the decisions. docs/decisions.md is an index whose table rows start `| [§N](decisions/<file>.md)`;
+ * each such page exists and opens with the heading `# N. …`, and every page under docs/decisions/ is in the index.
+ * Code cites a section as `docs/decisions.md §N`.
+ */
+function decisionSections() {
+  const index = readFileSync(join(ROOT, 'docs/decisions.md'), 'utf8');
+  const pages = new Map<string, string>();
+  const problems: string[] = [];
+  for (const m of index.matchAll(/^\| \[§(\d+)\]\((decisions\/[^)#\s]+\.md)\)/gm)) {
+    const [, number, file] = m as unknown as [string, string, string];
+    const path = join(ROOT, 'docs', file);
+    if (!existsSync(path)) {
+      problems.push(`docs/decisions.md: §${number} maps to docs/${file}, which is missing`);
+      continue;
+    }
+    const heading = /^# (\d+)\. /.exec(readFileSync(path, 'utf8'));
+    if (heading?.[1] !== number) problems.push(`docs/${file}: its heading is not § ${number}`);
+    else pages.set(number, file);
+  }
+  for (const name of readdirSync(join(ROOT, 'docs/decisions'))) {
+    if (![...pages.values()].includes(`decisions/${name}`)) problems.push(`docs/decisions/${name}: not in the index`);
+  }
+  return { pages, problems };
+}
+
+/** The citations `docs/<page>.md` and `docs/decisions.md §N` in these files that lead nowhere. */
+function citationProblems(files: Map<string, string>, sections: Map<string, string>) {
+  const problems: string[] = [];
+  for (const [path, text] of files) {
+    for (const m of text.matchAll(/docs\/([a-z-]+\.md)((?:,? ?§\d+)*)/g)) {
+      if (!existsSync(join(ROOT, 'docs', m[1]!))) problems.push(`${path}: docs/${m[1]} is missing`);
+      for (const section of (m[2] ?? '').match(/\d+/g) ?? []) {
+        if (m[1] === 'decisions.md' && !sections.has(section)) problems.push(`${path}: decisions.md §${section}`);
+      }
+    }
+  }
+  return problems;
+}
+
 describe('the repository stands on its own', () => {
   // Spelled in pieces so that this file does not match itself.
   const OUTSIDE = [['..', 'shared'].join('/'), ['DESIGN', 'md'].join('.'), ['STYLE', 'md'].join('.')];
@@ -41,20 +81,25 @@ describe('the repository stands on its own', () => {
     expect(found).toEqual([]);
   });
 
-  it('every docs/ page a file cites exists, and every cited section of decisions.md is one of its headings', () => {
-    const decisions = readFileSync(join(ROOT, 'docs/decisions.md'), 'utf8');
-    const sections = new Set([...decisions.matchAll(/^## (\d+)\./gm)].map((m) => m[1]));
-    const problems: string[] = [];
-    for (const [path, text] of contents) {
-      for (const m of text.matchAll(/docs\/([a-z-]+\.md)((?:,? ?§\d+)*)/g)) {
-        if (!existsSync(join(ROOT, 'docs', m[1]!))) problems.push(`${path}: docs/${m[1]} is missing`);
-        for (const section of (m[2] ?? '').match(/\d+/g) ?? []) {
-          if (m[1] === 'decisions.md' && !sections.has(section)) problems.push(`${path}: decisions.md §${section}`);
-        }
-      }
-    }
-    expect(problems).toEqual([]);
-    expect(sections.size).toBeGreaterThanOrEqual(8);
+  it('every docs/ page a file cites exists, and every cited section of decisions.md is a page its index maps', () => {
+    const sections = decisionSections();
+    expect([...sections.problems, ...citationProblems(contents, sections.pages)]).toEqual([]);
+    expect(sections.pages.size).toBeGreaterThanOrEqual(8);
+  });
+
+  it('a citation of a section the index does not map, or of a docs page that is missing, is a problem', () => {
+    const { pages } = decisionSections();
+    // Spelled in pieces so that this file does not cite them itself.
+    const [decisions, nowhere] = [['docs', 'decisions.md'].join('/'), ['docs', 'nowhere.md'].join('/')];
+    const cited = new Map([
+      ['src/a.ts', `// ${decisions} §14, §99; ${nowhere}`],
+      ['src/b.ts', `// the design (${decisions} §13)`],
+    ]);
+    expect(citationProblems(cited, pages)).toEqual([
+      'src/a.ts: decisions.md §99',
+      `src/a.ts: ${nowhere} is missing`,
+      'src/b.ts: decisions.md §13',
+    ]);
   });
 
   it('every relative link in the README and docs/ leads to a file in the repository', () => {
@@ -94,10 +139,10 @@ function anchorsOf(text: string): Set<string> {
 }
 
 describe('links within the documentation', () => {
-  it('every #anchor in the README, bench/README.md and docs/ names a heading of the page it points to', () => {
+  it('every #anchor in the README, bench/ and docs/ names a heading of the page it points to', () => {
     const problems: string[] = [];
     for (const [path, text] of contents) {
-      if (!path.endsWith('.md') || !(path === 'README.md' || path.startsWith('docs/') || path === 'bench/README.md'))
+      if (!path.endsWith('.md') || !(path === 'README.md' || path.startsWith('docs/') || path.startsWith('bench/')))
         continue;
       const prose = text.replace(/```[\s\S]*?```/g, '');
       for (const m of prose.matchAll(/\]\(([^)#\s]*)#([^)\s]+)\)/g)) {
@@ -110,16 +155,25 @@ describe('links within the documentation', () => {
     expect(problems).toEqual([]);
   });
 
-  it('only decisions.md numbers its sections (code cites them), in order; other pages name theirs', () => {
+  it('only the decisions pages number their headings (code cites them), in order; other pages name theirs', () => {
     const problems: string[] = [];
+    const decisionPages = (path: string) => path === 'docs/decisions.md' || path.startsWith('docs/decisions/');
     for (const [path, text] of contents) {
       if (!path.endsWith('.md') || path.startsWith('test/')) continue;
       const numbers = [...text.replace(/```[\s\S]*?```/g, '').matchAll(/^#{1,6} (\d+)\./gm)].map((m) => Number(m[1]));
-      if (numbers.length > 0 && path !== 'docs/decisions.md') problems.push(`${path}: numbered heading §${numbers[0]}`);
+      if (numbers.length > 0 && !decisionPages(path)) problems.push(`${path}: numbered heading §${numbers[0]}`);
       numbers.forEach((n, i) => {
         if (i > 0 && n <= (numbers[i - 1] ?? 0)) problems.push(`${path}: §${n} after §${numbers[i - 1]}`);
       });
     }
+    // The index lists the sections in order.
+    const indexed = [
+      ...readFileSync(join(ROOT, 'docs/decisions.md'), 'utf8').matchAll(/^\| \[§(\d+)\]\(decisions\//gm),
+    ].map((m) => Number(m[1]));
+    indexed.forEach((n, i) => {
+      if (i > 0 && n <= (indexed[i - 1] ?? 0))
+        problems.push(`docs/decisions.md: §${n} listed after §${indexed[i - 1]}`);
+    });
     expect(problems).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-// Per-request steps a benchmark may take out, one at a time, to measure what each costs (bench/README.md, "The floor
+// Per-request steps a benchmark may take out, one at a time, to measure what each costs (bench/archive.md, "The floor
 // and the ablation"). Only bench/ablation-server.ts fills this set, before the app starts; in the gateway it is always
 // empty, and every check is one Set lookup.
 export const ABLATABLE_STEPS = [

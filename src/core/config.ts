@@ -145,13 +145,13 @@ const envSchema = z
     RESPONSE_CACHE_MAX_MB: z.coerce.number().int().min(1).max(4096).default(64),
     RESPONSE_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
     /**
-     * The prepared lane (docs/graphql.md "Prepared lane"): a query document yoga has parsed and validated once is
+     * The prepared lane (docs/graphql-internals.md "Prepared lane"): a query document yoga has parsed and validated once is
      * answered again without yoga's HTTP pipeline. `shadow` (tests) answers on the lane and through yoga, and fails on
      * any difference.
      */
     GRAPHQL_PREPARED_LANE: z.enum(['on', 'off', 'shadow']).default('on'),
     /**
-     * Compiled plans (docs/graphql.md "Compiled plans"): a query whose selection below its root fields is plain runs on
+     * Compiled plans (docs/graphql-internals.md "Compiled plans"): a query whose selection below its root fields is plain runs on
      * a plan compiled from the schema instead of graphql-jit's compiled query, with the same answer.
      */
     GRAPHQL_COMPILED_PLANS: booleanFlag.default(true),

@@ -104,7 +104,7 @@ export function tracingWanted(env: NodeJS.ProcessEnv): boolean {
  * Starts exporting traces when the environment asks for them (null otherwise). The exporter reads its endpoint,
  * headers and timeout from OTEL_EXPORTER_OTLP_*; OTEL_SERVICE_NAME names the service (campaign-gateway by default);
  * OTEL_TRACES_SAMPLER and OTEL_BSP_* are read by the SDK. The SDK and the exporter are loaded only then: with
- * tracing off (the default) they would hold ~6 MB of heap and ~20 MB of memory for nothing (bench/README.md, "Memory").
+ * tracing off (the default) they would hold ~6 MB of heap and ~20 MB of memory for nothing (bench/archive.md, "Memory").
  */
 export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promise<Tracing | null> {
   const boundMs = shutdownTimeoutMs(env);

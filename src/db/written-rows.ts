@@ -1,4 +1,4 @@
-// What a write statement wrote, read off Kysely's operation tree (docs/graphql.md, "Live queries"): its table, its
+// What a write statement wrote, read off Kysely's operation tree (docs/graphql-internals.md, "Live queries"): its table, its
 // kind, and for each row the column values known of it — the rows it returned (RETURNING), over what the statement
 // pins down: an insert's values, or the `column = value` (and `column in (values)`) conditions an update's or a
 // delete's WHERE joins with AND. Live queries are invalidated from these facts (src/graphql/live/live-keys.ts), for every

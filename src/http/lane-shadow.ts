@@ -1,4 +1,4 @@
-// GRAPHQL_PREPARED_LANE=shadow (the test suite's mode; docs/graphql.md "Prepared lane"): every request the prepared
+// GRAPHQL_PREPARED_LANE=shadow (the test suite's mode; docs/graphql-internals.md "Prepared lane"): every request the prepared
 // lane answers is answered through yoga as well, and the two answers must agree in status, headers (the request id
 // aside, which the door adds later) and body bytes. A difference is thrown, so the test that sent the request fails
 // with it; the lane's answer is what the client gets. Yoga's answer is executed on the reference schema, where every

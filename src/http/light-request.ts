@@ -1,5 +1,5 @@
 // GraphQL requests the prepared lane may answer, taken from node:http straight to the doors and back to the socket
-// (docs/graphql.md "Prepared lane"): no fetch-API Request built by the server adapter, no web stream for the body,
+// (docs/graphql-internals.md "Prepared lane"): no fetch-API Request built by the server adapter, no web stream for the body,
 // no AbortController per request. The body (at most 1 MiB, of a declared length) is read into one Buffer when a door
 // first asks for it (after the rate and body checks); the doors see a LightRequest, which offers what they read of a
 // request (method, url, headers, the body as text). Whatever the lane leaves to yoga is turned into a real Request

@@ -166,7 +166,7 @@ export function createMetrics(config: Pick<Config, 'METRICS' | 'METRICS_TOKEN'>,
     name: 'gateway_graphql_compiled_plan_requests_total',
     help:
       'Whole queries whose document a compiled plan covers, by outcome: served (the plan answered) or declined ' +
-      '(graphql-jit answered: an error, a null in a non-null field); docs/graphql.md "Compiled plans"',
+      '(graphql-jit answered: an error, a null in a non-null field); docs/graphql-internals.md "Compiled plans"',
     labelNames: ['outcome'] as const,
     registers: [registry],
     collect() {

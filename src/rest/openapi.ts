@@ -145,26 +145,37 @@ function operation(route: RestRoute, schemas: SchemaCollector): JsonSchema {
   };
 }
 
-const DESCRIPTION = `The /api/v3 interface of the legacy service, served by a compatibility router that runs the GraphQL \
-schema’s resolvers (GraphQL at /graphql). Errors are FastAPI-shaped.
+const DESCRIPTION = `The /api/v3 interface of the legacy service. It runs the same resolvers as the GraphQL API at \
+/graphql. Errors have FastAPI's shapes.
 
-Every operation lists every status it can answer, with its body and headers; the test suite checks each answer it \
-receives against this description. A path not described here answers 404 (NotFound); a described path called \
-with a method it does not serve (HEAD and OPTIONS included) answers 405 (MethodNotAllowed, with Allow), listed on \
-each of its operations.
+**Try it:** press **Authorize** and sign in with an account's e-mail (as \`username\`) and password. A token you already \
+have goes in the **HTTPBearer** field instead.
 
-Request schemas (bodies, query and path parameters) accept exactly what the server accepts, as a client sends it: \
-integers and numbers as JSON numbers or numeric strings ("5", " +05 "), booleans as true/false, 0/1 or the words \
-pydantic's lax mode reads ("yes", "Off", ...), strings the server trims with surrounding whitespace (their lengths \
-are counted once trimmed), e-mails and URLs by the server's own patterns (no JSON Schema format is asserted), and \
-the defaults the server applies. Where a rule cannot be written in JSON Schema (a voice of the catalogue, a time \
-zone or language tag the server knows, a URL the URL parser takes) the schema is looser, never stricter, and the \
-field's description says what is left. One exception: where older clients may name the campaign by an alias \
-(campaignId or camp_id for campId; campId or camp_id for campaignId at add_webhook_campaingn), the main name is \
-required and the aliases are deprecated, since OpenAPI cannot say "one of these parameters" and a generated client \
-must not compile a call the server refuses. Lengths count characters (code points) \
-on both sides: an emoji is one. Every request body is at most 1 MiB (413) and JSON nested at most \
-${MAX_JSON_DEPTH} levels deep (422, json_invalid); unknown body fields and query parameters are ignored.`;
+**Answers.** Every operation lists every status it can answer, with its body and headers. The test suite checks each \
+answer it receives against this description. A path not described here answers 404 (NotFound). A described path \
+called with a method it does not serve (HEAD and OPTIONS included) answers 405 (MethodNotAllowed, with Allow); this \
+is listed on each of its operations.
+
+**Requests.** The request schemas (bodies, query and path parameters) accept exactly what the server accepts, as a \
+client sends it:
+
+- integers and numbers as JSON numbers or as numeric strings ("5", " +05 ");
+- booleans as true/false, 0/1, or words such as "yes" and "Off", as the legacy service read them;
+- strings with surrounding whitespace, which the server trims (their lengths are counted once trimmed);
+- e-mails and URLs by the server's own patterns (no JSON Schema format is asserted);
+- the defaults the server applies.
+
+Some rules cannot be written in JSON Schema: a voice of the catalogue, a time zone or language tag the server knows, \
+a URL the URL parser takes. There the schema is looser, never stricter, and the field's description says what is left.
+
+One exception is stricter. Older clients may name the campaign by an alias: campaignId or camp_id for campId, and \
+campId or camp_id for campaignId at add_webhook_campaingn. The main name is required and the aliases are \
+deprecated. OpenAPI cannot say "one of these parameters", and a generated client must not compile a call the server \
+refuses.
+
+**Limits.** Lengths count characters (code points) on both sides: an emoji is one. Every request body is at most \
+1 MiB (413). JSON may be nested at most ${MAX_JSON_DEPTH} levels deep (422, json_invalid). Unknown body fields and \
+query parameters are ignored.`;
 
 export function buildOpenApi(routes: readonly RestRoute[]): JsonSchema {
   const schemas = schemaCollector();

@@ -1,4 +1,4 @@
-// Compiled plans (src/graphql/server/; docs/graphql.md "Compiled plans"): a query whose selection below its root fields is
+// Compiled plans (src/graphql/server/; docs/graphql-internals.md "Compiled plans"): a query whose selection below its root fields is
 // plain runs on a plan compiled from the schema, with the same answer as graphql-jit's compiled query over every
 // resolver. Every test app runs in shadow mode (test/helpers/app.ts): each request the prepared lane answers is
 // answered again by yoga on the reference schema (every resolver in place, no plan) and must match byte for byte. Here

@@ -1,4 +1,4 @@
-// Plain fields (src/graphql/schema/plain-fields.ts; docs/graphql.md "Plain fields"): the columns of campaigns, call logs,
+// Plain fields (src/graphql/schema/plain-fields.ts; docs/graphql-internals.md "Plain fields"): the columns of campaigns, call logs,
 // meetings, webhooks and deliveries are read without a resolver call each, from objects shaped once where they are
 // made; their resolvers stay the definition, and shadow mode (the whole suite) checks every lane answer against a
 // schema that calls them all.

@@ -1,4 +1,4 @@
-// The prepared lane (src/graphql/lane/prepared-lane.ts; docs/graphql.md "Prepared lane"): a query document yoga has
+// The prepared lane (src/graphql/lane/prepared-lane.ts; docs/graphql-internals.md "Prepared lane"): a query document yoga has
 // validated once is answered again without yoga's HTTP pipeline, with the same status, headers and body bytes.
 // Every test app of the suite runs in shadow mode (test/helpers/app.ts), where each lane answer is compared with
 // yoga's; here a corpus of the requests that could differ is sent, and the lane must have answered each one it can.

@@ -1,4 +1,4 @@
-// What the node:http listener writes for each door's answers (bench/README.md, "One adapter"): every answer the doors
+// What the node:http listener writes for each door's answers (bench/archive.md, "One adapter"): every answer the doors
 // make themselves is a body of known length, sent with Content-Length in one piece — not a stream sent chunked, as
 // Node's built-in Response made REST answers before (a web ReadableStream read through promises, about a third of a
 // REST list request's CPU).

@@ -1,4 +1,4 @@
-// The prepared lane (docs/graphql.md "Prepared lane"; issue 34): a query whose document yoga has already parsed and
+// The prepared lane (docs/graphql-internals.md "Prepared lane"; issue 34): a query whose document yoga has already parsed and
 // validated (the armor limits included) is answered again the way the REST door answers its own prepared documents:
 // yoga's enveloped pipeline (every envelop plugin: authentication and the provisional credential check, read-only
 // tokens, input errors, the response cache, metrics, traces, error masking) around graphql-jit's compiled query, and
@@ -49,7 +49,7 @@ export interface PreparedLane {
   serve(request: Request, facts: DoorFacts): Promise<Answered | Declined>;
   /** The yoga plugin that teaches the lane the documents yoga found valid (goes last among the plugins). */
   readonly plugin: Plugin;
-  /** How many documents it holds, and how many requests it answered and left to yoga (tests, docs/graphql.md). */
+  /** How many documents it holds, and how many requests it answered and left to yoga (tests, docs/graphql-internals.md). */
   stats(): { documents: number; served: number; declined: number };
 }
 

@@ -1,4 +1,4 @@
-// The keys that tie live queries to writes (docs/graphql.md, "Live queries"), derived on both sides and written per
+// The keys that tie live queries to writes (docs/graphql-internals.md, "Live queries"), derived on both sides and written per
 // table and per schema rule here, never per query or per resolver:
 //
 // - what a live query read: every field resolved on a node gives that node's global id; a field that lists nodes of

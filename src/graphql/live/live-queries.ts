@@ -1,4 +1,4 @@
-// `@live` queries (docs/live-queries.md; docs/graphql.md "Live queries"), with The Guild's stack: @envelop/live-query
+// `@live` queries (docs/live-queries.md; docs/graphql-internals.md "Live queries"), with The Guild's stack: @envelop/live-query
 // and @n1ru4l's in-memory live query store run the query again whenever a key of what it read is invalidated
 // (src/graphql/live/live-keys.ts), and send each new result — or, when the client asks, a JSON patch from the last one.
 //

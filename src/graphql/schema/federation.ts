@@ -1,4 +1,4 @@
-// The campaign graph as an Apollo Federation 2 subgraph (issue 45, docs/graphql.md "In a supergraph"): Campaign,
+// The campaign graph as an Apollo Federation 2 subgraph (issue 45, docs/supergraph.md): Campaign,
 // CallLog, Meeting, Webhook, Voice and Account are entities keyed by their global `id`, Campaign also by its `campId`
 // and CallLog by the provider's `callId` (both unique within the caller's account). A gateway resolves
 // representations through `_entities`, each by the same dataloader `node(id:)` uses, so they are batched per type

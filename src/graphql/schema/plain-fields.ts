@@ -1,4 +1,4 @@
-// Plain fields (issue 43; docs/graphql.md "Plain fields"): a field whose value is a fixed function of its object — a
+// Plain fields (issue 43; docs/graphql-internals.md "Plain fields"): a field whose value is a fixed function of its object — a
 // column, a rename, a date's string, an enum's spelling, a global id — is answered without a resolver call per field.
 //
 // graphql-jit answers a field without a resolver by reading the parent's property of the field's name, inline in the

@@ -1,4 +1,4 @@
-// A Pothos plugin that answers a node's `id` without a promise (bench/README.md, "Synchronous node ids").
+// A Pothos plugin that answers a node's `id` without a promise (bench/archive.md, "Synchronous node ids").
 // @pothos/plugin-relay resolves every `id` through an `async` wrapper (t.globalID), even when the node's own `id`
 // resolver is synchronous, as all of ours are: a page of 50 campaigns then costs 50 promises, and graphql-jit's
 // completion of each node turns asynchronous. Here the `id` field of each node type calls that node's own `id.resolve`

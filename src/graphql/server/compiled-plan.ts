@@ -1,4 +1,4 @@
-// Compiled plans (issue 55; docs/graphql.md "Compiled plans"): a known query whose selection below its root fields is
+// Compiled plans (issue 55; docs/graphql-internals.md "Compiled plans"): a known query whose selection below its root fields is
 // covered — plain fields of shaped types (src/graphql/schema/plain-fields.ts), properties (connections, their edges
 // and page info), fields whose resolvers answer at once (node ids, cursors) or through a data loader — is executed by
 // a function compiled once per document and operation from the schema's own field definitions: each root field's
@@ -103,7 +103,7 @@ export interface CompiledPlan {
 
 export { Declined as PlanDeclined };
 
-/** Why a document has no plan (a test and docs/graphql.md list them). */
+/** Why a document has no plan (a test and docs/graphql-internals.md list them). */
 export type NoPlan = { reason: string };
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>

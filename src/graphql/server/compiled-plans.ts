@@ -1,4 +1,4 @@
-// The compiled plans' plugin (docs/graphql.md "Compiled plans"): a whole query whose document a plan covers
+// The compiled plans' plugin (docs/graphql-internals.md "Compiled plans"): a whole query whose document a plan covers
 // (./compiled-plan.ts) runs on that plan in place of graphql-jit's compiled query, every other plugin around it as
 // before (authentication, read-only tokens, cost, work budget, the response cache, metrics, traces, error masking).
 // A plan is compiled the first time a parsed document runs an operation, and kept as long as that document (weakly,

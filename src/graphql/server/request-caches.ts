@@ -1,4 +1,4 @@
-// Per-request caches let go when an execution ends (docs/graphql.md "Plain fields"; docs/decisions.md §18).
+// Per-request caches let go when an execution ends (docs/graphql-internals.md "Plain fields"; docs/decisions.md §18).
 //
 // Pothos keeps per-request state in module-level WeakMaps keyed by the context: scope-auth's RequestCache (its maps are
 // keyed by the parent objects it granted) and the dataloaders (and what they loaded or were primed with). V8's

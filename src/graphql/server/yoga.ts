@@ -303,7 +303,7 @@ function isAnonymousHttpRequest(context: unknown): boolean {
  * Hands an HTTP request to yoga from the door (src/http/doors.ts), which has converted it from node:http already.
  * Not `yoga.fetch(request, facts)`: that runs yoga's server adapter a second time around the first — a copy of the
  * server context by property descriptors, an abort listener racing the answer — and the answer's data then lives
- * long enough to be promoted out of V8's young generation (bench/README.md, "One adapter"). The facts travel beside
+ * long enough to be promoted out of V8's young generation (bench/archive.md, "One adapter"). The facts travel beside
  * the request instead.
  */
 export function serveGraphQL(yoga: Yoga, request: Request, facts: DoorFacts): Promise<Response> | Response {
@@ -365,7 +365,7 @@ export function createGraphQLServer(
     multipart: false,
     // Every door limits a request's body before yoga sees it (src/http/body-limit.ts: 1 MiB, a declared length checked
     // before anything is read, an undeclared one buffered up to the limit); yoga's own 25 MB check would pipe each body
-    // through one more transform stream and a second Request (bench/README.md, "Second pass"; docs/decisions.md §14).
+    // through one more transform stream and a second Request (bench/archive.md, "Second pass"; docs/decisions.md §14).
     maxRequestBodySize: false,
     // CORS_ALLOWED_ORIGINS (src/graphql/server/cors.ts): `*` reaches /graphql, never /subgraph; the prepared lane adds the same.
     cors: graphqlCors(services.config.CORS_ALLOWED_ORIGINS, served.endpoint === '/graphql'),
