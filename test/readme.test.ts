@@ -53,12 +53,12 @@ it('every page of the documentation with curl examples is run, in a known order'
   }
 });
 
-/** The README's curl prelude: a failed HTTP answer fails the script; a stream (-N, -sN) is cut after 2 s, not a failure. */
+/** The README's curl prelude: a failed HTTP answer fails the script; a stream (-N, -sN) is cut after 2 s (STREAM_SECONDS), not a failure. */
 const PRELUDE = [
   'set -euo pipefail',
   'curl() {',
   "  local stream=' -[A-Za-z]*N[A-Za-z]* '",
-  '  if [[ " $* " =~ $stream ]]; then command curl --max-time 2 --fail-with-body "$@" || [ $? -eq 28 ]; return; fi',
+  '  if [[ " $* " =~ $stream ]]; then command curl --max-time "${STREAM_SECONDS:-2}" --fail-with-body "$@" || [ $? -eq 28 ]; return; fi',
   '  command curl --fail-with-body "$@"',
   '}',
 ].join('\n');
@@ -192,14 +192,24 @@ it("the README's live query moves when the second shell's command runs", async (
   const { token } = await t.account('live-readme@example.com');
   const script = [
     `( ${readmeBlocks[index]!.code} ) > "$LIVE_OUT" &`,
-    'sleep 1',
+    // The change comes once the first result is in (the live query runs again on changes after that one), or once
+    // the stream has ended without one; not after a fixed pause, which a busy machine outlasts (issue 56).
+    'while ! grep -q "^data: " "$LIVE_OUT" && kill -0 $! 2>/dev/null; do sleep 0.02; done',
     second!.code,
-    'wait',
+    // The stream is stopped once the change has arrived (or after STREAM_SECONDS), not cut at a fixed time.
+    'for _ in $(seq 1 1000); do [ "$(grep -c "^data: " "$LIVE_OUT")" -ge 2 ] && break; kill -0 $! 2>/dev/null || break; sleep 0.02; done',
+    'kill $! 2>/dev/null || true',
+    'wait || true',
     'echo; cat "$LIVE_OUT"',
   ].join('\n');
   const out = join(import.meta.dirname, `.readme-live-${randomBytes(4).toString('hex')}.txt`);
   try {
-    const { code, stdout, stderr } = await bash(script, { GATEWAY: base, TOKEN: token, LIVE_OUT: out });
+    const { code, stdout, stderr } = await bash(script, {
+      GATEWAY: base,
+      TOKEN: token,
+      LIVE_OUT: out,
+      STREAM_SECONDS: '20',
+    });
     expect(code, `${stderr}\n${stdout}`).toBe(0);
     // No progress meter in the stream, a first result, then one more after the second shell's change.
     const results = [...stdout.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!) as { data: any });

@@ -10,6 +10,7 @@ import { MAX_CONNECTIONS_PER_ACCOUNT, MAX_SUBSCRIPTIONS_PER_CONNECTION } from '.
 import { startApp, TEST_DATABASE_URL, type TestApp } from '../helpers/app.js';
 import { tempSqliteFile } from '../helpers/temp-database.js';
 import { hasRedisServer, OwnRedis } from '../helpers/own-redis.js';
+import { liveStreamsOpen } from '../helpers/live-streams.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
@@ -116,9 +117,9 @@ describe('subscriptions over WebSocket', () => {
     await createLegacyCampaign(t, token, 'spring');
     const { client } = connect(token);
     const { received } = subscribe(client, EVENTS);
-    // Wait until the subscription is set up: a query on the same connection answers after it.
-    const ready = subscribe(client, '{ viewer { email } }');
-    await until(() => ready.state.done, 'the query on the connection');
+    // Wait until the subscription is live: the connection's stream and its own (graphql-ws runs a connection's
+    // operations side by side: a query sent after it may well be answered before it is set up).
+    await liveStreamsOpen(t, 2);
     const paused = await t.gql(
       'mutation { campaignPause(input: { campId: "spring" }) { campaign { id } } }',
       {},
