@@ -24,7 +24,8 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 RUN npm ci --no-audit --no-fund
 COPY src ./src
 COPY migrations ./migrations
-RUN npm run build
+# --ignore-scripts: no `prebuild` Node check (scripts/ is not in the image; its Node is the pinned one above).
+RUN npm run build --ignore-scripts
 
 FROM base AS runtime
 # HOST=0.0.0.0: the gateway listens on loopback unless told otherwise, which no one outside a container reaches.

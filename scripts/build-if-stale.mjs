@@ -5,7 +5,7 @@
 // The build is incremental (tsconfig.build.json keeps dist/.tsbuildinfo): after a small change tsc re-checks only what
 // it must. Plain JavaScript, run by `node` itself: no TypeScript loader to start first.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -20,10 +20,31 @@ function newestChange(path) {
   return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newestChange(join(path, name))));
 }
 
-/** Whether dist/ must be built again: no build yet, or an input changed since the last one began. */
+/** The compiled files of `folder`'s TypeScript sources (.ts, not .d.ts) that are not under dist/. */
+export function missingOutputs(root, folder = 'src') {
+  const missing = [];
+  const walk = (relative) => {
+    for (const entry of readdirSync(join(root, relative), { withFileTypes: true })) {
+      const path = join(relative, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
+        const output = join('dist', path.replace(/\.ts$/, '.js'));
+        if (!existsSync(join(root, output))) missing.push(output);
+      }
+    }
+  };
+  if (existsSync(join(root, folder))) walk(folder);
+  return missing;
+}
+
+/**
+ * Whether dist/ must be built again: no build yet, an input changed since the last one began, or a compiled file of
+ * a source is missing (dist/ partly deleted).
+ */
 export function isStale(root, inputs = BUILD_INPUTS, stamp = STAMP) {
   const stampPath = join(root, stamp);
   if (!existsSync(stampPath)) return true;
+  if (missingOutputs(root).length > 0 || missingOutputs(root, 'migrations').length > 0) return true;
   const builtAt = statSync(stampPath).mtimeMs;
   return inputs.some((input) => existsSync(join(root, input)) && newestChange(join(root, input)) >= builtAt);
 }
@@ -33,6 +54,11 @@ export function build(root) {
   const began = new Date();
   const started = performance.now();
   console.log('building dist/ (tsc; only when src/ has changed since the last build; the first build takes 15–60 s)…');
+  // An incremental tsc emits only what it thinks changed: a compiled file deleted since is not written again unless it
+  // forgets what it built.
+  if (missingOutputs(root).length > 0 || missingOutputs(root, 'migrations').length > 0) {
+    rmSync(join(root, 'dist/.tsbuildinfo'), { force: true });
+  }
   execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
     cwd: root,
     stdio: 'inherit',

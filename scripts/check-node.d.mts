@@ -1,2 +1,8 @@
-export declare function minimumOf(range: string): { major: number; minor: number };
-export declare function nodeVersionProblem(version: string, minimum: { major: number; minor: number }): string | null;
+export interface SupportedLine {
+  major: number;
+  minor: number;
+  patch: number;
+  laterMajors: boolean;
+}
+export declare function supportedOf(range: string): SupportedLine[];
+export declare function nodeVersionProblem(version: string, supported: SupportedLine[]): string | null;

@@ -183,7 +183,7 @@ const commands: Record<string, Command> = {
             `  telephony token  ${demo.telephonyAuthToken}   (signs call-status callbacks: X-Telephony-Signature)`,
             '',
             'Start the server (npm start). Its first lines give the address to paste where you try the examples:',
-            `  export GATEWAY=${gateway}   (with this shell's PORT and HOST; PORT=… npm start prints its own)`,
+            `  export GATEWAY=${gateway}   # with this shell's PORT and HOST; PORT=… npm start prints its own`,
             '  open $GATEWAY/graphql in a browser, run "Login", then "Campaigns"',
             '  curl -s $GATEWAY/api/v3/login -d username=demo@example.com -d password=demo-password',
             `  API_KEY=${demo.apiKey} npm run cli -- callback:send --camp spring-outreach --call-sid CAdemo1 --status completed`,

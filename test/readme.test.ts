@@ -197,7 +197,7 @@ it("the README's live query moves when the second shell's command runs", async (
     'while ! grep -q "^data: " "$LIVE_OUT" && kill -0 $! 2>/dev/null; do sleep 0.02; done',
     second!.code,
     // The stream is stopped once the change has arrived (or after STREAM_SECONDS), not cut at a fixed time.
-    'for _ in $(seq 1 1000); do [ "$(grep -c "^data: " "$LIVE_OUT")" -ge 2 ] && break; kill -0 $! 2>/dev/null || break; sleep 0.02; done',
+    'for _ in $(seq 1 1000); do [ "$(grep -c "^data: .*}$" "$LIVE_OUT")" -ge 2 ] && break; kill -0 $! 2>/dev/null || break; sleep 0.02; done',
     // The block runs in a subshell that waits for its curl: stop the curl itself (the subshell then ends).
     'pkill -P $! 2>/dev/null || true',
     'wait || true',

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { isStale, STAMP } from '../../scripts/build-if-stale.mjs';
+import { isStale, missingOutputs, STAMP } from '../../scripts/build-if-stale.mjs';
 
 const at = (seconds: number) => new Date(1_700_000_000_000 + seconds * 1000);
 
@@ -16,9 +16,14 @@ it('builds when there is no build yet, or an input was changed, added or removed
   for (const path of ['src/graphql/a.ts', 'src/graphql', 'src', 'tsconfig.json']) touch(path, 0);
   expect(isStale(root)).toBe(true);
 
-  mkdirSync(join(root, 'dist'));
+  mkdirSync(join(root, 'dist/src/graphql'), { recursive: true });
   writeFileSync(join(root, STAMP), '');
   touch(STAMP, 10);
+  // The stamp is there but a source's compiled file is not (dist/ partly deleted): built again.
+  expect(missingOutputs(root)).toEqual([join('dist', 'src/graphql/a.js')]);
+  expect(isStale(root)).toBe(true);
+  writeFileSync(join(root, 'dist/src/graphql/a.js'), '');
+  expect(missingOutputs(root)).toEqual([]);
   expect(isStale(root)).toBe(false);
 
   touch('src/graphql/a.ts', 20);

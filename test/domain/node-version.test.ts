@@ -1,20 +1,21 @@
-// The supported Node.js versions: 22.15 and newer start (22 and 24 LTS); older ones get one line saying what to install.
+// The supported Node.js versions: 22.22.2 or a later 22, 24.15 or a later 24, 26 and newer; any other gets one line
+// naming the command that brings the right one, from npm ci, npm start, npm test, npm run build and the CLI.
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { minimumOf, nodeVersionProblem } from '../../scripts/check-node.mjs';
-import { MINIMUM_NODE, nodeVersionProblem as srcProblem } from '../../src/node-version.js';
+import { nodeVersionProblem, supportedOf } from '../../scripts/check-node.mjs';
+import { nodeVersionProblem as srcProblem, SUPPORTED_NODE } from '../../src/node-version.js';
 
-it('accepts Node 22.15 and newer, refuses older ones with a sentence naming both versions', () => {
-  for (const version of ['v22.15.0', 'v22.23.3', 'v24.0.0', 'v24.21.0', 'v26.1.0']) {
+it('accepts 22.22.2 or a later 22, 24.15 or a later 24, 26 and newer; refuses others with a sentence naming both', () => {
+  for (const version of ['v22.22.2', 'v22.23.0', 'v24.15.0', 'v24.21.0', 'v26.0.0', 'v27.1.0']) {
     expect(srcProblem(version)).toBeNull();
   }
-  for (const version of ['v22.14.0', 'v22.12.0', 'v20.20.2', 'v18.19.0', 'v16.0.0', 'garbage']) {
+  for (const version of ['v22.22.1', 'v22.15.0', 'v23.11.0', 'v24.14.0', 'v25.2.0', 'v20.20.2', 'v16.0.0', 'garbage']) {
     expect(srcProblem(version)).toBe(
-      `Node.js 22.15 or newer (22 or 24 LTS) is needed; this is ${version}. Run \`source scripts/pinned-node.sh\` in this shell (it brings the project's Node 24 from the npm registry), then the command again.`,
+      `Node.js 22.22.2 or a later 22, 24.15.0 or a later 24, or 26.0.0 or newer is needed; this is ${version}. Run \`source scripts/pinned-node.sh\` in this shell (it brings the project's Node 24 from the npm registry), then the command again.`,
     );
   }
   expect(srcProblem(process.version)).toBeNull();
@@ -27,9 +28,9 @@ it('npm start checks the Node before it builds: one line and exit 1 on Node 20, 
     scripts: Record<string, string>;
   };
   // One range: package.json's engines, which the pre-start check reads, and the entry points' own check agree.
-  expect(minimumOf(pkg.engines.node)).toEqual(MINIMUM_NODE);
-  for (const version of ['v20.20.2', 'v22.14.0', 'v22.15.0', 'v24.21.0']) {
-    expect(nodeVersionProblem(version, MINIMUM_NODE)).toBe(srcProblem(version));
+  expect(supportedOf(pkg.engines.node)).toEqual(SUPPORTED_NODE);
+  for (const version of ['v20.20.2', 'v22.22.1', 'v22.22.2', 'v23.0.0', 'v24.14.9', 'v24.21.0', 'v26.0.0']) {
+    expect(nodeVersionProblem(version, supportedOf(pkg.engines.node))).toBe(srcProblem(version));
   }
   expect(pkg.scripts.prestart).toMatch(/^node scripts\/check-node\.mjs && /);
   // The script itself, on this Node and on a Node that says it is 20.
@@ -50,13 +51,20 @@ it('npm start checks the Node before it builds: one line and exit 1 on Node 20, 
   expect(old.ms).toBeLessThan(1000);
 });
 
-/** A preload that makes a Node say it is 20 (a file: NODE_OPTIONS cannot carry a data: URL's quotes). */
-const SAYS_20 = join(mkdtempSync(join(tmpdir(), 'gateway-node-20-')), 'says-20.mjs');
-writeFileSync(SAYS_20, 'Object.defineProperty(process, "version", { value: "v20.20.2" });\n');
-afterAll(() => rmSync(dirname(SAYS_20), { recursive: true, force: true }));
+/** Preloads that make a Node say it is another version (files: NODE_OPTIONS cannot carry a data: URL's quotes). */
+const PRELOADS = mkdtempSync(join(tmpdir(), 'gateway-node-says-'));
+afterAll(() => rmSync(PRELOADS, { recursive: true, force: true }));
+function saying(version: string): string {
+  const file = join(PRELOADS, `says-${version}.mjs`);
+  writeFileSync(file, `Object.defineProperty(process, "version", { value: ${JSON.stringify(version)} });\n`);
+  return file;
+}
 
 /** npm as a user runs it, in `cwd`, on a Node that says it is 20 (every node process it starts says so too). */
-function npmOnNode20(args: string[], cwd: string) {
+const npmOnNode20 = (args: string[], cwd: string) => npmOn('v20.20.2', args, cwd);
+
+/** npm as a user runs it, in `cwd`, on a Node that says it is `version` (and so does every node process it starts). */
+function npmOn(version: string, args: string[], cwd: string) {
   return new Promise<{ code: number; output: string; ms: number }>((resolve) => {
     const started = performance.now();
     execFile(
@@ -67,7 +75,7 @@ function npmOnNode20(args: string[], cwd: string) {
         timeout: 60_000,
         env: {
           ...process.env,
-          NODE_OPTIONS: `--import=${pathToFileURL(SAYS_20).href}`,
+          NODE_OPTIONS: `--import=${pathToFileURL(saying(version)).href}`,
         },
       },
       (error, stdout, stderr) =>
@@ -93,6 +101,30 @@ it('npm ci on Node 20 stops before installing anything, naming the command that 
     expect(ci.output).toContain('source scripts/pinned-node.sh');
     expect(existsSync(join(copy, 'node_modules'))).toBe(false);
     expect(ci.ms).toBeLessThan(15_000);
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+});
+
+it('npm ci accepts the oldest supported patch of each line and refuses the release before it with the command', async () => {
+  const root = join(import.meta.dirname, '../..');
+  const copy = mkdtempSync(join(tmpdir(), 'gateway-npm-ci-'));
+  try {
+    for (const file of ['package.json', 'package-lock.json', '.npmrc'])
+      copyFileSync(join(root, file), join(copy, file));
+    // A dry run, offline: nothing is fetched or installed; npm checks every dependency's engines first.
+    for (const version of ['v22.22.2', 'v24.15.0']) {
+      const ci = await npmOn(version, ['ci', '--dry-run', '--offline', '--no-audit', '--no-fund'], copy);
+      expect(ci.output, version).not.toContain('EBADENGINE');
+    }
+    for (const version of ['v22.22.1', 'v24.14.0', 'v23.11.0']) {
+      const ci = await npmOn(version, ['ci', '--dry-run', '--offline', '--no-audit', '--no-fund'], copy);
+      expect(ci.code, version).not.toBe(0);
+      expect(ci.output, version).toContain('EBADENGINE');
+      // The project's own engines are checked first: the message names the command, not a dependency.
+      expect(ci.output, version).toContain('source scripts/pinned-node.sh');
+    }
+    expect(existsSync(join(copy, 'node_modules'))).toBe(false);
   } finally {
     rmSync(copy, { recursive: true, force: true });
   }
