@@ -184,15 +184,15 @@ function cpuMicros(pid: number): number {
   }
 }
 
-/** The process's CPU time in µs and its peak RSS in MB, from /proc. */
-function processStats(pid: number): { cpuMicros: number; peakMb: number } {
+/** A memory figure of /proc/<pid>/status in MB: `VmHWM` (peak RSS) or `VmRSS` (RSS now). */
+function memoryMb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return { cpuMicros: cpuMicros(pid), peakMb: Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024 };
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
 }
 
-/** A process's resident memory now, in MB, from /proc. */
-function residentMb(pid: number): number {
-  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+/** The process's CPU time in µs and its peak RSS in MB, from /proc. */
+function processStats(pid: number): { cpuMicros: number; peakMb: number } {
+  return { cpuMicros: cpuMicros(pid), peakMb: memoryMb(pid, 'VmHWM') };
 }
 
 /** CPU µs of every PostgreSQL server process, by pid (the backends serving our connections among them). */
@@ -243,7 +243,7 @@ async function gcProfile(pid: number, log: string): Promise<ReturnType<typeof gc
 }
 
 async function measure(name: string, pid: number, log: string, options: autocannon.Options): Promise<Result> {
-  const startMb = residentMb(pid);
+  const startMb = memoryMb(pid, 'VmRSS');
   const latencies: number[] = [];
   let bytes = 0;
   let failures = 0;

@@ -20,8 +20,8 @@ function newestChange(path) {
   return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newestChange(join(path, name))));
 }
 
-/** The compiled files of `folder`'s TypeScript sources (.ts, not .d.ts) that are not under dist/. */
-export function missingOutputs(root, folder = 'src') {
+/** The compiled files of the sources (.ts, not .d.ts) under `folders` that are not under dist/. */
+export function missingOutputs(root, folders = ['src', 'migrations']) {
   const missing = [];
   const walk = (relative) => {
     for (const entry of readdirSync(join(root, relative), { withFileTypes: true })) {
@@ -33,7 +33,7 @@ export function missingOutputs(root, folder = 'src') {
       }
     }
   };
-  if (existsSync(join(root, folder))) walk(folder);
+  for (const folder of folders) if (existsSync(join(root, folder))) walk(folder);
   return missing;
 }
 
@@ -44,7 +44,7 @@ export function missingOutputs(root, folder = 'src') {
 export function isStale(root, inputs = BUILD_INPUTS, stamp = STAMP) {
   const stampPath = join(root, stamp);
   if (!existsSync(stampPath)) return true;
-  if (missingOutputs(root).length > 0 || missingOutputs(root, 'migrations').length > 0) return true;
+  if (missingOutputs(root).length > 0) return true;
   const builtAt = statSync(stampPath).mtimeMs;
   return inputs.some((input) => existsSync(join(root, input)) && newestChange(join(root, input)) >= builtAt);
 }
@@ -56,7 +56,7 @@ export function build(root) {
   console.log('building dist/ (tsc; only when src/ has changed since the last build; the first build takes 15–60 s)…');
   // An incremental tsc emits only what it thinks changed: a compiled file deleted since is not written again unless it
   // forgets what it built.
-  if (missingOutputs(root).length > 0 || missingOutputs(root, 'migrations').length > 0) {
+  if (missingOutputs(root).length > 0) {
     rmSync(join(root, 'dist/.tsbuildinfo'), { force: true });
   }
   execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {

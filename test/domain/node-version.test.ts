@@ -9,6 +9,8 @@ import { afterAll, expect, it } from 'vitest';
 import { nodeVersionProblem, supportedOf } from '../../scripts/check-node.mjs';
 import { nodeVersionProblem as srcProblem, SUPPORTED_NODE } from '../../src/node-version.js';
 
+const ROOT = join(import.meta.dirname, '../..');
+
 it('accepts 22.22.2 or a later 22, 24.15 or a later 24, 26 and newer; refuses others with a sentence naming both', () => {
   for (const version of ['v22.22.2', 'v22.23.0', 'v24.15.0', 'v24.21.0', 'v26.0.0', 'v27.1.0']) {
     expect(srcProblem(version)).toBeNull();
@@ -22,8 +24,7 @@ it('accepts 22.22.2 or a later 22, 24.15 or a later 24, 26 and newer; refuses ot
 });
 
 it('npm start checks the Node before it builds: one line and exit 1 on Node 20, in well under a second', async () => {
-  const root = join(import.meta.dirname, '../..');
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
     engines: { node: string };
     scripts: Record<string, string>;
   };
@@ -37,7 +38,7 @@ it('npm start checks the Node before it builds: one line and exit 1 on Node 20, 
   const run = (preload: string[]) =>
     new Promise<{ code: number | null; stderr: string; ms: number }>((resolve) => {
       const started = performance.now();
-      execFile(process.execPath, [...preload, 'scripts/check-node.mjs'], { cwd: root }, (error, _out, stderr) =>
+      execFile(process.execPath, [...preload, 'scripts/check-node.mjs'], { cwd: ROOT }, (error, _out, stderr) =>
         resolve({ code: error ? (error.code as number) : 0, stderr, ms: performance.now() - started }),
       );
     });
@@ -88,30 +89,31 @@ function npmOn(version: string, args: string[], cwd: string) {
   });
 }
 
-it('npm ci on Node 20 stops before installing anything, naming the command that brings the right Node', async () => {
-  const root = join(import.meta.dirname, '../..');
-  // A copy of what npm ci reads (package.json, the lock, .npmrc), so that nothing is installed in the checkout.
+/** `work` in a copy of what npm ci reads (package.json, the lock, .npmrc), so that nothing lands in the checkout. */
+async function inInstallCopy(work: (copy: string) => Promise<void>): Promise<void> {
   const copy = mkdtempSync(join(tmpdir(), 'gateway-npm-ci-'));
   try {
     for (const file of ['package.json', 'package-lock.json', '.npmrc'])
-      copyFileSync(join(root, file), join(copy, file));
+      copyFileSync(join(ROOT, file), join(copy, file));
+    await work(copy);
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
+
+it('npm ci on Node 20 stops before installing anything, naming the command that brings the right Node', async () => {
+  await inInstallCopy(async (copy) => {
     const ci = await npmOnNode20(['ci', '--no-audit', '--no-fund'], copy);
     expect(ci.code, ci.output).not.toBe(0);
     expect(ci.output).toContain('EBADENGINE');
     expect(ci.output).toContain('source scripts/pinned-node.sh');
     expect(existsSync(join(copy, 'node_modules'))).toBe(false);
     expect(ci.ms).toBeLessThan(15_000);
-  } finally {
-    rmSync(copy, { recursive: true, force: true });
-  }
+  });
 });
 
 it('npm ci accepts the oldest supported patch of each line and refuses the release before it with the command', async () => {
-  const root = join(import.meta.dirname, '../..');
-  const copy = mkdtempSync(join(tmpdir(), 'gateway-npm-ci-'));
-  try {
-    for (const file of ['package.json', 'package-lock.json', '.npmrc'])
-      copyFileSync(join(root, file), join(copy, file));
+  await inInstallCopy(async (copy) => {
     // A dry run, offline: nothing is fetched or installed; npm checks every dependency's engines first.
     for (const version of ['v22.22.2', 'v24.15.0']) {
       const ci = await npmOn(version, ['ci', '--dry-run', '--offline', '--no-audit', '--no-fund'], copy);
@@ -125,15 +127,12 @@ it('npm ci accepts the oldest supported patch of each line and refuses the relea
       expect(ci.output, version).toContain('source scripts/pinned-node.sh');
     }
     expect(existsSync(join(copy, 'node_modules'))).toBe(false);
-  } finally {
-    rmSync(copy, { recursive: true, force: true });
-  }
+  });
 });
 
 it('npm test, npm start, npm run build, the CLI and seed:demo on Node 20 each stop with the one line, in seconds', async () => {
-  const root = join(import.meta.dirname, '../..');
   for (const args of [['test'], ['start'], ['run', 'build'], ['run', 'cli', '--', '--help'], ['run', 'seed:demo']]) {
-    const run = await npmOnNode20(['--silent', ...args], root);
+    const run = await npmOnNode20(['--silent', ...args], ROOT);
     expect(run.code, `${args.join(' ')}: ${run.output}`).toBe(1);
     expect(run.output.trim()).toBe(srcProblem('v20.20.2'));
     expect(run.ms).toBeLessThan(15_000);

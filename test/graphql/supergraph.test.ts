@@ -13,6 +13,7 @@ import { printSubgraphSdl } from '../../src/graphql/schema/schema.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { loopbackGateways } from '../helpers/gateway.js';
 import { eventually } from '../helpers/eventually.js';
+import { liveStreamsOpen } from '../helpers/live-streams.js';
 import { connectTelephony, sendCallback } from '../helpers/telephony.js';
 import { CRM_SDL, startCrm } from '../helpers/crm-subgraph.js';
 import { removableDatabase } from '../helpers/removable-database.js';
@@ -234,7 +235,7 @@ it('a subscription reaches a client through Hive Gateway, over SSE to the subgra
     }
   })().catch(() => undefined);
   // The gateway opened its own stream to /subgraph as the caller: the subgraph counts it.
-  await eventually(async () => expect((await t.request('GET', '/metrics')).text).toMatch(/^gateway_live_streams 1$/m));
+  await liveStreamsOpen(t, 1);
   const paused = await t.gql('mutation { campaignPause(input: { campId: "spring" }) { campaign { id } } }', {}, token);
   expect(paused.body.errors).toBeUndefined();
   await eventually(async () => expect(text).toContain('"eventType":"CAMPAIGN_STATUS_CHANGED"'));
