@@ -92,6 +92,10 @@ export default tseslint.config(
               'Participant',
               'PageInfo',
               'CampaignEvent',
+              // Call statistics: values computed for a span, not things with an identity.
+              'CallCounts',
+              'CallStats',
+              'CallStatsBucket',
             ],
           },
         },

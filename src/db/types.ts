@@ -127,6 +127,44 @@ export interface CallLogsTable {
   updated_at: string;
 }
 
+/** The counters the call-stats triggers keep (migrations/0020_call_stats.ts); pg reads bigint as a string. */
+export interface CallCounters {
+  calls: number | string;
+  answered: number | string;
+  completed: number | string;
+  failed: number | string;
+  no_answer: number | string;
+  busy: number | string;
+  canceled: number | string;
+  /** Seconds, summed over the calls that reported a duration. */
+  seconds: number | string;
+  /** How many calls reported a duration. */
+  timed: number | string;
+  /** Spend in millionths of the currency unit. */
+  spent_micros: number | string;
+  /** How many calls reported a cost. */
+  costed: number | string;
+}
+
+/** One campaign's calls started in one UTC hour ('2026-12-03T11'). */
+export interface CallStatsHoursTable extends CallCounters {
+  account_id: string;
+  camp_id: string;
+  hour: string;
+}
+
+/** One account's calls (every campaign) started in one UTC hour. */
+export interface AccountCallStatsHoursTable extends CallCounters {
+  account_id: string;
+  hour: string;
+}
+
+/** One campaign's calls, all time. */
+export interface CampaignCallTotalsTable extends CallCounters {
+  account_id: string;
+  camp_id: string;
+}
+
 export interface MeetingsTable {
   account_id: string;
   meeting_id: string;
@@ -252,6 +290,9 @@ export interface Database {
   text_pipelines: TextPipelinesTable;
   integrations: IntegrationsTable;
   call_logs: CallLogsTable;
+  call_stats_hours: CallStatsHoursTable;
+  account_call_stats_hours: AccountCallStatsHoursTable;
+  campaign_call_totals: CampaignCallTotalsTable;
   meetings: MeetingsTable;
   social_messages: SocialMessagesTable;
   webhooks: WebhooksTable;

@@ -1,5 +1,6 @@
-// Campaign metrics are derived from call logs, never stored or taken from clients (docs/decisions.md §5, §7).
-// Every reader goes through loadCampaignMetrics, batched per request by a dataloader: one grouped query.
+// Campaign metrics are derived from call logs, never taken from clients (docs/decisions.md §5, §7): the database
+// keeps each campaign's totals as its calls are written (migrations/0020_call_stats.ts). Every reader goes through
+// loadCampaignMetrics, batched per request by a dataloader: one query.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
 
@@ -8,6 +9,7 @@ export interface CampaignMetrics {
   totalCallTime: number;
   /** Every call the campaign has a log of, whatever its status. */
   totalNumCall: number;
+  /** To a millionth of the currency unit. */
   totalSpent: number;
   /** totalSpent over the calls that reported a cost; 0 when none did. */
   averageCallCost: number;
@@ -22,28 +24,22 @@ export async function loadCampaignMetrics(
   campIds: readonly string[],
 ): Promise<CampaignMetrics[]> {
   if (campIds.length === 0) return [];
+  // The totals the database keeps as calls are written (migrations/0020_call_stats.ts): one row per campaign.
   const rows = await db
-    .selectFrom('call_logs')
-    .select((eb) => [
-      'camp_id',
-      eb.fn.countAll().as('calls'),
-      eb.fn.sum<number | string | null>('duration_seconds').as('seconds'),
-      eb.fn.sum<number | string | null>('cost').as('spent'),
-      eb.fn.count('cost').as('costed'),
-    ])
+    .selectFrom('campaign_call_totals')
+    .select(['camp_id', 'calls', 'seconds', 'spent_micros', 'costed'])
     .where('account_id', '=', accountId)
     .where('camp_id', 'in', campIds)
-    .groupBy('camp_id')
     .execute();
-  // pg returns bigint and numeric aggregates as strings; SQLite as numbers.
+  // pg returns bigint columns as strings; SQLite as numbers.
   const byCampaign = new Map(
     rows.map((row) => {
-      const spent = Number(row.spent ?? 0);
+      const spent = Number(row.spent_micros) / 1_000_000;
       const costed = Number(row.costed);
       return [
         row.camp_id,
         {
-          totalCallTime: Number(row.seconds ?? 0),
+          totalCallTime: Number(row.seconds),
           totalNumCall: Number(row.calls),
           totalSpent: spent,
           averageCallCost: costed > 0 ? spent / costed : 0,

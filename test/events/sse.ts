@@ -58,6 +58,7 @@ export async function subscribe(
   token?: string,
   settleMs = 50,
   query = CAMPAIGN_EVENTS,
+  variables: Record<string, unknown> = { c: campId },
 ): Promise<Subscription> {
   const abort = new AbortController();
   const headers: Record<string, string> = { accept: 'text/event-stream', 'content-type': 'application/json' };
@@ -66,7 +67,7 @@ export async function subscribe(
     new Request('http://127.0.0.1/graphql', {
       method: 'POST',
       headers,
-      body: JSON.stringify({ query, variables: { c: campId } }),
+      body: JSON.stringify({ query, variables }),
       signal: abort.signal,
     }),
   );

@@ -203,7 +203,60 @@ async function checkAgainstModel(token: string, calls: Map<string, ExpectedCall>
   expect(nodes.map((node: any) => node.campId).sort()).toEqual([...CAMPAIGNS].sort());
   for (const node of nodes)
     expectMetrics(node.metrics, expectedMetrics(calls, node.campId), `${where} list ${node.campId}`);
+
+  // callStats agrees with the metrics: each campaign's totals, and the account's (both campaigns), by status too.
+  for (const campIds of [[CAMPAIGNS[0]], [CAMPAIGNS[1]], [...CAMPAIGNS], null] as Array<string[] | null>) {
+    const stats = await t.gql(
+      STATS_QUERY,
+      { campIds, from: new Date(Date.now() - 86_400_000), to: new Date(Date.now() + 86_400_000) },
+      token,
+    );
+    expect(stats.body.errors, JSON.stringify(stats.body.errors)).toBeUndefined();
+    const totals = (stats.body.data as any).callStats.totals;
+    const mine = [...calls.values()].filter((call) => campIds === null || campIds.includes(call.campId));
+    const metrics = (campIds ?? CAMPAIGNS).map((campId) => expectedMetrics(calls, campId));
+    const at = `${where} callStats ${JSON.stringify(campIds)}`;
+    expect(totals.calls, at).toBe(metrics.reduce((sum, m) => sum + m.totalNumCall, 0));
+    expect(totals.totalDurationSeconds, at).toBe(metrics.reduce((sum, m) => sum + m.totalCallTime, 0));
+    expect(totals.spend, at).toBeCloseTo(
+      metrics.reduce((sum, m) => sum + m.totalSpent, 0),
+      9,
+    );
+    if (campIds?.length === 1) {
+      const metric = nodes.find((node: any) => node.campId === campIds[0]).metrics;
+      expect(totals.spend, at).toBe(metric.totalSpent);
+      expect(totals.averageCost, at).toBe(metric.averageCallCost);
+    }
+    const count = (...statuses: Status[]) => mine.filter((call) => statuses.includes(call.status)).length;
+    expect(totals.completed, at).toBe(count('completed'));
+    expect(totals.answered, at).toBe(count('completed', 'in-progress'));
+    expect(totals.failed, at).toBe(count('failed'));
+    expect(totals.noAnswer, at).toBe(count('no-answer'));
+    expect(totals.busy, at).toBe(count('busy'));
+    expect(totals.canceled, at).toBe(count('canceled'));
+    expect(totals.ongoing, at).toBe(count('queued', 'ringing', 'in-progress'));
+  }
 }
+
+const STATS_QUERY = /* GraphQL */ `
+  query Stats($campIds: [String!], $from: DateTime!, $to: DateTime!) {
+    callStats(campIds: $campIds, from: $from, to: $to, bucket: DAY) {
+      totals {
+        calls
+        answered
+        completed
+        failed
+        noAnswer
+        busy
+        canceled
+        ongoing
+        totalDurationSeconds
+        spend
+        averageCost
+      }
+    }
+  }
+`;
 
 describe('campaign metrics are the aggregates of its call logs', () => {
   it('are all 0 before any callback', async () => {

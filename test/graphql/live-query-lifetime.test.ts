@@ -3,13 +3,12 @@
 // with a final message; over WebSocket it works as over SSE; across instances the writes of one reach the live
 // queries of another through Redis, and after a Redis outage every live query catches up.
 import { afterEach, describe, expect, it } from 'vitest';
-import { TEST_DATABASE_URL, type TestApp } from '../helpers/app.js';
-import { liveTestApps } from '../helpers/live-apps.js';
+import type { TestApp } from '../helpers/app.js';
+import { liveTestApps, twoInstances } from '../helpers/live-apps.js';
 import { wsDoor, type WsDoor } from '../helpers/ws-client.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
 import { connectTelephony, sendCallback } from '../helpers/telephony.js';
 import { hasRedisServer, OwnRedis } from '../helpers/own-redis.js';
-import { tempSqliteFile } from '../helpers/temp-database.js';
 import { type Payload, type Subscription, subscribe } from '../events/sse.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -18,14 +17,6 @@ const TITLES = 'query @live { campaigns(first: 10) { edges { node { title } } } 
 
 const doors: WsDoor[] = [];
 const start = liveTestApps();
-
-/** Two instances on one database (a PostgreSQL one, or a temporary SQLite file). */
-async function twoInstances(env: Record<string, string> = {}): Promise<[TestApp, TestApp]> {
-  const first = TEST_DATABASE_URL
-    ? await start(env)
-    : await start({ ...env, DATABASE_URL: `sqlite:${tempSqliteFile('live-queries')}` });
-  return [first, await start(env, first.databaseUrl)];
-}
 
 // Registered after liveTestApps': runs before it, so that servers and clients are gone before their apps close.
 afterEach(async () => {
@@ -99,7 +90,7 @@ describe('the end of a @live stream', () => {
 
   it('checks the caller again before each re-execution: a password changed on another instance ends it', async () => {
     // No Redis: instance B's change is not told to A's streams; A's next re-execution finds the token revoked.
-    const [a, b] = await twoInstances();
+    const [a, b] = await twoInstances(start);
     const { token, apiKey } = await a.account();
     await connectTelephony(a, token);
     await createLegacyCampaign(a, token, 'alpha', { title: 'Alpha' });
@@ -151,7 +142,7 @@ describe('@live over WebSocket and across instances', () => {
   });
 
   it('with REDIS_URL, a write on instance B reaches a live query on instance A within 1 s', async () => {
-    const [a, b] = await twoInstances({ REDIS_URL });
+    const [a, b] = await twoInstances(start, { REDIS_URL });
     const { token } = await a.account();
     const stream = await live(a, token);
     expect(titles((await stream.next(2000)).payload)).toEqual([]);
@@ -167,7 +158,7 @@ describe('@live over WebSocket and across instances', () => {
     async () => {
       const redis = await OwnRedis.start();
       try {
-        const [a, b] = await twoInstances({ REDIS_URL: redis.url });
+        const [a, b] = await twoInstances(start, { REDIS_URL: redis.url });
         const { token } = await a.account();
         const stream = await live(a, token);
         await stream.next(2000);

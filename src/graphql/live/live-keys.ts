@@ -5,7 +5,9 @@
 //   a type T (a list, or a connection of them) gives the owner-scoped list key `<owner's global id>/T` (the owner is
 //   the node the field is on, or the signed-in account for root fields and fields of other objects); a field that
 //   returns one node, and found none, gives the same list key, so that the node's creation reaches it; `node`/`nodes`
-//   give the account's list key of each type asked for; any other root field gives the account's global id;
+//   give the account's list key of each type asked for; a field that sums up a list (its `extensions.sumsUp` names
+//   the node type: callStats sums up the account's CallLog list) gives that list's key; any other root field gives
+//   the account's global id;
 // - what a write touched (src/db/written-rows.ts): the same keys, from the table's row values by TABLES below.
 //
 // A write that does not name its rows (no id in its WHERE) gives `any:<account's global id>:T`, or `any:T` without an
@@ -87,6 +89,8 @@ export const TABLES: Record<string, TableKeys> = {
     cascades: {
       text_pipelines: ['account_id', 'camp_id'],
       call_logs: ['account_id', 'camp_id'],
+      call_stats_hours: ['account_id', 'camp_id'],
+      campaign_call_totals: ['account_id', 'camp_id'],
       meetings: ['account_id', 'camp_id'],
       social_messages: ['account_id', 'camp_id'],
       webhook_campaigns: ['account_id', 'camp_id'],
@@ -104,6 +108,17 @@ export const TABLES: Record<string, TableKeys> = {
       { owner: scoped('Campaign', 'camp_id'), of: 'CallLog' },
     ],
   },
+  // The call statistics the database keeps from the call logs (migrations/0020_call_stats.ts): only its triggers write
+  // them, inside the call log's own write (which gives these keys already); a write of them is a change of those.
+  call_stats_hours: {
+    nodes: [scoped('Campaign', 'camp_id')],
+    lists: [
+      { owner: ACCOUNT, of: 'CallLog' },
+      { owner: scoped('Campaign', 'camp_id'), of: 'CallLog' },
+    ],
+  },
+  account_call_stats_hours: { nodes: [], lists: [{ owner: ACCOUNT, of: 'CallLog' }] },
+  campaign_call_totals: { nodes: [scoped('Campaign', 'camp_id')], lists: [] },
   meetings: {
     nodes: [plain('Meeting', 'meeting_id')],
     lists: [
@@ -264,6 +279,7 @@ export function withLiveKeys(schema: GraphQLSchema): GraphQLSchema {
       const single = !list && isNodeType(named) ? named : null;
       const atRoot = typeName === queryName;
       const nodeLookup = atRoot && (fieldName === 'node' || fieldName === 'nodes');
+      const sumsUp = typeof config.extensions?.sumsUp === 'string' ? config.extensions.sumsUp : null;
       const resolve: GraphQLFieldResolver<unknown, unknown> = config.resolve ?? defaultFieldResolver;
       const wrapped: GraphQLFieldResolver<unknown, LiveContext> = (source, args, context, info) => {
         const collector = context?.liveKeys;
@@ -289,6 +305,7 @@ export function withLiveKeys(schema: GraphQLSchema): GraphQLSchema {
           collector.add(anyOf(type));
         };
         if (listed) listKeys(listed.name);
+        if (sumsUp) listKeys(sumsUp);
         if (nodeLookup) {
           // Not the ids as given (anyone may name any key): the account's list of each type asked for, so that a node
           // created later reaches the query; a node found gives its own key as it resolves.
@@ -297,7 +314,7 @@ export function withLiveKeys(schema: GraphQLSchema): GraphQLSchema {
             const type = typeof id === 'string' ? typeOfGlobalId(id) : null;
             if (type) listKeys(type);
           }
-        } else if (atRoot && !listed && !single) {
+        } else if (atRoot && !listed && !single && !sumsUp) {
           collector.add(account);
         }
         const result = resolve(source, args, context, info);

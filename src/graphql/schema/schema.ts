@@ -14,6 +14,7 @@ import './types/integrations-deprecated.js';
 import './types/pipeline.js';
 import './types/call-log.js';
 import './types/call-mutations.js';
+import './types/call-stats.js';
 import './types/meeting.js';
 import './types/social.js';
 import './types/webhook.js';
