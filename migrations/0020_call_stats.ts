@@ -1,7 +1,8 @@
 // Call statistics kept as calls are written (docs/dashboards.md): counters per campaign and UTC hour, per account and
 // UTC hour, and per campaign over all time. The database keeps them, in triggers on call_logs, so that every write
 // (callbacks, imports, a campaign's deletion) moves them in the same transaction as the call it counts: they are
-// exact, and survive a restart as the call logs do. Spend is counted in millionths of the currency unit (integers: a
+// exact, and survive a restart as the call logs do. SQLite runs a trigger per row (it updates rows in place);
+// PostgreSQL one per statement, over the rows it wrote. Spend is counted in millionths of the currency unit (integers: a
 // sum that goes up and down leaves no rounding behind).
 import { type CreateTableBuilder, type Kysely, PostgresIntrospector, sql } from 'kysely';
 
@@ -76,6 +77,44 @@ function takeFrom(target: Target, r: string): string {
     `UPDATE ${target.table} SET ` +
     COUNTERS.map(([c, value]) => `${c} = ${c} - (${value(r)})`).join(', ') +
     ` WHERE ${target.keys.map(([c, value]) => `${c} = ${value(r)}`).join(' AND ')}`
+  );
+}
+
+/** The counters of a transition table's rows (`new_rows` counted up, `old_rows` down), summed per key of the target. */
+function summed(target: Target, tables: ReadonlyArray<'new_rows' | 'old_rows'>): string {
+  const keyColumns = target.keys.map(([c]) => c);
+  const parts = tables.map((table) => {
+    const r = table === 'new_rows' ? 'n' : 'o';
+    const sign = table === 'new_rows' ? '' : '-';
+    const keys = target.keys.map(([c, value]) => `${value(r)} AS ${c}`);
+    const values = COUNTERS.map(([c, value]) => `${sign}(${value(r)}) AS ${c}`);
+    return `SELECT ${[...keys, ...values].join(', ')} FROM ${table} ${r}`;
+  });
+  return (
+    `SELECT ${keyColumns.join(', ')}, ${COUNTERS.map(([c]) => `SUM(${c}) AS ${c}`).join(', ')} ` +
+    `FROM (${parts.join(' UNION ALL ')}) d GROUP BY ${keyColumns.join(', ')}`
+  );
+}
+
+/** Adds a statement's rows to the target (an update: its new rows less its old), skipping keys that did not move. */
+function addAll(target: Target, tables: ReadonlyArray<'new_rows' | 'old_rows'>): string {
+  const keyColumns = target.keys.map(([c]) => c).join(', ');
+  const moved = COUNTERS.map(([c]) => `${c} <> 0`).join(' OR ');
+  return (
+    `INSERT INTO ${target.table} (${keyColumns}, ${COUNTERS.map(([c]) => c).join(', ')}) ` +
+    `SELECT * FROM (${summed(target, tables)}) s WHERE ${moved} ` +
+    `ON CONFLICT (${keyColumns}) DO UPDATE SET ` +
+    COUNTERS.map(([c]) => `${c} = ${target.table}.${c} + excluded.${c}`).join(', ')
+  );
+}
+
+/** Takes a statement's deleted rows out of the target's rows that still exist (a campaign's deletion removes its own). */
+function takeAll(target: Target): string {
+  return (
+    `UPDATE ${target.table} t SET ` +
+    COUNTERS.map(([c]) => `${c} = t.${c} + s.${c}`).join(', ') +
+    ` FROM (${summed(target, ['old_rows'])}) s WHERE ` +
+    target.keys.map(([c]) => `t.${c} = s.${c}`).join(' AND ')
   );
 }
 
@@ -194,26 +233,31 @@ export async function up(db: Kysely<any>): Promise<void> {
         'CREATE TRIGGER campaigns_call_totals AFTER INSERT ON campaigns FOR EACH ROW EXECUTE FUNCTION campaign_call_totals_start()',
       )
       .execute(db);
-    await sql
-      .raw(
-        `CREATE FUNCTION call_stats_follow() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n` +
-          `IF TG_OP = 'UPDATE' AND ${SAME_PLACE} THEN\n${block(changedInPlace)}  RETURN NULL;\nEND IF;\n` +
-          `IF TG_OP IN ('UPDATE', 'DELETE') THEN\n${block(deleted)}END IF;\n` +
-          `IF TG_OP IN ('UPDATE', 'INSERT') THEN\n${block(inserted)}END IF;\n` +
-          `RETURN NULL;\nEND\n$$`,
-      )
-      .execute(db);
-    await sql
-      .raw(
-        'CREATE TRIGGER call_logs_stats AFTER INSERT OR DELETE ON call_logs FOR EACH ROW EXECUTE FUNCTION call_stats_follow()',
-      )
-      .execute(db);
-    await sql
-      .raw(
-        `CREATE TRIGGER call_logs_stats_change AFTER UPDATE ON call_logs FOR EACH ROW WHEN (${COUNTED_CHANGE}) ` +
-          'EXECUTE FUNCTION call_stats_follow()',
-      )
-      .execute(db);
+    // Once per statement, over the rows it wrote (transition tables): a row trigger would update one campaign's
+    // totals row once per call in a bulk write, and each update of a row already updated in the same transaction
+    // walks every version before it (quadratic).
+    for (const [event, functionBody, referencing] of [
+      ['INSERT', TARGETS.map((t) => addAll(t, ['new_rows'])), 'NEW TABLE AS new_rows'],
+      [
+        'UPDATE',
+        TARGETS.map((t) => addAll(t, ['new_rows', 'old_rows'])),
+        'OLD TABLE AS old_rows NEW TABLE AS new_rows',
+      ],
+      ['DELETE', TARGETS.map((t) => takeAll(t)), 'OLD TABLE AS old_rows'],
+    ] as const) {
+      const name = `call_stats_on_${event.toLowerCase()}`;
+      await sql
+        .raw(
+          `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n${block([...functionBody])}  RETURN NULL;\nEND\n$$`,
+        )
+        .execute(db);
+      await sql
+        .raw(
+          `CREATE TRIGGER call_logs_stats_${event.toLowerCase()} AFTER ${event} ON call_logs REFERENCING ${referencing} ` +
+            `FOR EACH STATEMENT EXECUTE FUNCTION ${name}()`,
+        )
+        .execute(db);
+    }
     return;
   }
   const trigger = (name: string, event: string, when: string | null, statements: string[]) =>
@@ -236,10 +280,11 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   const postgres = db.introspection instanceof PostgresIntrospector;
   if (postgres) {
-    await sql.raw('DROP TRIGGER IF EXISTS call_logs_stats_change ON call_logs').execute(db);
-    await sql.raw('DROP TRIGGER IF EXISTS call_logs_stats ON call_logs').execute(db);
+    for (const event of ['insert', 'update', 'delete']) {
+      await sql.raw(`DROP TRIGGER IF EXISTS call_logs_stats_${event} ON call_logs`).execute(db);
+      await sql.raw(`DROP FUNCTION IF EXISTS call_stats_on_${event}()`).execute(db);
+    }
     await sql.raw('DROP TRIGGER IF EXISTS campaigns_call_totals ON campaigns').execute(db);
-    await sql.raw('DROP FUNCTION IF EXISTS call_stats_follow()').execute(db);
     await sql.raw('DROP FUNCTION IF EXISTS campaign_call_totals_start()').execute(db);
   } else {
     for (const name of [

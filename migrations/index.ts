@@ -20,6 +20,7 @@ import * as m0017 from './0017_fan_out_slices.js';
 import * as m0018 from './0018_oauth_pending_clients.js';
 import * as m0019 from './0019_event_trace_parent.js';
 import * as m0020 from './0020_call_stats.js';
+import * as m0021 from './0021_list_orders.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '0018_oauth_pending_clients': m0018,
   '0019_event_trace_parent': m0019,
   '0020_call_stats': m0020,
+  '0021_list_orders': m0021,
 };

@@ -73,7 +73,7 @@ export interface App {
 export interface AppOptions {
   /** Extra envelop plugins (tests use one to see which operations ran). */
   plugins?: Plugin[];
-  onQuery?: (sql: string) => void;
+  onQuery?: (sql: string, parameters: readonly unknown[]) => void;
   /** Tests: SQLite's account changes as PostgreSQL's (unknown), see src/db/database.ts OpenOptions. */
   accountChanges?: 'tracked' | 'unknown';
   /** Where log lines go (stdout when unset); tests read them. */
@@ -213,7 +213,7 @@ function openAppDatabase(
     },
     traceQueries: traced,
     // A shadow answer's statements (GRAPHQL_PREPARED_LANE=shadow) are not the request's: tests count the request's.
-    onQuery: options.onQuery && ((sql) => inShadow() || options.onQuery?.(sql)),
+    onQuery: options.onQuery && ((sql, parameters) => inShadow() || options.onQuery?.(sql, parameters)),
     accountChanges: options.accountChanges,
     onAnswer: (sql, startedAt) => availability.answered(sql, startedAt),
     timeoutMs: config.DATABASE_TIMEOUT_SECONDS * 1000,

@@ -43,8 +43,8 @@ export interface DatabaseHandle {
 }
 
 export interface OpenOptions {
-  /** Called after every query; tests count queries with it. */
-  onQuery?: (sql: string) => void;
+  /** Called after every query, with its parameters; tests count queries and read their plans with it. */
+  onQuery?: (sql: string, parameters: readonly unknown[]) => void;
   /** Called after every query that succeeded (the database availability tracker listens). */
   onAnswer?: (sql: string, startedAt: number) => void;
   /** PostgreSQL's connect and pool-wait timeout, SQLite's busy timeout (default 3 s). */
@@ -208,7 +208,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
   const log =
     onQuery || onAnswer || traceQueries
       ? (event: LogEvent) => {
-          onQuery?.(event.query.sql);
+          onQuery?.(event.query.sql, event.query.parameters);
           if (event.level === 'query') onAnswer?.(event.query.sql, performance.now() - event.queryDurationMillis);
           if (traceQueries) traceQuery(system, event.query.sql, event.queryDurationMillis, event.level === 'error');
         }

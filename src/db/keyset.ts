@@ -1,10 +1,10 @@
 // Keyset paging shared by every list ordered by (a time, an id): campaigns, call logs, messages (newest first),
 // a campaign's meetings (in time order).
-import { type SelectQueryBuilder, sql } from 'kysely';
+import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import type { Database } from './types.js';
 
-/** A position in the list: the row's sort value and its id (the tiebreak). */
-export type Keyset = readonly [sortValue: string, id: string];
+/** A position in the list: the row's sort value (a number for counts and amounts) and its id (the tiebreak). */
+export type Keyset = readonly [sortValue: string | number, id: string];
 
 export interface KeysetPage {
   /** Rows after this key in newest-first order. */
@@ -16,17 +16,21 @@ export interface KeysetPage {
   inverted: boolean;
 }
 
+/** What a list is sorted by: a column, or an expression an index is built on (coalesce(duration_seconds, -1)). */
+export type SortKey = string | RawBuilder<unknown>;
+
 /**
- * Adds the keyset bounds, order and limit to `query` over the columns (sort, id); both are indexed with the filters.
- * Lists are newest first; `order: 'oldest first'` walks the other way (meetings, in time order).
+ * Adds the keyset bounds, order and limit to `query` over (sort, id); both are indexed with the filters. Lists are
+ * newest (or largest) first; `order: 'oldest first'` walks the other way (meetings in time order, ascending sorts).
  */
 export function keysetPage<QB extends SelectQueryBuilder<Database, keyof Database, object>>(
   query: QB,
-  [sortColumn, idColumn]: readonly [string, string],
+  [sortKey, idColumn]: readonly [SortKey, string],
   page: KeysetPage,
   order: 'newest first' | 'oldest first' = 'newest first',
 ): QB {
-  const columns = sql`(${sql.ref(sortColumn)}, ${sql.ref(idColumn)})`;
+  const sortColumn = typeof sortKey === 'string' ? sql.ref(sortKey) : sortKey;
+  const columns = sql`(${sortColumn}, ${sql.ref(idColumn)})`;
   const ascending = order === 'oldest first';
   const [onward, back] = ascending ? [sql`>`, sql`<`] : [sql`<`, sql`>`];
   let bounded = query as SelectQueryBuilder<Database, keyof Database, object>;
@@ -34,16 +38,16 @@ export function keysetPage<QB extends SelectQueryBuilder<Database, keyof Databas
   if (page.before) bounded = bounded.where(sql<boolean>`${columns} ${back} (${page.before[0]}, ${page.before[1]})`);
   const direction = page.inverted !== ascending ? sql`asc` : sql`desc`;
   return bounded
-    .orderBy(sql`${sql.ref(sortColumn)} ${direction}`)
+    .orderBy(sql`${sortColumn} ${direction}`)
     .orderBy(sql`${sql.ref(idColumn)} ${direction}`)
     .limit(page.limit) as QB;
 }
 
 /** A page as the parameters of a reusable query (src/db/reusable-query.ts): bounds flattened, direction a boolean. */
 export interface KeysetParameters {
-  afterSort: string | null;
+  afterSort: string | number | null;
   afterId: string | null;
-  beforeSort: string | null;
+  beforeSort: string | number | null;
   beforeId: string | null;
   limit: number;
   inverted: boolean;

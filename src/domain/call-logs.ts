@@ -1,6 +1,13 @@
 // Call logs: one per (account, CallSid), moved forward by call-status callbacks, listed newest first (docs/decisions.md §7).
-import type { Kysely, Selectable } from 'kysely';
-import { type KeysetPage, type KeysetParameters, keysetOf, keysetPage, keysetParameters } from '../db/keyset.js';
+import { type Kysely, type Selectable, sql } from 'kysely';
+import {
+  type KeysetPage,
+  type KeysetParameters,
+  keysetOf,
+  keysetPage,
+  keysetParameters,
+  type SortKey,
+} from '../db/keyset.js';
 import { reusableQuery } from '../db/reusable-query.js';
 import type { CallLogsTable, Database } from '../db/types.js';
 import { type CallStatus, isTerminal, STATUS_RANK } from './call-logs.schema.js';
@@ -282,13 +289,56 @@ export async function listCallLogs(
   return checkedPage(db, accountId, filter, rows);
 }
 
-const callLogPage = reusableQuery((db, p: FilterParameters & KeysetParameters) =>
-  keysetPage(filtered(db, p), ['started_at', 'call_id'], keysetOf(p)),
-);
+/** What a call log list can be sorted by; `started` (newest first) is the default. */
+export const CALL_LOG_ORDERS = ['started', 'duration', 'cost', 'status'] as const;
+export type CallLogOrderField = (typeof CALL_LOG_ORDERS)[number];
+
+export interface CallLogOrder {
+  field: CallLogOrderField;
+  ascending: boolean;
+}
+
+export const DEFAULT_CALL_LOG_ORDER: CallLogOrder = { field: 'started', ascending: false };
 
 /**
- * A keyset page (newest first by startedAt, then callId) for Relay connections. An unknown campaign is NOT_FOUND.
- * Reads only the long texts in `texts` (the others are left undefined).
+ * Each order's keyset (sort, id), walked by an index per account and per campaign (migrations/0006_call_logs.ts,
+ * 0021_list_orders.ts). A duration or cost not reported yet sorts as -1: the indexes are on these very expressions.
+ */
+const ORDER_KEYSETS: Record<CallLogOrderField, readonly [SortKey, string]> = {
+  started: ['started_at', 'call_id'],
+  duration: [sql`coalesce(duration_seconds, -1)`, 'call_id'],
+  cost: [sql`coalesce(cost, -1)`, 'call_id'],
+  status: ['status', 'call_id'],
+};
+
+/** A call log's sort value in an order: what its cursor carries (as the index holds it). */
+export function sortValueOf(call: CallLog, field: CallLogOrderField): string | number {
+  switch (field) {
+    case 'duration':
+      return call.durationSeconds ?? -1;
+    case 'cost':
+      return call.cost ?? -1;
+    case 'status':
+      return call.status;
+    default:
+      return call.startedAt;
+  }
+}
+
+type PageParameters = FilterParameters & KeysetParameters & { ascending: boolean };
+
+const callLogPages = Object.fromEntries(
+  CALL_LOG_ORDERS.map((field) => [
+    field,
+    reusableQuery((db, p: PageParameters) =>
+      keysetPage(filtered(db, p), ORDER_KEYSETS[field], keysetOf(p), p.ascending ? 'oldest first' : 'newest first'),
+    ),
+  ]),
+) as Record<CallLogOrderField, (db: Kysely<Database>, p: PageParameters) => Promise<ListedRow[]>>;
+
+/**
+ * A keyset page for Relay connections, in `order` (newest first by startedAt by default), tie-broken by callId. An
+ * unknown campaign is NOT_FOUND. Reads only the long texts in `texts` (the others are left undefined).
  */
 export async function pageCallLogs(
   db: Kysely<Database>,
@@ -296,7 +346,12 @@ export async function pageCallLogs(
   filter: CallLogFilter,
   page: KeysetPage,
   texts: CallLogTexts = ALL_CALL_LOG_TEXTS,
+  order: CallLogOrder = DEFAULT_CALL_LOG_ORDER,
 ): Promise<CallLog[]> {
-  const rows = await callLogPage(db, { ...filterParameters(accountId, filter, texts), ...keysetParameters(page) });
+  const rows = await callLogPages[order.field](db, {
+    ...filterParameters(accountId, filter, texts),
+    ...keysetParameters(page),
+    ascending: order.ascending,
+  });
   return checkedPage(db, accountId, filter, rows);
 }

@@ -6,6 +6,7 @@
 import { tzOffset } from '@date-fns/tz';
 import { type Kysely, sql } from 'kysely';
 import { badInput } from '../core/errors.js';
+import { dialectOf } from '../db/dialect.js';
 import type { CallCounters, Database } from '../db/types.js';
 import { requireCampaign } from './campaigns.js';
 
@@ -299,32 +300,31 @@ async function campaignsOf(db: Kysely<Database>, accountId: string, campIds: rea
   return distinct;
 }
 
-/** Rows of hourly counters in [first, last) hours, each with its hour (one per hour, or per campaign and hour). */
-async function hourlyRows(
+/**
+ * The hourly counters summed per bucket, in the database (at most 400 rows come back, however many hours): bucket i
+ * is the hours from firstHours[i] to firstHours[i + 1] (keys), read through the counters' key, (account, hour) or
+ * (account, campaign, hour).
+ */
+async function bucketSums(
   db: Kysely<Database>,
   accountId: string,
   campIds: string[] | null,
-  first: string,
-  last: string,
-): Promise<Array<Record<string, unknown> & { hour: string }>> {
-  if (campIds === null) {
-    return db
-      .selectFrom('account_call_stats_hours')
-      .select(['hour', ...COUNTER_COLUMNS])
-      .where('account_id', '=', accountId)
-      .where('hour', '>=', first)
-      .where('hour', '<', last)
-      .execute();
-  }
-  // Each campaign's rows as they are, summed into buckets by the caller (no sort: grouping by hour in SQL sorts).
-  return db
-    .selectFrom('call_stats_hours')
-    .select(['hour', ...COUNTER_COLUMNS])
-    .where('account_id', '=', accountId)
-    .where('camp_id', 'in', campIds)
-    .where('hour', '>=', first)
-    .where('hour', '<', last)
-    .execute();
+  firstHours: string[],
+): Promise<Array<Record<string, unknown> & { i: number | string }>> {
+  const buckets = sql.join(
+    firstHours.slice(1).map((end, i) => sql`(CAST(${i} AS INTEGER), ${firstHours[i]!}, ${end})`),
+  );
+  const sums = sql.join(COUNTER_COLUMNS.map((column) => sql`SUM(h.${sql.ref(column)}) AS ${sql.ref(column)}`));
+  const hours =
+    campIds === null
+      ? sql`account_call_stats_hours h ON h.account_id = ${accountId}`
+      : sql`call_stats_hours h ON h.account_id = ${accountId} AND h.camp_id IN (${sql.join(campIds)})`;
+  const { rows } = await sql<Record<string, unknown> & { i: number | string }>`
+    WITH buckets (i, lo, hi) AS (VALUES ${buckets})
+    SELECT b.i AS i, ${sums}
+    FROM buckets b JOIN ${hours} AND h.hour >= b.lo AND h.hour < b.hi
+    GROUP BY b.i`.execute(db);
+  return rows;
 }
 
 /**
@@ -346,12 +346,24 @@ async function edgeParts(
   );
   const counters = sql.join(RAW_COUNTERS.map(([column, sum]) => sql`${sql.raw(sum)} AS ${sql.ref(column)}`));
   const campaigns = campIds === null ? sql`` : sql`AND c.camp_id IN (${sql.join(campIds)})`;
-  const { rows } = await sql<Record<string, unknown> & { hour: string }>`
-    WITH edges (hour, lo, hi) AS (VALUES ${ranges})
-    SELECT edges.hour AS hour, ${counters}
-    FROM edges JOIN call_logs c
-      ON c.account_id = ${accountId} AND c.started_at >= edges.lo AND c.started_at < edges.hi ${campaigns}
-    GROUP BY edges.hour`.execute(db);
+  // PostgreSQL is told to read each edge's range on its own (LATERAL): joined, it reads the account's whole index
+  // range and filters it. SQLite loops over the edges by itself (and knows no LATERAL).
+  const query =
+    dialectOf(db) === 'postgres'
+      ? sql<Record<string, unknown> & { hour: string }>`
+        SELECT edges.hour AS hour, s.*
+        FROM (VALUES ${ranges}) AS edges (hour, lo, hi)
+        CROSS JOIN LATERAL (
+          SELECT ${counters} FROM call_logs c
+          WHERE c.account_id = ${accountId} AND c.started_at >= edges.lo AND c.started_at < edges.hi ${campaigns}
+        ) s`
+      : sql<Record<string, unknown> & { hour: string }>`
+        WITH edges (hour, lo, hi) AS (VALUES ${ranges})
+        SELECT edges.hour AS hour, ${counters}
+        FROM edges JOIN call_logs c
+          ON c.account_id = ${accountId} AND c.started_at >= edges.lo AND c.started_at < edges.hi ${campaigns}
+        GROUP BY edges.hour`;
+  const { rows } = await query.execute(db);
   return new Map(rows.map((row) => [row.hour, row]));
 }
 
@@ -367,10 +379,10 @@ export async function loadCallStats(
 ): Promise<CallStats> {
   const edges = bucketEdges(query.from, query.to, query.bucket, query.timeZone);
   const campIds = query.campIds && query.campIds.length > 0 ? await campaignsOf(db, accountId, query.campIds) : null;
-  const first = edges[0]!;
-  const last = edges.at(-1)!;
-  const [rows, parts] = await Promise.all([
-    hourlyRows(db, accountId, campIds, hourKey(first), hourKey(last + HOUR - 1)),
+  // The hours that start at or after each edge are those whose key is at least the key of the edge's hour rounded up.
+  const firstHours = edges.map((edge) => hourKey(Math.ceil(edge / HOUR) * HOUR));
+  const [sums, parts] = await Promise.all([
+    bucketSums(db, accountId, campIds, firstHours),
     edgeParts(
       db,
       accountId,
@@ -379,8 +391,6 @@ export async function loadCallStats(
     ),
   ]);
 
-  // The hours that start at or after each edge are those whose key is at least the key of the edge's hour rounded up.
-  const firstHours = edges.map((edge) => hourKey(Math.ceil(edge / HOUR) * HOUR));
   /** The bucket of the hour `key` starts (by its start): -1 before the first edge, buckets.length after the last. */
   const bucketOf = (key: string): number => {
     let low = -1;
@@ -394,10 +404,7 @@ export async function loadCallStats(
   };
   const raws = edges.slice(1).map(zero);
   const inBuckets = (index: number) => index >= 0 && index < raws.length;
-  for (const row of rows) {
-    const index = bucketOf(row.hour);
-    if (inBuckets(index)) add(raws[index]!, row);
-  }
+  for (const row of sums) add(raws[Number(row.i)]!, row);
   for (const [hour, part] of parts) {
     // The hour holds the next edge: its calls from the edge on belong to the bucket that edge starts.
     const index = bucketOf(hour);

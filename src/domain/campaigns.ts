@@ -360,17 +360,17 @@ function filterParameters(accountId: string, filter: CampaignFilter): FilterPara
   return { accountId, status: filter.status ?? null, pattern };
 }
 
-/** The account's campaigns matching the filter, nothing selected yet. */
+/** The account's campaigns matching the filter, nothing selected yet (columns named with their table). */
 function filteredRows(db: Kysely<Database>, p: FilterParameters) {
-  let query = db.selectFrom('campaigns').where('account_id', '=', p.accountId);
-  if (p.status !== null) query = query.where('status', '=', p.status);
+  let query = db.selectFrom('campaigns').where('campaigns.account_id', '=', p.accountId);
+  if (p.status !== null) query = query.where('campaigns.status', '=', p.status);
   if (p.pattern !== null) {
     const pattern = p.pattern;
     query = query.where((eb) =>
       eb.or([
-        sql<boolean>`lower(title) like ${pattern} escape '\\'`,
-        sql<boolean>`lower(description) like ${pattern} escape '\\'`,
-        sql<boolean>`lower(camp_id) like ${pattern} escape '\\'`,
+        sql<boolean>`lower(campaigns.title) like ${pattern} escape '\\'`,
+        sql<boolean>`lower(campaigns.description) like ${pattern} escape '\\'`,
+        sql<boolean>`lower(campaigns.camp_id) like ${pattern} escape '\\'`,
       ]),
     );
   }
@@ -434,13 +434,61 @@ export async function listCampaignSummaries(
   }));
 }
 
-const campaignPage = reusableQuery((db, p: FilterParameters & KeysetParameters & TextParameters) =>
-  keysetPage(filteredRows(db, p).select(listColumns(p)), ['created_at', 'camp_id'], keysetOf(p)),
-);
+/** What a campaign list can be sorted by; `created` (newest first) is the default. */
+export const CAMPAIGN_ORDERS = ['created', 'updated', 'title', 'status', 'calls', 'spend'] as const;
+export type CampaignOrderField = (typeof CAMPAIGN_ORDERS)[number];
+
+export interface CampaignOrder {
+  field: CampaignOrderField;
+  ascending: boolean;
+}
+
+export const DEFAULT_CAMPAIGN_ORDER: CampaignOrder = { field: 'created', ascending: false };
 
 /**
- * A keyset page (newest first by createdAt, then campId) for Relay connections; reads only the long texts in `texts`
- * (the others are left undefined).
+ * Each order's keyset (sort, id), each walked by an index (migrations/0003_campaigns.ts, 0021_list_orders.ts): calls
+ * and spend are the totals the database keeps per campaign (0020_call_stats.ts), walked by their own indexes and
+ * joined to the campaign.
+ */
+const ORDER_KEYSETS: Record<CampaignOrderField, { keys: readonly [string, string]; totals: boolean }> = {
+  created: { keys: ['campaigns.created_at', 'campaigns.camp_id'], totals: false },
+  updated: { keys: ['campaigns.updated_at', 'campaigns.camp_id'], totals: false },
+  title: { keys: ['campaigns.title', 'campaigns.camp_id'], totals: false },
+  status: { keys: ['campaigns.status', 'campaigns.camp_id'], totals: false },
+  calls: { keys: ['campaign_call_totals.calls', 'campaign_call_totals.camp_id'], totals: true },
+  spend: { keys: ['campaign_call_totals.spent_micros', 'campaign_call_totals.camp_id'], totals: true },
+};
+
+type PageParameters = FilterParameters & KeysetParameters & TextParameters & { ascending: boolean };
+
+const campaignPages = Object.fromEntries(
+  CAMPAIGN_ORDERS.map((field) => {
+    const { keys, totals } = ORDER_KEYSETS[field];
+    const query = reusableQuery((db, p: PageParameters) => {
+      const columns = listColumns(p).map((column) => `campaigns.${String(column)}` as 'campaigns.camp_id');
+      const base = totals
+        ? filteredRows(db, p)
+            .innerJoin('campaign_call_totals', (join) =>
+              join
+                .onRef('campaign_call_totals.account_id', '=', 'campaigns.account_id')
+                .onRef('campaign_call_totals.camp_id', '=', 'campaigns.camp_id'),
+            )
+            .where('campaign_call_totals.account_id', '=', p.accountId)
+            .select([...columns, sql<number | string>`${sql.ref(keys[0])}`.as('sort_value')])
+        : filteredRows(db, p).select(columns);
+      return keysetPage(base, keys, keysetOf(p), p.ascending ? 'oldest first' : 'newest first');
+    });
+    return [field, query];
+  }),
+) as Record<
+  CampaignOrderField,
+  ReturnType<typeof reusableQuery<PageParameters, Row & { sort_value?: number | string }>>
+>;
+
+/**
+ * A keyset page for Relay connections, in `order` (newest first by createdAt by default), tie-broken by campId; reads
+ * only the long texts in `texts` (the others are left undefined). Each campaign comes with its sort value when the
+ * order is by a total (calls, spend in millionths), which the campaign itself does not hold.
  */
 export async function pageCampaigns(
   db: Kysely<Database>,
@@ -448,11 +496,17 @@ export async function pageCampaigns(
   filter: CampaignFilter,
   page: KeysetPage,
   texts: CampaignTexts = ALL_CAMPAIGN_TEXTS,
-): Promise<Campaign[]> {
-  const rows = await campaignPage(db, {
+  order: CampaignOrder = DEFAULT_CAMPAIGN_ORDER,
+): Promise<Array<{ campaign: Campaign; total: number | null }>> {
+  const rows = await campaignPages[order.field](db, {
     ...filterParameters(accountId, filter),
     ...keysetParameters(page),
     ...textParameters(texts),
+    ascending: order.ascending,
   });
-  return rows.map((row) => toCampaign(row as Row));
+  return rows.map((row) => ({
+    campaign: toCampaign(row as Row),
+    // pg answers bigint as a string.
+    total: row.sort_value === undefined ? null : Number(row.sort_value),
+  }));
 }

@@ -23,6 +23,8 @@ export interface TestApp {
   databaseUrl: string;
   /** SQL statements run since the last `resetQueries()`. */
   queries: string[];
+  /** The same statements with their parameters (to read their query plans). */
+  statements: Array<{ sql: string; parameters: readonly unknown[] }>;
   resetQueries(): void;
   request(
     method: string,
@@ -140,9 +142,13 @@ export async function startApp(
     ...env,
   });
   const queries: string[] = [];
+  const statements: TestApp['statements'] = [];
   const app = await createApp(config, {
     plugins,
-    onQuery: (sql) => queries.push(sql),
+    onQuery: (sql, parameters) => {
+      queries.push(sql);
+      statements.push({ sql, parameters });
+    },
     ...(options.logStream ? { logStream: options.logStream } : {}),
     ...(options.worker !== undefined ? { worker: options.worker } : {}),
     ...(options.accountChanges ? { accountChanges: options.accountChanges } : {}),
@@ -184,8 +190,10 @@ export async function startApp(
     app,
     databaseUrl: config.DATABASE_URL,
     queries,
+    statements,
     resetQueries: () => {
       queries.length = 0;
+      statements.length = 0;
     },
     request,
     rest: (method, path, init) => request(method, `/api/v3${path}`, init),

@@ -54,20 +54,30 @@ function checkPageSize(args: ConnectionArgs): void {
  */
 export type CursorKind = 'campaign' | 'call-log' | 'meeting' | 'delivery' | 'social-message';
 
+/** A list's order other than its default: its name in cursors (`title:asc`), and whether it sorts by a number. */
+export interface ListOrder {
+  name: string;
+  numeric: boolean;
+}
+
 /**
- * A Relay connection over a keyset-paged list of `kind`: `keyOf` gives a node's (sort value, id), `load` fetches one
- * page. Page sizes above MAX_PAGE_SIZE and cursors this connection did not make (garbage, or another kind's) are
+ * A Relay connection over a keyset-paged list of `listKind`, in `order` (a name, such as `title:asc`; none for the
+ * list's default): `keyOf` gives a node's (sort value, id), `load` fetches one page. Page sizes above MAX_PAGE_SIZE and cursors this connection did not make (garbage, or another kind's) are
  * BAD_USER_INPUT. An empty page's start and end cursors are the `after` or `before` given (the position does not
  * move), or null when none was: every cursor a page answers is accepted back.
  */
 export function keysetConnection<T>(
-  kind: CursorKind,
+  listKind: CursorKind,
   args: ConnectionArgs,
   keyOf: (node: T) => Keyset,
   load: (page: KeysetPage) => Promise<T[]>,
+  order?: ListOrder,
 ) {
   checkPageSize(args);
-  const toKey = (cursor: string | undefined, name: string) => decodeCursor(cursor, kind, name);
+  // A list in another order than its default names the order too: a position in one order means nothing in another.
+  const kind = order ? `${listKind}:${order.name}` : listKind;
+  const sortType = order?.numeric ? 'number' : 'string';
+  const toKey = (cursor: string | undefined, name: string) => decodeCursor(cursor, kind, sortType, name);
   const { before, after, limit, inverted, expectedSize, hasPreviousPage, hasNextPage } = parseCursorConnectionArgs({
     args,
     defaultSize: DEFAULT_PAGE_SIZE,
@@ -111,7 +121,7 @@ class Edge<T> {
   #cursor: string | undefined;
   constructor(
     readonly node: T,
-    private readonly kind: CursorKind,
+    private readonly kind: string,
     private readonly keyOf: (node: T) => Keyset,
   ) {}
   get cursor(): string {
@@ -122,8 +132,8 @@ class Edge<T> {
 /** The longest cursor decoded; a longer string is refused without reading it. */
 const MAX_CURSOR_LENGTH = 4096;
 
-/** base64url of the JSON array [kind, sort value, id]. */
-function encodeCursor(kind: CursorKind, [sortValue, id]: Keyset): string {
+/** base64url of the JSON array [kind (and order), sort value, id]. */
+function encodeCursor(kind: string, [sortValue, id]: Keyset): string {
   if (ablated.has('cursors')) return id;
   return Buffer.from(JSON.stringify([kind, sortValue, id])).toString('base64url');
 }
@@ -137,23 +147,34 @@ function parsedJson(text: string): unknown {
   }
 }
 
-const isTripleOfStrings = (values: unknown): values is [string, string, string] =>
-  Array.isArray(values) && values.length === 3 && values.every((value) => typeof value === 'string');
+const isCursorTriple = (values: unknown): values is [string, string | number, string] =>
+  Array.isArray(values) &&
+  values.length === 3 &&
+  typeof values[0] === 'string' &&
+  (typeof values[1] === 'string' || (typeof values[1] === 'number' && Number.isFinite(values[1]))) &&
+  typeof values[2] === 'string';
 
 /** The keyset of a cursor encodeCursor made for `kind`; anything else is BAD_USER_INPUT at `argName`. */
-function decodeCursor(cursor: string | undefined, kind: CursorKind, argName: string): Keyset | undefined {
+function decodeCursor(
+  cursor: string | undefined,
+  kind: string,
+  sortType: 'string' | 'number',
+  argName: string,
+): Keyset | undefined {
   if (cursor === undefined) return undefined;
   // No cursor this server makes is longer (a 200-character title of 4-byte characters is about 1.2 KB of it).
   const values =
     cursor.length <= MAX_CURSOR_LENGTH ? parsedJson(Buffer.from(cursor, 'base64url').toString('utf8')) : undefined;
-  const isCursor = isTripleOfStrings(values);
-  if (isCursor && values[0] === kind) return [values[1], values[2]];
+  const isCursor = isCursorTriple(values);
+  // A sort value of the other type (a number where this order sorts by text) was not made by this server.
+  if (isCursor && values[0] === kind && typeof values[1] === sortType) return [values[1], values[2]];
   throw badInput([
     {
       path: [argName],
       type: 'value_error',
-      message: isCursor
-        ? `a cursor of another list (${values[0]}), not of this one: pass a cursor this connection returned`
+      message:
+        isCursor && values[0] !== kind
+        ? `a cursor of another list or order (${values[0].slice(0, 100)}), not of this one: pass a cursor this connection returned in the same orderBy`
         : 'not a cursor returned by this connection',
       input: cursor.length <= 100 ? cursor : `${cursor.slice(0, 100)}…`,
     },

@@ -7,6 +7,7 @@ import { builder } from './builder.js';
 import './types/account.js';
 import './types/access-token.js';
 import './types/voice.js';
+import './types/order-direction.js';
 import './types/campaign.js';
 import './types/campaign-mutations.js';
 import './types/integrations.js';

@@ -5,6 +5,10 @@ import {
   CALL_LOG_TEXTS,
   type CallLog,
   type CallLogFilter,
+  type CallLogOrder,
+  type CallLogOrderField,
+  DEFAULT_CALL_LOG_ORDER,
+  sortValueOf,
   type CallLogTexts,
   getCallLogsByIds,
   listCallLogs,
@@ -19,6 +23,7 @@ import type { Context } from '../context.js';
 import { keysetConnection, PLAIN_EDGE } from '../pagination.js';
 import { asksFor } from '../selection.js';
 import { CampaignRef } from './campaign.js';
+import { OrderDirectionEnum } from './order-direction.js';
 
 /** GraphQL names (IN_PROGRESS) for the provider's statuses (in-progress). */
 const CALL_STATUS_DESCRIPTIONS: Record<CallStatus, string> = {
@@ -202,23 +207,67 @@ const toFilter = (args: FilterArgs, campId?: string | null): CallLogFilter => ({
  */
 const textsAsked = (info: GraphQLResolveInfo): CallLogTexts => asksFor(info, CALL_LOG_TEXTS);
 
+const CallLogOrderFieldEnum = builder.enumType('CallLogOrderField', {
+  description: 'What a list of call logs can be sorted by; ties are broken by callId.',
+  values: {
+    STARTED_AT: { value: 'started', description: 'When the call started (its first status callback).' },
+    DURATION: {
+      value: 'duration',
+      description: 'How long it lasted, in seconds; a call that reported no duration sorts as -1.',
+    },
+    COST: { value: 'cost', description: 'What it cost; a call that reported no cost sorts as -1.' },
+    STATUS: { value: 'status', description: "Its latest status, in alphabetical order of the provider's word." },
+  } satisfies Record<string, { value: CallLogOrderField; description: string }>,
+});
+
+const CallLogOrderInput = builder.inputType('CallLogOrder', {
+  description: 'How to sort a list of call logs.',
+  fields: (t) => ({
+    field: t.field({ type: CallLogOrderFieldEnum, required: true, description: 'What to sort by.' }),
+    direction: t.field({
+      type: OrderDirectionEnum,
+      required: true,
+      defaultValue: 'DESC',
+      description: 'Which end first (DESC when absent: newest, longest, dearest).',
+    }),
+  }),
+});
+
+const ORDER_BY_DESCRIPTION =
+  'The order of the list (startedAt, newest first, when absent). Cursors are valid for the order they came from: ' +
+  'one of another order is BAD_USER_INPUT.';
+
 function connection(
   context: Context,
-  args: Parameters<typeof keysetConnection>[1],
+  args: Parameters<typeof keysetConnection>[1] & {
+    orderBy?: { field: CallLogOrderField; direction: 'ASC' | 'DESC' } | null;
+  },
   filter: CallLogFilter,
   info: GraphQLResolveInfo,
 ) {
   const accountId = viewerOf(context).id;
   const texts = textsAsked(info);
+  const order: CallLogOrder = args.orderBy
+    ? { field: args.orderBy.field, ascending: args.orderBy.direction === 'ASC' }
+    : DEFAULT_CALL_LOG_ORDER;
+  const isDefault = order.field === 'started' && !order.ascending;
   return keysetConnection(
     'call-log',
     args,
-    (call: CallLog) => [call.startedAt, call.callId],
-    (page) => pageCallLogs(context.db, accountId, filter, page, texts),
+    (call: CallLog) => [sortValueOf(call, order.field), call.callId],
+    (page) => pageCallLogs(context.db, accountId, filter, page, texts, order),
+    // The default order keeps the cursors it always made, however it was asked for.
+    isDefault
+      ? undefined
+      : {
+          name: `${order.field}:${order.ascending ? 'asc' : 'desc'}`,
+          numeric: order.field === 'duration' || order.field === 'cost',
+        },
   );
 }
 
 const DESCRIPTION = 'Newest first; `since` and `until` bound startedAt, both inclusive.';
+const SORTED = 'Newest first unless `orderBy` says otherwise; `since` and `until` bound startedAt, both inclusive.';
 
 /** The filter arguments' descriptions, the same on every call-log list. */
 const FILTER = {
@@ -232,12 +281,13 @@ builder.queryFields((t) => ({
   callLogs: t.connection(
     {
       type: CallLogRef,
-      description: `Your call logs. ${DESCRIPTION} An unknown campId is NOT_FOUND.`,
+      description: `Your call logs. ${SORTED} An unknown campId is NOT_FOUND.`,
       args: {
         campId: t.arg.string({ validate: campIdField.nullish(), description: FILTER.campId }),
         status: t.arg({ type: CallStatusEnum, description: FILTER.status }),
         since: t.arg({ type: 'DateTime', description: FILTER.since }),
         until: t.arg({ type: 'DateTime', description: FILTER.until }),
+        orderBy: t.arg({ type: CallLogOrderInput, description: ORDER_BY_DESCRIPTION }),
       },
       resolve: (_root, args, context, info) => connection(context, args, toFilter(args, args.campId), info),
     },
@@ -269,11 +319,12 @@ builder.objectField(CampaignRef, 'callLogs', (t) =>
   t.connection(
     {
       type: CallLogRef,
-      description: `This campaign's call logs. ${DESCRIPTION}`,
+      description: `This campaign's call logs. ${SORTED}`,
       args: {
         status: t.arg({ type: CallStatusEnum, description: FILTER.status }),
         since: t.arg({ type: 'DateTime', description: FILTER.since }),
         until: t.arg({ type: 'DateTime', description: FILTER.until }),
+        orderBy: t.arg({ type: CallLogOrderInput, description: ORDER_BY_DESCRIPTION }),
       },
       resolve: (campaign, args, context, info) => connection(context, args, toFilter(args, campaign.campId), info),
     },

@@ -7,6 +7,8 @@ import type { GraphQLResolveInfo } from 'graphql';
 import {
   type Campaign,
   CAMPAIGN_LONG_FIELDS,
+  type CampaignOrderField,
+  DEFAULT_CAMPAIGN_ORDER,
   type CampaignLongField,
   type CampaignTexts,
   getCampaign,
@@ -22,6 +24,7 @@ import { LONG_TEXT_COST } from '../field-costs.js';
 import { keysetConnection, MAX_PAGE_SIZE, PLAIN_EDGE } from '../pagination.js';
 import { asksFor, asksOnly } from '../selection.js';
 import { VoiceRef } from './voice.js';
+import { OrderDirectionEnum } from './order-direction.js';
 
 export const CampaignStatusEnum = builder.enumType('CampaignStatus', {
   description: 'active ⇄ paused → completed (terminal).',
@@ -170,6 +173,45 @@ export const CampaignRef = builder.loadableNode('Campaign', {
   }),
 });
 
+const CampaignOrderFieldEnum = builder.enumType('CampaignOrderField', {
+  description: 'What a list of campaigns can be sorted by; ties are broken by campId.',
+  values: {
+    CREATED_AT: { value: 'created', description: 'When the campaign was created.' },
+    UPDATED_AT: { value: 'updated', description: 'When the campaign last changed.' },
+    TITLE: { value: 'title', description: 'Its title, character by character (A before a).' },
+    STATUS: { value: 'status', description: 'Its status, in alphabetical order of the stored word (active, completed, paused).' },
+    CALLS: { value: 'calls', description: 'How many calls it has a log of (metrics.totalNumCall).' },
+    SPEND: { value: 'spend', description: 'What its calls cost (metrics.totalSpent).' },
+  } satisfies Record<string, { value: CampaignOrderField; description: string }>,
+});
+
+const CampaignOrderInput = builder.inputType('CampaignOrder', {
+  description: 'How to sort a list of campaigns.',
+  fields: (t) => ({
+    field: t.field({ type: CampaignOrderFieldEnum, required: true, description: 'What to sort by.' }),
+    direction: t.field({
+      type: OrderDirectionEnum,
+      required: true,
+      defaultValue: 'DESC',
+      description: 'Which end first (DESC when absent: newest, largest, Z).',
+    }),
+  }),
+});
+
+/** A campaign's own sort value in an order that is not by a total. */
+function sortValueOf(campaign: Campaign, field: CampaignOrderField): string {
+  switch (field) {
+    case 'updated':
+      return campaign.updatedAt;
+    case 'title':
+      return campaign.title;
+    case 'status':
+      return campaign.status;
+    default:
+      return campaign.createdAt;
+  }
+}
+
 /** The one connection type of Campaign lists, wherever they appear. */
 export const CampaignConnection = builder.connectionObject(
   {
@@ -209,21 +251,41 @@ builder.queryFields((t) => ({
   campaigns: t.connection(
     {
       type: CampaignRef,
-      description: `Your campaigns, newest first; at most ${MAX_PAGE_SIZE} per page.`,
+      description: `Your campaigns, newest first unless \`orderBy\` says otherwise; at most ${MAX_PAGE_SIZE} per page.`,
       args: {
         status: t.arg({ type: CampaignStatusEnum, description: 'Only the campaigns with this status.' }),
         search: t.arg.string({
           description: 'Case-insensitive substring of the title, description or campId.',
           validate: z.string().max(200).nullish(),
         }),
+        orderBy: t.arg({
+          type: CampaignOrderInput,
+          description:
+            'The order of the list (createdAt, newest first, when absent). Cursors are valid for the order they ' +
+            'came from: one of another order is BAD_USER_INPUT.',
+        }),
       },
       resolve: (_root, args, context, info) => {
         const texts = textsAsked(info);
+        const order = args.orderBy
+          ? { field: args.orderBy.field, ascending: args.orderBy.direction === 'ASC' }
+          : DEFAULT_CAMPAIGN_ORDER;
+        const byTotal = order.field === 'calls' || order.field === 'spend';
+        // The totals a page was sorted by (a campaign does not hold them): its cursors carry them.
+        const totals = new Map<Campaign, number>();
         return keysetConnection(
           'campaign',
           args,
-          (campaign: Campaign) => [campaign.createdAt, campaign.campId],
-          (page) => pageCampaigns(context.db, viewerOf(context).id, args, page, texts),
+          (campaign: Campaign) => [byTotal ? (totals.get(campaign) ?? 0) : sortValueOf(campaign, order.field), campaign.campId],
+          async (page) => {
+            const rows = await pageCampaigns(context.db, viewerOf(context).id, args, page, texts, order);
+            for (const row of rows) if (row.total !== null) totals.set(row.campaign, row.total);
+            return rows.map((row) => row.campaign);
+          },
+          // The default order (created, newest first) keeps the cursors it always made, however it was asked for.
+          order.field === 'created' && !order.ascending
+            ? undefined
+            : { name: `${order.field}:${order.ascending ? 'asc' : 'desc'}`, numeric: byTotal },
         );
       },
     },
