@@ -8,8 +8,9 @@
 export const TOOL_DESCRIPTIONS: Readonly<Record<string, string>> = {
   CampaignList:
     'Lists your campaigns, newest first, without their long texts (campaign_get reads those). Arguments: `status` ' +
-    'and `search` (in the title) filter; `first` (at most 100) and `after` (nextCursor of the previous ' +
-    'page) page.',
+    'and `search` (in the title) filter; `orderBy` sorts (`field`: CREATED_AT, UPDATED_AT, TITLE, STATUS, CALLS or ' +
+    'SPEND; `direction`: DESC or ASC); `first` (at most 100) and `after` (nextCursor of the previous page, in the ' +
+    'same orderBy) page.',
   CampaignGet:
     'Reads one campaign whole: its texts (script, systemPrompt, …), its voice and its text pipeline; null when you ' +
     'have no such campaign. Argument: `campId`.',
@@ -75,8 +76,13 @@ export const TOOL_DESCRIPTIONS: Readonly<Record<string, string>> = {
   ChatDisconnect: 'Deletes the stored chat credentials; NOT_FOUND when there are none. No arguments.',
   CallLogList:
     'Lists your call logs, newest first; an unknown campId is NOT_FOUND. Arguments: `campId`, `status`, and ' +
-    '`since`/`until` (bounds on startedAt, inclusive) filter; `first` (at most 100) and `after` page; `withTexts` ' +
-    'adds each call’s summary, analysis and transcript (long: ask for a few).',
+    '`since`/`until` (bounds on startedAt, inclusive) filter; `orderBy` sorts (`field`: STARTED_AT, DURATION, ' +
+    'COST or STATUS; `direction`: DESC or ASC); `first` (at most 100) and `after` (in the same orderBy) page; ' +
+    '`withTexts` adds each call’s summary, analysis and transcript (long: ask for a few).',
+  CallStats:
+    'Calls per hour, day, week or month of a span, in a time zone: by outcome, with spend, and totals. Arguments: ' +
+    '`from`, `to` (excluded), `bucket` (DAY by default; at most 400 buckets), `timeZone` (IANA; UTC by default), ' +
+    '`campIds` (all when omitted).',
   MeetingUpcomingList:
     'Lists your scheduled meetings that have not ended, the soonest first. Argument: `limit` (1–200, 50 when ' +
     'omitted).',
@@ -140,6 +146,7 @@ const TOOL_TITLES: Record<string, string> = {
   CalendarConnect: 'Connect the calendar',
   CalendarDisconnect: 'Disconnect the calendar',
   CallLogList: 'List calls',
+  CallStats: 'Call statistics over time',
   CampaignComplete: 'Complete a campaign',
   CampaignCreate: 'Create a campaign',
   CampaignDelete: 'Delete a campaign',

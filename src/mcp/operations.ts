@@ -209,8 +209,14 @@ const integrationMutations = (kind: string, fields: string) => [
 export const MCP_OPERATIONS: readonly string[] = [
   // Campaigns
   /* GraphQL */ `
-    query CampaignList($first: Int, $after: String, $status: CampaignStatus, $search: String) {
-      campaigns(first: $first, after: $after, status: $status, search: $search) {
+    query CampaignList(
+      $first: Int
+      $after: String
+      $status: CampaignStatus
+      $search: String
+      $orderBy: CampaignOrder
+    ) {
+      campaigns(first: $first, after: $after, status: $status, search: $search, orderBy: $orderBy) {
         edges {
           _mcpCursor: cursor
           node {
@@ -305,9 +311,18 @@ export const MCP_OPERATIONS: readonly string[] = [
       $status: CallStatus
       $since: DateTime
       $until: DateTime
+      $orderBy: CallLogOrder
       $withTexts: Boolean = false
     ) {
-      callLogs(first: $first, after: $after, campId: $campId, status: $status, since: $since, until: $until) {
+      callLogs(
+        first: $first
+        after: $after
+        campId: $campId
+        status: $status
+        since: $since
+        until: $until
+        orderBy: $orderBy
+      ) {
         edges {
           _mcpCursor: cursor
           node {
@@ -318,6 +333,46 @@ export const MCP_OPERATIONS: readonly string[] = [
       }
     }
     ${CALL_LOG}
+  `,
+
+  // Call statistics over time (a year of days fits the answer budget with these counters)
+  /* GraphQL */ `
+    query CallStats(
+      $campIds: [String!]
+      $from: DateTime!
+      $to: DateTime!
+      $bucket: CallStatsBucketSize = DAY
+      $timeZone: String = "UTC"
+    ) {
+      callStats(campIds: $campIds, from: $from, to: $to, bucket: $bucket, timeZone: $timeZone) {
+        bucket
+        timeZone
+        buckets {
+          localStart
+          calls
+          answered
+          completed
+          noAnswer
+          busy
+          failed
+          spend
+        }
+        totals {
+          calls
+          answered
+          completed
+          failed
+          noAnswer
+          busy
+          canceled
+          ongoing
+          totalDurationSeconds
+          averageDurationSeconds
+          spend
+          averageCost
+        }
+      }
+    }
   `,
 
   // Meetings

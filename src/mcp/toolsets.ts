@@ -8,7 +8,7 @@
 /** Each area and the tools it holds, by name. Every tool is in at least one (test/mcp/toolsets.test.ts). */
 export const TOOLSETS: Readonly<Record<string, RegExp>> = {
   campaigns: /^(campaign_|text_pipeline_|voice_list$|text_read$)/,
-  calls: /^(call_log_|text_read$)/,
+  calls: /^(call_log_|call_stats$|text_read$)/,
   integrations: /^(integration_list|[a-z]+_connect|[a-z]+_disconnect)$/,
   meetings: /^meeting_/,
   webhooks: /^webhook_/,

@@ -141,6 +141,19 @@ describe('the MCP door', () => {
 
     expect((await run('call_log_list', { first: 5, status: 'COMPLETED' })).callLogs.items).toEqual([]);
     expect((await run('call_log_list', { campId: 'spring', first: 5 })).callLogs.items).toEqual([]);
+    expect(
+      (await run('call_log_list', { first: 5, orderBy: { field: 'COST', direction: 'DESC' } })).callLogs.items,
+    ).toEqual([]);
+    // "How did the spring campaign do this week?"
+    const week = await run('call_stats', {
+      campIds: ['spring'],
+      from: '2026-11-30T00:00:00+01:00',
+      to: '2026-12-07T00:00:00+01:00',
+      timeZone: 'Europe/Paris',
+    });
+    expect(week.callStats.buckets).toHaveLength(7);
+    expect(week.callStats.buckets[0]).toMatchObject({ localStart: '2026-11-30T00:00:00+01:00', calls: 0 });
+    expect(week.callStats.totals).toMatchObject({ calls: 0, spend: 0 });
 
     const startsAt = new Date(Date.now() + 86_400_000);
     const booked = await run('meeting_book', {

@@ -25,6 +25,12 @@ const REFUSED_ARGUMENTS = new Set(['BAD_USER_INPUT', 'GRAPHQL_VALIDATION_FAILED'
  * keeps them (a meeting ends after it starts, at most 24 hours later).
  */
 const CROSS_ARGUMENT_RULES: Record<string, (args: Record<string, any>) => void> = {
+  // A span of a week in a zone Intl knows (a span or zone JSON Schema cannot check is the server's to refuse).
+  call_stats: (args) => {
+    if (typeof args.from === 'string') args.to = new Date(Date.parse(args.from) + 7 * 86_400_000).toISOString();
+    if (typeof args.timeZone === 'string') args.timeZone = 'Europe/Paris';
+    if (Array.isArray(args.campIds)) args.campIds = [];
+  },
   meeting_book: (args) => {
     if (!args.input?.startsAt) return;
     args.input.endsAt = new Date(Date.parse(args.input.startsAt) + 1_800_000).toISOString();
