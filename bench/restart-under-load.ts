@@ -3,10 +3,13 @@
 // quiet, Redis killed (SIGKILL) for OUTAGE seconds and started again, quiet, PostgreSQL stopped for OUTAGE seconds and
 // started again, quiet. Prints per phase the requests, their statuses and latency (p50, p90), the time to the first
 // success after each service is back, and at the end acknowledged writes against the rows stored and the live events
-// the subscriber received against the events committed, per phase. Loopback only; bounded in time (about
-// 6 × OUTAGE + 20 s). BENCH_STRICT=1 fails on any acknowledged write lost or committed event not received: the short
+// the subscriber received against the events committed, per phase; acknowledged call-status callbacks against the
+// calls stored, and the call statistics the database keeps against the call logs counted again. Loopback only; bounded
+// in time (about 6 × OUTAGE + 20 s). BENCH_STRICT=1 fails on any acknowledged write or call lost, committed event not
+// received, or call statistics row that disagrees with the call logs: the short
 // version in `npm run bench:smoke` (CI) keeps that guarantee from rotting.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { chmodSync, chownSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +23,17 @@ const QUIET_S = Number(process.env.QUIET ?? 4);
 const WRITERS = Number(process.env.WRITERS ?? 10);
 const dir = mkdtempSync(join(tmpdir(), 'gateway-restarts-'));
 chmodSync(dir, 0o755);
+
+/** The auth token the account's telephony is connected with: callbacks are signed with it. */
+const CALLBACK_TOKEN = 'restart-bench-auth-token-0123456789';
+
+/** The provider's signature: base64(HMAC-SHA1(auth token, URL + each parameter's name and value, by name)). */
+function signCallback(url: string, params: Record<string, string>): string {
+  const data = Object.keys(params)
+    .sort()
+    .reduce((text, name) => text + name + params[name], url);
+  return createHmac('sha1', CALLBACK_TOKEN).update(data).digest('base64');
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -113,11 +127,12 @@ async function main() {
   const instances = [await startInstance('a', env), await startInstance('b', env)];
   const json = { 'content-type': 'application/json' };
   const [a, b] = instances.map((instance) => instance.base) as [string, string];
-  await fetch(`${a}/api/v3/signup`, {
+  const signup = await fetch(`${a}/api/v3/signup`, {
     method: 'POST',
     headers: json,
     body: JSON.stringify({ email: 'r@example.com', password: 'restart password 1' }),
   });
+  const { apiKey } = (await signup.json()) as { apiKey: string };
   const login = await fetch(`${a}/api/v3/login`, {
     method: 'POST',
     headers: json,
@@ -129,6 +144,17 @@ async function main() {
     method: 'POST',
     headers: auth,
     body: JSON.stringify({ campId: 'watched', campaignModelData: campaignData() }),
+  });
+  // Call-status callbacks (a call's first and its last), signed as the provider signs them: the call statistics the
+  // database keeps from them must agree with the call logs after the outages.
+  await fetch(`${a}/api/v3/update_telephony`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({
+      telephonyAccountSid: 'AC0123456789',
+      telephonyAuthToken: CALLBACK_TOKEN,
+      telephonyPhoneNumber: '+14155550100',
+    }),
   });
 
   // One live subscriber on instance B, counting the events of the watched campaign.
@@ -205,6 +231,40 @@ async function main() {
     }
   });
 
+  // One more writer sends call-status callbacks: each call rings, then ends with a duration and a price.
+  const callbacks: Array<{ sid: string; status: number }> = [];
+  const callbackWriter = (async () => {
+    for (let call = 0; !stop; call++) {
+      const sid = `CA${String(call).padStart(6, '0')}`;
+      const steps: Array<Record<string, string>> = [
+        { CallSid: sid, CallStatus: 'ringing' },
+        { CallSid: sid, CallStatus: 'completed', CallDuration: String(call % 300), Price: `-0.0${call % 10}5` },
+      ];
+      for (const params of steps) {
+        const target = call % 2 === 0 ? a : b;
+        const path = `/api/v3/telephony_webhook/${apiKey}/watched`;
+        let status = 0;
+        try {
+          const response = await fetch(`${target}${path}`, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/x-www-form-urlencoded',
+              'x-telephony-signature': signCallback(`${target}${path}`, params),
+            },
+            body: new URLSearchParams(params).toString(),
+            signal: AbortSignal.timeout(10_000),
+          });
+          status = response.status;
+          await response.arrayBuffer();
+        } catch {
+          status = 0;
+        }
+        callbacks.push({ sid, status });
+        if (status !== 200) await sleep(50);
+      }
+    }
+  })();
+
   const phases: Array<[string, number, number]> = [];
   const phase = async (name: string, work: () => Promise<void>) => {
     const from = Date.now() - started;
@@ -233,7 +293,7 @@ async function main() {
     await sleep(QUIET_S * 1000);
   });
   stop = true;
-  await Promise.all(writers);
+  await Promise.all([...writers, callbackWriter]);
   await sleep(1000);
   abort.abort();
 
@@ -272,7 +332,35 @@ async function main() {
     "select event_id, created_at from events where camp_id = 'watched' and created_at >= $1",
     [new Date(startedAt).toISOString()],
   );
+  const acknowledgedCalls = [...new Set(callbacks.filter((c) => c.status === 200).map((c) => c.sid))];
+  const storedCalls = await client.query<{ n: string }>('select count(*) as n from call_logs where call_id = any($1)', [
+    acknowledgedCalls,
+  ]);
+  // The counters the database keeps (migrations/0020_call_stats.ts) against the call logs counted again: rows that
+  // differ either way, per UTC hour of the account and per campaign.
+  const counted = (key: string) =>
+    `select ${key}, count(*) as calls, sum(case when status = 'completed' then 1 else 0 end) as completed, ` +
+    'sum(coalesce(duration_seconds, 0)) as seconds, ' +
+    'sum(case when cost >= 0 and cost <= 1e12 then cast(round(cost * 1000000) as bigint) else 0 end) as spent_micros ' +
+    `from call_logs group by 1`;
+  const kept = (table: string, key: string) =>
+    `select ${key}, calls, completed, seconds, spent_micros from ${table} where calls <> 0`;
+  const differing = async (table: string, key: string, recountKey: string) => {
+    const { rows } = await client.query<{ n: string }>(
+      `select count(*) as n from ((${kept(table, key)} except ${counted(recountKey)}) ` +
+        `union all (${counted(recountKey)} except ${kept(table, key)})) d`,
+    );
+    return Number(rows[0]?.n);
+  };
+  const statsOff =
+    (await differing('account_call_stats_hours', 'hour', 'substr(started_at, 1, 13)')) +
+    (await differing('campaign_call_totals', 'camp_id', 'camp_id'));
   await client.end();
+  const lostCalls = acknowledgedCalls.length - Number(storedCalls.rows[0]?.n);
+  console.log(
+    `acknowledged calls: ${acknowledgedCalls.length}; stored: ${storedCalls.rows[0]?.n}; lost: ${lostCalls}; ` +
+      `call statistics rows that disagree with the call logs: ${statsOff}`,
+  );
   const lostWrites = acknowledged.length - Number(stored.rows[0]?.n);
   console.log(`acknowledged new campaigns: ${acknowledged.length}; stored: ${stored.rows[0]?.n}; lost: ${lostWrites}`);
   // Per phase, by when each event was committed: how many the subscriber on the other instance received.
@@ -292,8 +380,18 @@ async function main() {
   console.log(
     `\nevents of the watched campaign committed: ${events.rows.length}; received live on instance B: ${received}`,
   );
-  if (process.env.BENCH_STRICT === '1' && (lostWrites > 0 || missing > 0 || events.rows.length === 0)) {
-    console.error(`FAIL: ${lostWrites} acknowledged writes lost, ${missing} committed events not received`);
+  const failed =
+    lostWrites > 0 ||
+    missing > 0 ||
+    events.rows.length === 0 ||
+    lostCalls > 0 ||
+    statsOff > 0 ||
+    acknowledgedCalls.length === 0;
+  if (process.env.BENCH_STRICT === '1' && failed) {
+    console.error(
+      `FAIL: ${lostWrites} acknowledged writes lost, ${missing} committed events not received, ${lostCalls} calls ` +
+        `lost, ${statsOff} call statistics rows off`,
+    );
     process.exitCode = 1;
   }
 

@@ -363,7 +363,15 @@ async function edgeParts(
         FROM edges JOIN call_logs c
           ON c.account_id = ${accountId} AND c.started_at >= edges.lo AND c.started_at < edges.hi ${campaigns}
         GROUP BY edges.hour`;
-  const { rows } = await query.execute(db);
+  // Its hundreds of small reads are priced past PostgreSQL's JIT threshold, and compiling them took 200 ms of a 235 ms
+  // answer (a year of days in Asia/Kolkata over a million calls; 34 ms without): not for this one statement.
+  const { rows } =
+    dialectOf(db) === 'postgres'
+      ? await db.transaction().execute(async (trx) => {
+          await sql`SET LOCAL jit = off`.execute(trx);
+          return query.execute(trx);
+        })
+      : await query.execute(db);
   return new Map(rows.map((row) => [row.hour, row]));
 }
 
