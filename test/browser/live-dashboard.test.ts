@@ -186,6 +186,12 @@ describe('browser: the live dashboard example', () => {
       expect(await row.getByTestId('calls').innerText()).toBe(String(before.totalNumCall));
       const spentBefore = await row.getByTestId('spent').innerText();
       expect(spentBefore).toBe(before.totalSpent.toFixed(2));
+      // The chart of calls per day by outcome: two weeks, today last (the box carries each day's calls it drew).
+      const chartBox = page.getByTestId('calls-chart');
+      const drawnCalls = async () => JSON.parse((await chartBox.getAttribute('data-calls')) ?? '[]') as number[];
+      await expect.poll(async () => (await drawnCalls()).length).toBe(14);
+      const callsToday = (await drawnCalls()).at(-1)!;
+      expect(await chartBox.locator('canvas').boundingBox()).toMatchObject({ width: expect.any(Number) });
       await page.screenshot({ path: `${OUTPUT}live-dashboard-signed-in.png` });
       // A mark in the page's window: still there at the end, so the page never reloaded.
       await page.evaluate(() => Object.assign(window, { sameDocument: true }));
@@ -243,6 +249,11 @@ describe('browser: the live dashboard example', () => {
       const callsTook = await shownWithin(row.getByTestId('calls'), String(before.totalNumCall + 1), callWritten);
       const spentTook = await shownWithin(row.getByTestId('spent'), (before.totalSpent + 2.5).toFixed(2), callWritten);
       expect(await row.getByTestId('spent').innerText()).not.toBe(spentBefore);
+      // The chart moved with the same answer: today's bar has one call more.
+      const chartLeft = LIVE_WITHIN_MS - (performance.now() - callWritten);
+      await expect
+        .poll(async () => (await drawnCalls()).at(-1), { timeout: Math.max(chartLeft, 1), interval: 20 })
+        .toBe(callsToday + 1);
 
       // The other campaigns are as they were, the page is the same document, and nothing was asked for again: the
       // changes came down the one stream (no polling, no second query).
@@ -256,8 +267,33 @@ describe('browser: the live dashboard example', () => {
           `callback calls ${callsTook.toFixed(0)} ms, spent ${spentTook.toFixed(0)} ms`,
       );
 
+      // Sorted by calls: the calls column reads largest first. Filtered to paused: the paused campaigns only.
+      await page.getByTestId('sort').selectOption('CALLS');
+      const callsColumn = async () =>
+        (await page.getByTestId('campaigns').locator('tbody [data-testid="calls"]').allInnerTexts()).map(Number);
+      await expect
+        .poll(async () => {
+          const calls = await callsColumn();
+          return calls.length === 4 && calls.every((n, i) => i === 0 || calls[i - 1]! >= n);
+        })
+        .toBe(true);
+      expect((await callsColumn())[0]).toBeGreaterThan(0);
+      await page.getByTestId('status-filter').selectOption('PAUSED');
+      const statuses = () => page.getByTestId('campaigns').locator('tbody [data-testid="status"]').allInnerTexts();
+      await expect.poll(async () => (await statuses()).every((status) => status === 'paused')).toBe(true);
+      const shown = await page
+        .getByTestId('campaigns')
+        .locator('tbody tr')
+        .evaluateAll((trs) => trs.map((tr) => tr.dataset.campId));
+      expect(shown).toContain(CAMP);
+      expect(shown.length).toBeLessThan(4);
+
       expectAllLocal(urls);
-      expect(problems).toEqual([]);
+      // The page ended its live query twice itself (a new order, then a new filter, each a new query): aborted by the
+      // page, not failed.
+      const aborted = `request failed: ${api}/graphql net::ERR_ABORTED`;
+      expect(problems.filter((problem) => problem === aborted)).toHaveLength(2);
+      expect(problems.filter((problem) => problem !== aborted)).toEqual([]);
     } finally {
       await context.close();
     }

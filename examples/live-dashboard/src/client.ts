@@ -20,7 +20,7 @@ export interface GatewayClientOptions {
   apiUrl: string;
   /** The bearer token to send, if any. */
   token(): string | undefined;
-  /** A stream ended: the server closed it (its token expired, it shut down) or it failed (`error`). */
+  /** A stream ended: the server closed it (its token expired, it shut down) or it failed (`error`); not one the page ended. */
   onStreamEnd?(error?: unknown): void;
 }
 
@@ -38,22 +38,30 @@ export function createGatewayClient({ apiUrl, token, onStreamEnd }: GatewayClien
       subscriptionExchange({
         isSubscriptionOperation: isStreamed,
         forwardSubscription: (request) => ({
-          subscribe: (sink) => ({
-            unsubscribe: sse.subscribe<Record<string, unknown>, Record<string, unknown>>(
+          subscribe: (sink) => {
+            // A stream the page ends itself (a new order or filter starts another) is no end to report.
+            let ended = false;
+            const dispose = sse.subscribe<Record<string, unknown>, Record<string, unknown>>(
               { ...request, query: request.query ?? '' },
               {
                 next: (result) => sink.next(result),
                 error: (error) => {
                   sink.error(error);
-                  onStreamEnd?.(error);
+                  if (!ended) onStreamEnd?.(error);
                 },
                 complete: () => {
                   sink.complete();
-                  onStreamEnd?.();
+                  if (!ended) onStreamEnd?.();
                 },
               },
-            ),
-          }),
+            );
+            return {
+              unsubscribe: () => {
+                ended = true;
+                dispose();
+              },
+            };
+          },
         }),
       }),
       fetchExchange,

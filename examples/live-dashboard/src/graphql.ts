@@ -21,12 +21,20 @@ export const Login = graphql(`
 `);
 
 /**
- * The account's campaigns as a live query: the gateway answers at once, then again with the whole result each time
- * something it read changes (a campaign written through any door, a call-status callback).
+ * The dashboard as one live query: the account's campaigns, sorted and filtered as the page's controls say, and its
+ * calls per day by outcome over the last two weeks in the browser's time zone. The gateway answers at once, then again
+ * with the whole result each time something it read changes (a campaign written through any door, a call-status
+ * callback).
  */
 export const Dashboard = graphql(`
-  query Dashboard @live {
-    campaigns(first: 50) {
+  query Dashboard(
+    $orderBy: CampaignOrder
+    $status: CampaignStatus
+    $from: DateTime!
+    $to: DateTime!
+    $timeZone: String!
+  ) @live {
+    campaigns(first: 50, orderBy: $orderBy, status: $status) {
       edges {
         node {
           id
@@ -39,6 +47,18 @@ export const Dashboard = graphql(`
             totalSpent
           }
         }
+      }
+    }
+    callStats(from: $from, to: $to, bucket: DAY, timeZone: $timeZone) {
+      buckets {
+        localStart
+        calls
+        completed
+        noAnswer
+        busy
+        failed
+        canceled
+        ongoing
       }
     }
   }

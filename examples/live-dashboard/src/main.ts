@@ -1,9 +1,14 @@
-// The page: a login form, then one @live query of the account's campaigns rendered as a table that follows every
-// change the gateway pushes (no polling, no reload).
+// The page: a login form, then one @live query of the account's campaigns (sorted and filtered by the page's controls)
+// and its calls per day by outcome, rendered as a table and a chart that follow every change the gateway pushes (no
+// polling, no reload).
+import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
 import { createGatewayClient } from './client.ts';
-import { Dashboard, Login, type ResultOf } from './graphql.ts';
+import { Dashboard, Login, type ResultOf, type VariablesOf } from './graphql.ts';
 
 type Campaign = ResultOf<typeof Dashboard>['campaigns']['edges'][number]['node'];
+type Bucket = ResultOf<typeof Dashboard>['callStats']['buckets'][number];
+
+Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
 
 const API_URL = import.meta.env.VITE_API_URL ?? '';
 
@@ -12,6 +17,50 @@ const loginError = document.querySelector<HTMLElement>('[data-testid="login-erro
 const dashboard = document.querySelector<HTMLElement>('#dashboard')!;
 const streamState = document.querySelector<HTMLElement>('#stream-state')!;
 const rows = document.querySelector<HTMLTableSectionElement>('#dashboard tbody')!;
+const sort = document.querySelector<HTMLSelectElement>('#sort')!;
+const statusFilter = document.querySelector<HTMLSelectElement>('#status-filter')!;
+const chartBox = document.querySelector<HTMLElement>('[data-testid="calls-chart"]')!;
+
+/** The chart's series: each outcome a bar segment of its own colour, stacked per day. */
+const OUTCOMES = [
+  ['completed', 'Completed', '#137333'],
+  ['noAnswer', 'No answer', '#b06000'],
+  ['busy', 'Busy', '#f29900'],
+  ['failed', 'Failed', '#b3261e'],
+  ['canceled', 'Canceled', '#5f6368'],
+  ['ongoing', 'Ongoing', '#1a73e8'],
+] as const satisfies ReadonlyArray<readonly [keyof Bucket, string, string]>;
+
+const chart = new Chart<'bar', number[], string>(document.querySelector<HTMLCanvasElement>('#calls-chart')!, {
+  type: 'bar',
+  data: {
+    labels: [] as string[],
+    datasets: OUTCOMES.map(([, label, colour]) => ({ label, data: [] as number[], backgroundColor: colour })),
+  },
+  options: {
+    maintainAspectRatio: false,
+    animation: false,
+    scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true, ticks: { precision: 0 } } },
+  },
+});
+
+/** Draws the days' calls by outcome; the box also carries each day's calls (what a test or a screen reader reads). */
+function renderChart(buckets: Bucket[]): void {
+  chart.data.labels = buckets.map((bucket) => bucket.localStart.slice(5, 10));
+  OUTCOMES.forEach(([outcome], index) => {
+    chart.data.datasets[index]!.data = buckets.map((bucket) => bucket[outcome]);
+  });
+  chart.update();
+  chartBox.dataset.calls = JSON.stringify(buckets.map((bucket) => bucket.calls));
+}
+
+/** The last two weeks, today included, from local midnight to the next, in the browser's time zone. */
+function lastTwoWeeks(): Pick<VariablesOf<typeof Dashboard>, 'from' | 'to' | 'timeZone'> {
+  const now = new Date();
+  const from = new Date(now.getFullYear(), now.getMonth(), now.getDate() - 13);
+  const to = new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1);
+  return { from: from.toISOString(), to: to.toISOString(), timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone };
+}
 
 let token: string | undefined;
 let live: { unsubscribe(): void } | undefined;
@@ -59,9 +108,15 @@ function render(campaigns: Campaign[]): void {
 }
 
 function follow(): void {
+  live?.unsubscribe();
   streamState.textContent = 'Connecting…';
   lastError = undefined;
-  live = client.query(Dashboard, {}).subscribe((result) => {
+  const variables: VariablesOf<typeof Dashboard> = {
+    orderBy: { field: sort.value as 'CREATED_AT', direction: sort.value === 'TITLE' ? 'ASC' : 'DESC' },
+    status: (statusFilter.value || null) as 'ACTIVE' | null,
+    ...lastTwoWeeks(),
+  };
+  live = client.query(Dashboard, variables).subscribe((result) => {
     if (result.error) {
       lastError = result.error.message;
       streamState.textContent = lastError;
@@ -69,6 +124,7 @@ function follow(): void {
     }
     if (!result.data) return;
     render(result.data.campaigns.edges.map((edge) => edge.node));
+    renderChart(result.data.callStats.buckets);
     streamState.textContent = `Live: updated ${new Date().toLocaleTimeString()}`;
   });
 }
@@ -81,6 +137,10 @@ function signOut(message: string): void {
   loginForm.hidden = false;
   loginError.textContent = message;
 }
+
+// A new order or filter is a new live query (the old one ends).
+sort.addEventListener('change', () => token && follow());
+statusFilter.addEventListener('change', () => token && follow());
 
 loginForm.addEventListener('submit', async (event) => {
   event.preventDefault();
