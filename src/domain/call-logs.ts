@@ -303,11 +303,13 @@ export const DEFAULT_CALL_LOG_ORDER: CallLogOrder = { field: 'started', ascendin
 /**
  * Each order's keyset (sort, id), walked by an index per account and per campaign (migrations/0006_call_logs.ts,
  * 0021_list_orders.ts). A duration or cost not reported yet sorts as -1: the indexes are on these very expressions.
+ * The cursors carry the same values (sortValueOf), whole numbers where the column holds them.
  */
 const ORDER_KEYSETS: Record<CallLogOrderField, readonly [SortKey, string]> = {
   started: ['started_at', 'call_id'],
   duration: [sql`coalesce(duration_seconds, -1)`, 'call_id'],
-  cost: [sql`coalesce(cost, -1)`, 'call_id'],
+  // As toCallLog reads a cost: one that is no finite amount (stored before prices were capped) is unreported.
+  cost: [sql`CASE WHEN cost >= 0 AND cost <= 1e12 THEN cost ELSE -1 END`, 'call_id'],
   status: ['status', 'call_id'],
 };
 

@@ -262,6 +262,7 @@ export function fitAnswer(
   return {
     refusal:
       `The answer does not fit in the ${kilobytes} KB a tool answers, even with its long texts cut to ` +
-      `${CUT_FLOOR} characters: ask for fewer items (first) or leave out the long texts (withTexts: false)`,
+      `${CUT_FLOOR} characters: ask for less — fewer items (first), a shorter span or a longer bucket (call_stats) — ` +
+      'or leave out the long texts (withTexts: false)',
   };
 }

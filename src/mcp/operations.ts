@@ -335,7 +335,8 @@ export const MCP_OPERATIONS: readonly string[] = [
     ${CALL_LOG}
   `,
 
-  // Call statistics over time (a year of days fits the answer budget with these counters)
+  // Call statistics over time: each bucket's calls, answered calls and spend (a year of days fits the answer budget,
+  // test/mcp/answer-sizes.test.ts); the totals carry every counter
   /* GraphQL */ `
     query CallStats(
       $campIds: [String!]
@@ -351,10 +352,6 @@ export const MCP_OPERATIONS: readonly string[] = [
           localStart
           calls
           answered
-          completed
-          noAnswer
-          busy
-          failed
           spend
         }
         totals {

@@ -239,6 +239,55 @@ describe('callStats buckets', () => {
   });
 });
 
+describe('callStats in odd zones (probes kept)', () => {
+  it('keeps the sign and the seconds of an offset under an hour west of UTC (Africa/Monrovia, 1950: -00:44:30)', async () => {
+    const account = await accountWithCampaigns('spring');
+    await insertCalls(account.id, [{ at: '1950-06-01T00:30:00.000Z' }, { at: '1950-06-01T01:00:00.000Z' }]);
+    const result = await statsOk(account.token, {
+      from: '1950-05-31T12:00:00Z',
+      to: '1950-06-01T12:00:00Z',
+      timeZone: 'Africa/Monrovia',
+    });
+    expect(result.buckets.map((b: any) => [b.localStart, b.calls])).toEqual([
+      ['1950-05-31T00:00:00-00:44:30', 1],
+      ['1950-06-01T00:00:00-00:44:30', 1],
+    ]);
+  });
+
+  it('starts a day whose midnight clocks skip at the first instant after the gap (America/Santiago)', async () => {
+    const account = await accountWithCampaigns('spring');
+    // 03:30 UTC on 7 September 2025 is 23:30 on the 6th in Santiago; clocks then skip from 00:00 to 01:00 (04:00 UTC).
+    await insertCalls(account.id, [{ at: '2025-09-07T03:30:00.000Z' }, { at: '2025-09-07T04:10:00.000Z' }]);
+    const result = await statsOk(account.token, {
+      from: '2025-09-06T12:00:00Z',
+      to: '2025-09-08T12:00:00Z',
+      timeZone: 'America/Santiago',
+    });
+    expect(result.buckets.map((b: any) => [b.localStart, b.start, b.calls])).toEqual([
+      ['2025-09-06T00:00:00-04:00', '2025-09-06T04:00:00.000Z', 1],
+      ['2025-09-07T01:00:00-03:00', '2025-09-07T04:00:00.000Z', 1],
+      ['2025-09-08T00:00:00-03:00', '2025-09-08T03:00:00.000Z', 0],
+    ]);
+  });
+
+  it('answers an explicit null for an argument with a default as BAD_USER_INPUT, not an unexpected error', async () => {
+    const account = await accountWithCampaigns('spring');
+    for (const [document, variables] of [
+      [
+        'query ($tz: String) { callStats(from: "2026-05-01T00:00:00Z", to: "2026-05-02T00:00:00Z", timeZone: $tz) { timeZone } }',
+        { tz: null },
+      ],
+      [
+        'query ($b: CallStatsBucketSize) { callStats(from: "2026-05-01T00:00:00Z", to: "2026-05-02T00:00:00Z", bucket: $b) { bucket } }',
+        { b: null },
+      ],
+    ] as const) {
+      const reply = await t.gql(document, variables, account.token);
+      expect(reply.body.errors?.[0]?.extensions?.code, reply.text).toBe('BAD_USER_INPUT');
+    }
+  });
+});
+
 describe('callStats counters follow every write', () => {
   it('moves a call between statuses as its callbacks arrive, and leaves it alone when its texts are recorded', async () => {
     const account = await accountWithCampaigns('spring');

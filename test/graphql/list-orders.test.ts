@@ -191,6 +191,57 @@ const CAMPAIGN_CALL_LOGS = /* GraphQL */ `
 `;
 
 describe('sorted lists', () => {
+  it('takes orderBy without a direction from variables, a directive in the document or not (DESC)', async () => {
+    const { t, token, calls } = await seed();
+    try {
+      const expected = sortedBy(
+        calls,
+        (c) => c.cost ?? -1,
+        (c) => c.callId,
+        false,
+      ).map((c) => c.callId);
+      for (const document of [
+        'query ($o: CallLogOrder) { callLogs(first: 100, orderBy: $o) { edges { node { callId } } } }',
+        'query ($o: CallLogOrder, $w: Boolean = true) { callLogs(first: 100, orderBy: $o) { edges { node { callId summary @include(if: $w) } } } }',
+      ]) {
+        const reply = await t.gql(document, { o: { field: 'COST' } }, token);
+        expect(reply.body.errors, reply.text).toBeUndefined();
+        expect(reply.body.data.callLogs.edges.map((edge: any) => edge.node.callId)).toEqual(expected);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('pages a cost that is no finite amount (stored before prices were capped) as unreported: every row once', async () => {
+    const { t, token, calls } = await seed();
+    try {
+      const accountId = (await t.gql('{ viewer { accountId } }', {}, token)).body.data.viewer.accountId as string;
+      await t.app.database.db
+        .updateTable('call_logs')
+        .set({ cost: Number.POSITIVE_INFINITY })
+        .where('account_id', '=', accountId)
+        .where('call_id', '=', 'CA00')
+        .execute();
+      const changed = calls.map((c) => (c.callId === 'CA00' ? { ...c, cost: null } : c));
+      for (const direction of ['ASC', 'DESC'] as const) {
+        const expected = sortedBy(
+          changed,
+          (c) => c.cost ?? -1,
+          (c) => c.callId,
+          direction === 'ASC',
+        ).map((c) => c.callId);
+        const { forwards, backwards } = await walk(t, token, CALL_LOGS, { orderBy: { field: 'COST', direction } }, [
+          'callLogs',
+        ]);
+        expect(forwards, direction).toEqual(expected);
+        expect(backwards, direction).toEqual(expected);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
   it('pages campaigns in every order, both ways, each walked by an index', async () => {
     const { t, token, campaigns } = await seed();
     try {
@@ -306,6 +357,23 @@ describe('sorted lists', () => {
       const reply = await page({ field: 'CALLS', direction: 'DESC' }, forged);
       expect(reply.status).toBe(200);
       expect(reply.body.errors?.[0].extensions.code).toBe('BAD_USER_INPUT');
+      // Numbers the column cannot hold (a fraction where it counts, past bigint or integer) are refused, not bound.
+      for (const [order, value] of [
+        [{ field: 'CALLS', direction: 'DESC' }, 1.5],
+        [{ field: 'CALLS', direction: 'DESC' }, 1e20],
+        [{ field: 'SPEND', direction: 'DESC' }, 9223372036854775808],
+        [{ field: 'SPEND', direction: 'ASC' }, -5],
+      ] as const) {
+        const name = `campaign:${order.field.toLowerCase()}:${order.direction.toLowerCase()}`;
+        const cursor = Buffer.from(JSON.stringify([name, value, 'camp-0'])).toString('base64url');
+        const answer = await page(order, cursor);
+        expect(answer.body.errors?.[0]?.extensions?.code, `${name} ${value}`).toBe('BAD_USER_INPUT');
+      }
+      for (const value of [2.5, 2147483648, 1e300, -2]) {
+        const cursor = Buffer.from(JSON.stringify(['call-log:duration:desc', value, 'CA01'])).toString('base64url');
+        const answer = await t.gql(CALL_LOGS, { orderBy: { field: 'DURATION' }, first: 1, after: cursor }, token);
+        expect(answer.body.errors?.[0]?.extensions?.code, `duration ${value}`).toBe('BAD_USER_INPUT');
+      }
       const forgedLog = Buffer.from(JSON.stringify(['call-log:cost:desc', 'x', 'CA01'])).toString('base64url');
       const logReply = await t.gql(CALL_LOGS, { orderBy: { field: 'COST' }, first: 1, after: forgedLog }, token);
       expect(logReply.body.errors?.[0].extensions.code).toBe('BAD_USER_INPUT');

@@ -154,6 +154,9 @@ describe('the MCP door', () => {
     expect(week.callStats.buckets).toHaveLength(7);
     expect(week.callStats.buckets[0]).toMatchObject({ localStart: '2026-11-30T00:00:00+01:00', calls: 0 });
     expect(week.callStats.totals).toMatchObject({ calls: 0, spend: 0 });
+    // A year of days fits the answer budget (each bucket: its start, calls, answered calls and spend).
+    const year = await run('call_stats', { from: '2026-01-01T00:00:00Z', to: '2027-01-01T00:00:00Z' });
+    expect(year.callStats.buckets).toHaveLength(365);
 
     const startsAt = new Date(Date.now() + 86_400_000);
     const booked = await run('meeting_book', {

@@ -54,10 +54,13 @@ function checkPageSize(args: ConnectionArgs): void {
  */
 export type CursorKind = 'campaign' | 'call-log' | 'meeting' | 'delivery' | 'social-message';
 
-/** A list's order other than its default: its name in cursors (`title:asc`), and whether it sorts by a number. */
+/**
+ * A list's order other than its default: its name in cursors (`title:asc`), and when it sorts by a number, the
+ * numbers its column holds (a cursor's value outside them was not made here, and the database would refuse it).
+ */
 export interface ListOrder {
   name: string;
-  numeric: boolean;
+  numeric?: { integer: boolean; min: number; max: number };
 }
 
 /**
@@ -76,8 +79,7 @@ export function keysetConnection<T>(
   checkPageSize(args);
   // A list in another order than its default names the order too: a position in one order means nothing in another.
   const kind = order ? `${listKind}:${order.name}` : listKind;
-  const sortType = order?.numeric ? 'number' : 'string';
-  const toKey = (cursor: string | undefined, name: string) => decodeCursor(cursor, kind, sortType, name);
+  const toKey = (cursor: string | undefined, name: string) => decodeCursor(cursor, kind, order?.numeric, name);
   const { before, after, limit, inverted, expectedSize, hasPreviousPage, hasNextPage } = parseCursorConnectionArgs({
     args,
     defaultSize: DEFAULT_PAGE_SIZE,
@@ -154,11 +156,19 @@ const isCursorTriple = (values: unknown): values is [string, string | number, st
   (typeof values[1] === 'string' || (typeof values[1] === 'number' && Number.isFinite(values[1]))) &&
   typeof values[2] === 'string';
 
+const sortValueFits = (value: string | number, numeric: ListOrder['numeric']): boolean =>
+  numeric === undefined
+    ? typeof value === 'string'
+    : typeof value === 'number' &&
+      value >= numeric.min &&
+      value <= numeric.max &&
+      (!numeric.integer || Number.isSafeInteger(value));
+
 /** The keyset of a cursor encodeCursor made for `kind`; anything else is BAD_USER_INPUT at `argName`. */
 function decodeCursor(
   cursor: string | undefined,
   kind: string,
-  sortType: 'string' | 'number',
+  numeric: ListOrder['numeric'],
   argName: string,
 ): Keyset | undefined {
   if (cursor === undefined) return undefined;
@@ -166,8 +176,9 @@ function decodeCursor(
   const values =
     cursor.length <= MAX_CURSOR_LENGTH ? parsedJson(Buffer.from(cursor, 'base64url').toString('utf8')) : undefined;
   const isCursor = isCursorTriple(values);
-  // A sort value of the other type (a number where this order sorts by text) was not made by this server.
-  if (isCursor && values[0] === kind && typeof values[1] === sortType) return [values[1], values[2]];
+  // A sort value of the other type (a number where this order sorts by text), or a number its column cannot hold, was
+  // not made by this server.
+  if (isCursor && values[0] === kind && sortValueFits(values[1], numeric)) return [values[1], values[2]];
   throw badInput([
     {
       path: [argName],

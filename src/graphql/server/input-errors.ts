@@ -196,16 +196,16 @@ const cut = (error: GraphQLError): GraphQLError =>
   error.message.length <= MAX_MESSAGE_LENGTH ? error : rewritten(error, shortened(error.message));
 
 /**
- * An explicit null in a nullable variable that has a default, used where a non-null value is required
- * (`query ($l: Int = 50) { upcomingMeetings(limit: $l) }` with `{"l": null}`): the spec lets the document through and
- * leaves the null to the executor, where graphql-js reports it without a code (or graphql-jit passes it on). Answered
- * here, before anything runs, as the same BAD_USER_INPUT. Only when such a null was sent is the document walked.
+ * An explicit null in a nullable variable used where a non-null value is required, which the spec allows when the
+ * variable or the argument has a default (`query ($l: Int = 50) { upcomingMeetings(limit: $l) }`, or `($tz: String)`
+ * given to `callStats(timeZone: String! = "UTC")`) with `{"l": null}`: it lets the document through and leaves the
+ * null to the executor, where graphql-js reports it without a code (or graphql-jit passes it on). Answered here,
+ * before anything runs, as the same BAD_USER_INPUT. Only when such a null was sent is the document walked.
  */
 function nullsWhereRequired(args: ExecutionArgs, operation: OperationDefinitionNode | null | undefined): InputIssue[] {
   const values = args.variableValues ?? {};
   const suspects = (operation?.variableDefinitions ?? []).filter(
     (definition) =>
-      definition.defaultValue !== undefined &&
       definition.type.kind !== Kind.NON_NULL_TYPE &&
       Object.hasOwn(values, definition.variable.name.value) &&
       values[definition.variable.name.value] === null,

@@ -224,14 +224,20 @@ const CallLogOrderInput = builder.inputType('CallLogOrder', {
   description: 'How to sort a list of call logs.',
   fields: (t) => ({
     field: t.field({ type: CallLogOrderFieldEnum, required: true, description: 'What to sort by.' }),
+    // Optional rather than required with a default: graphql-jit does not fill the defaults of an input object's
+    // fields sent as a variable; a missing direction is DESC in the resolver too.
     direction: t.field({
       type: OrderDirectionEnum,
-      required: true,
+      required: false,
       defaultValue: 'DESC',
       description: 'Which end first (DESC when absent: newest, longest, dearest).',
     }),
   }),
 });
+
+/** The sort values of a duration (seconds, an integer column; -1 when not reported) and of a cost. */
+const DURATION_VALUES = { integer: true, min: -1, max: 2_147_483_647 };
+const COST_VALUES = { integer: false, min: -1, max: 1e12 };
 
 const ORDER_BY_DESCRIPTION =
   'The order of the list (startedAt, newest first, when absent). Cursors are valid for the order they came from: ' +
@@ -240,7 +246,7 @@ const ORDER_BY_DESCRIPTION =
 function connection(
   context: Context,
   args: Parameters<typeof keysetConnection>[1] & {
-    orderBy?: { field: CallLogOrderField; direction: 'ASC' | 'DESC' } | null;
+    orderBy?: { field: CallLogOrderField; direction?: 'ASC' | 'DESC' | null } | null;
   },
   filter: CallLogFilter,
   info: GraphQLResolveInfo,
@@ -261,7 +267,8 @@ function connection(
       ? undefined
       : {
           name: `${order.field}:${order.ascending ? 'asc' : 'desc'}`,
-          numeric: order.field === 'duration' || order.field === 'cost',
+          ...(order.field === 'duration' ? { numeric: DURATION_VALUES } : {}),
+          ...(order.field === 'cost' ? { numeric: COST_VALUES } : {}),
         },
   );
 }

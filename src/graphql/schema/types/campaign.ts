@@ -189,9 +189,11 @@ const CampaignOrderInput = builder.inputType('CampaignOrder', {
   description: 'How to sort a list of campaigns.',
   fields: (t) => ({
     field: t.field({ type: CampaignOrderFieldEnum, required: true, description: 'What to sort by.' }),
+    // Optional rather than required with a default: graphql-jit does not fill the defaults of an input object's
+    // fields sent as a variable; a missing direction is DESC in the resolver too.
     direction: t.field({
       type: OrderDirectionEnum,
-      required: true,
+      required: false,
       defaultValue: 'DESC',
       description: 'Which end first (DESC when absent: newest, largest, Z).',
     }),
@@ -285,7 +287,11 @@ builder.queryFields((t) => ({
           // The default order (created, newest first) keeps the cursors it always made, however it was asked for.
           order.field === 'created' && !order.ascending
             ? undefined
-            : { name: `${order.field}:${order.ascending ? 'asc' : 'desc'}`, numeric: byTotal },
+            : {
+                name: `${order.field}:${order.ascending ? 'asc' : 'desc'}`,
+                // Calls and spend (in millionths) are whole numbers, kept as bigint.
+                ...(byTotal ? { numeric: { integer: true, min: 0, max: Number.MAX_SAFE_INTEGER } } : {}),
+              },
         );
       },
     },
