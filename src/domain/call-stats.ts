@@ -202,8 +202,8 @@ const FIRST_WALL: Record<Exclude<StatsBucket, 'HOUR'>, (wall: number) => number>
  * The edges (instants, ms) of the buckets that meet [from, to): bucket i is [edges[i], edges[i + 1]). Hours are real
  * hours from the start of the local hour that holds `from`; days, weeks (from Monday) and months start at local
  * midnight, so a day is 23 or 25 hours when clocks change. More than MAX_STATS_BUCKETS is BAD_USER_INPUT (found by
- * making at most one bucket more). Wall-clock arithmetic over @date-fns/tz's offsets: date-fns's own startOfDay and
- * addDays in a zone give the same edges (test/domain/call-stats-edges.test.ts) at a fifth of the time.
+ * making at most one bucket more). Wall-clock arithmetic over the zone's offsets (Intl): date-fns's own startOfDay and
+ * addDays in a zone give the same edges (test/domain/call-stats-edges.test.ts) where clocks do not skip midnight.
  */
 export function bucketEdges(from: Date, to: Date, bucket: StatsBucket, timeZone: string): number[] {
   const issues = [];
