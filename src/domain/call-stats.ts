@@ -206,6 +206,16 @@ const FIRST_WALL: Record<Exclude<StatsBucket, 'HOUR'>, (wall: number) => number>
  * addDays in a zone give the same edges (test/domain/call-stats-edges.test.ts) where clocks do not skip midnight.
  */
 export function bucketEdges(from: Date, to: Date, bucket: StatsBucket, timeZone: string): number[] {
+  return cutBuckets(from, to, bucket, timeZone).edges;
+}
+
+/** bucketEdges, with the zone's offsets it read them by (the labels read the same). */
+function cutBuckets(
+  from: Date,
+  to: Date,
+  bucket: StatsBucket,
+  timeZone: string,
+): { edges: number[]; offsetAt: (instant: number) => number } {
   const issues = [];
   for (const [name, instant] of [
     ['from', from],
@@ -249,7 +259,7 @@ export function bucketEdges(from: Date, to: Date, bucket: StatsBucket, timeZone:
       if (edge >= end) break;
       if (edges.length > MAX_STATS_BUCKETS) throw tooMany();
     }
-    return edges;
+    return { edges, offsetAt };
   }
   const next = NEXT_WALL[bucket];
   for (let wall = FIRST_WALL[bucket](wallFrom); ; wall = next(wall)) {
@@ -259,7 +269,7 @@ export function bucketEdges(from: Date, to: Date, bucket: StatsBucket, timeZone:
     if (edge >= end) break;
     if (edges.length > MAX_STATS_BUCKETS) throw tooMany();
   }
-  return edges;
+  return { edges, offsetAt };
 }
 
 /**
@@ -410,8 +420,7 @@ export async function loadCallStats(
   accountId: string,
   query: CallStatsQuery,
 ): Promise<CallStats> {
-  const edges = bucketEdges(query.from, query.to, query.bucket, query.timeZone);
-  const offsetAt = offsetsOf(query.timeZone);
+  const { edges, offsetAt } = cutBuckets(query.from, query.to, query.bucket, query.timeZone);
   const campIds = query.campIds && query.campIds.length > 0 ? await campaignsOf(db, accountId, query.campIds) : null;
   // The hours that start at or after each edge are those whose key is at least the key of the edge's hour rounded up.
   const firstHours = edges.map((edge) => hourKey(Math.ceil(edge / HOUR) * HOUR));

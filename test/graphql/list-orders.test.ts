@@ -103,35 +103,28 @@ function sortedBy<T>(items: T[], key: (item: T) => string | number, id: (item: T
 
 /** Every id of a connection, page by page of 2, forwards (`first`/`after`) or backwards (`last`/`before`). */
 async function walk(t: TestApp, token: string, document: string, variables: Record<string, unknown>, path: string[]) {
-  const forwards: string[] = [];
-  let after: string | null = null;
-  for (let pages = 0; pages < 20; pages++) {
-    const reply: { body: { data?: any; errors?: any[] }; text: string } = await t.gql(
-      document,
-      { ...variables, first: 2, after },
-      token,
-    );
-    expect(reply.body.errors, reply.text).toBeUndefined();
-    const connection: any = path.reduce((value: any, key) => value[key], reply.body.data);
-    forwards.push(...connection.edges.map((edge: any) => edge.node.key));
-    if (!connection.pageInfo.hasNextPage) break;
-    after = connection.pageInfo.endCursor;
-  }
-  const backwards: string[] = [];
-  let before: string | null = null;
-  for (let pages = 0; pages < 20; pages++) {
-    const reply: { body: { data?: any; errors?: any[] }; text: string } = await t.gql(
-      document,
-      { ...variables, last: 2, before },
-      token,
-    );
-    expect(reply.body.errors, reply.text).toBeUndefined();
-    const connection: any = path.reduce((value: any, key) => value[key], reply.body.data);
-    backwards.unshift(...connection.edges.map((edge: any) => edge.node.key));
-    if (!connection.pageInfo.hasPreviousPage) break;
-    before = connection.pageInfo.startCursor;
-  }
-  return { forwards, backwards };
+  const pages = async (backwards: boolean) => {
+    const keys: string[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 20; page++) {
+      const step = backwards ? { last: 2, before: cursor } : { first: 2, after: cursor };
+      const reply: { body: { data?: any; errors?: any[] }; text: string } = await t.gql(
+        document,
+        { ...variables, ...step },
+        token,
+      );
+      expect(reply.body.errors, reply.text).toBeUndefined();
+      const connection: any = path.reduce((value: any, key) => value[key], reply.body.data);
+      const shown: string[] = connection.edges.map((edge: any) => edge.node.key);
+      if (backwards) keys.unshift(...shown);
+      else keys.push(...shown);
+      const { hasNextPage, hasPreviousPage, startCursor, endCursor } = connection.pageInfo;
+      if (!(backwards ? hasPreviousPage : hasNextPage)) break;
+      cursor = backwards ? startCursor : endCursor;
+    }
+    return keys;
+  };
+  return { forwards: await pages(false), backwards: await pages(true) };
 }
 
 const CAMPAIGNS = /* GraphQL */ `
