@@ -4,58 +4,16 @@
 // with DATABASE_URL=postgres://… on a fresh PostgreSQL database made (and dropped) there, against a named prepared
 // `pg` query on one connection.
 // Run: npm run bench:call-logs   (CALL_LOGS=100000 ITERATIONS=300 to change the sizes)
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
-import pg from 'pg';
-import { createApp } from '../src/app.js';
-import { loadConfig } from '../src/core/config.js';
 import { CALL_STATUSES } from '../src/domain/call-logs.schema.js';
-import {
-  administer,
-  callLogRow,
-  campaignData,
-  insertCallLogs,
-  signUpAndLogin,
-  summary,
-  timed,
-  WORK_BUDGETS_OUT_OF_THE_WAY,
-} from './support.js';
+import { benchDatabase, callLogRow, insertCallLogs, summary, timed } from './support.js';
 
 const CALL_LOGS = Number(process.env.CALL_LOGS ?? 100_000);
 const ITERATIONS = Number(process.env.ITERATIONS ?? 300);
 const DAY = 24 * 3600 * 1000;
 
-const POSTGRES = process.env.DATABASE_URL?.startsWith('postgres') ? new URL(process.env.DATABASE_URL) : null;
-const benchDatabase = `bench_call_logs_${process.pid}`;
-const postgresUrl = POSTGRES ? Object.assign(new URL(POSTGRES), { pathname: `/${benchDatabase}` }).toString() : '';
-
-const dir = mkdtempSync(join(tmpdir(), 'bench-call-logs-'));
-const file = join(dir, 'bench.db');
-await administer(POSTGRES, `create database ${benchDatabase}`);
-const config = loadConfig({
-  DATABASE_URL: POSTGRES ? postgresUrl : `sqlite:${file}`,
-  JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0',
-  SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'),
-  LOG_LEVEL: 'silent',
-  // Warm-up and measured runs of both doors with one token: the request rate limit out of the way.
-  RATE_LIMIT_PER_MINUTE: '1000000',
-  ...WORK_BUDGETS_OUT_OF_THE_WAY,
-});
-const app = await createApp(config);
-const { token, accountId } = await signUpAndLogin(app);
 const campaigns = ['c1', 'c2', 'c3'];
-for (const campId of campaigns) {
-  const reply = await app.fetch(
-    new Request('http://bench/api/v3/update_campaign', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ campId, campaignModelData: campaignData() }),
-    }),
-  );
-  if (reply.status !== 200) throw new Error(await reply.text());
-}
+const bench = await benchDatabase('call-logs', campaigns);
+const { app, token, accountId } = bench;
 
 // 100 000 logs over 90 days, 60% in c1, statuses spread over all eight: rows written directly, in chunks, in one
 // transaction (applyCallStatus opens a transaction of its own per call, and raises an event per call).
@@ -82,21 +40,7 @@ const until = new Date(now - 5 * DAY).toISOString();
 const PAGE_SQL = `select * from call_logs where account_id = ? and camp_id = ? and status = ? and started_at >= ?
   and started_at <= ? order by started_at desc, call_id desc limit 100 offset 0`;
 const pageParams = [accountId, 'c1', 'completed', since, until];
-let closeRaw: () => Promise<void>;
-let rawPage: () => Promise<unknown[]>;
-if (POSTGRES) {
-  const client = new pg.Client({ connectionString: postgresUrl });
-  await client.connect();
-  let n = 0;
-  const text = PAGE_SQL.replace(/\?/g, () => `$${++n}`);
-  rawPage = async () => (await client.query({ name: 'bench_page', text, values: pageParams })).rows;
-  closeRaw = () => client.end();
-} else {
-  const raw = new SQLite(file, { readonly: true });
-  const statement = raw.prepare(PAGE_SQL);
-  rawPage = async () => statement.all(...pageParams);
-  closeRaw = async () => void raw.close();
-}
+const rawPage = await bench.raw(PAGE_SQL, pageParams);
 const baseline = await timed(ITERATIONS, async () => JSON.stringify(await rawPage()).length);
 
 const restUrl = `http://bench/api/v3/get_call_logs_for_campaign?campId=c1&status=completed&since=${since}&until=${until}&limit=100`;
@@ -127,16 +71,17 @@ const graphql = await timed(ITERATIONS, async () => {
 });
 
 console.log(
-  `\n${POSTGRES ? 'PostgreSQL' : 'SQLite'}, ${CALL_LOGS} call logs, page of 100 for one campaign, status + ` +
+  `\n${bench.postgres ? 'PostgreSQL' : 'SQLite'}, ${CALL_LOGS} call logs, page of 100 for one campaign, status + ` +
     `since/until filters, ${ITERATIONS} runs each`,
 );
 summary([
-  [POSTGRES ? 'raw SQL (prepared pg query + JSON)' : 'raw SQL (prepared better-sqlite3 + JSON)', baseline, baseline],
+  [
+    bench.postgres ? 'raw SQL (prepared pg query + JSON)' : 'raw SQL (prepared better-sqlite3 + JSON)',
+    baseline,
+    baseline,
+  ],
   ['REST get_call_logs_for_campaign', rest, baseline],
   ['GraphQL callLogs connection', graphql, baseline],
 ]);
 
-await closeRaw();
-await app.close();
-await administer(POSTGRES, `drop database if exists ${benchDatabase}`);
-rmSync(dir, { recursive: true, force: true });
+await bench.close();

@@ -5,58 +5,18 @@
 // day straight from the call logs (what a dashboard costs without the counters the database keeps).
 // On SQLite by default; with DATABASE_URL=postgres://… on a fresh database made (and dropped) there.
 // Run: npm run bench:call-stats   (CALLS=1000000 ITERATIONS=20; BENCH_STRICT=1 exits 1 past the target)
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
-import pg from 'pg';
-import { createApp } from '../src/app.js';
-import { loadConfig } from '../src/core/config.js';
+import { sql } from 'kysely';
 import { CALL_STATUSES } from '../src/domain/call-logs.schema.js';
-import {
-  administer,
-  callLogRow,
-  campaignData,
-  insertCallLogs,
-  signUpAndLogin,
-  summary,
-  timed,
-  WORK_BUDGETS_OUT_OF_THE_WAY,
-} from './support.js';
+import { benchDatabase, callLogRow, insertCallLogs, summary, timed } from './support.js';
 
 const CALLS = Number(process.env.CALLS ?? 1_000_000);
 const ITERATIONS = Number(process.env.ITERATIONS ?? 20);
 const TARGET_MS = 100;
 const DAY = 24 * 3600 * 1000;
 
-const POSTGRES = process.env.DATABASE_URL?.startsWith('postgres') ? new URL(process.env.DATABASE_URL) : null;
-const benchDatabase = `bench_call_stats_${process.pid}`;
-const postgresUrl = POSTGRES ? Object.assign(new URL(POSTGRES), { pathname: `/${benchDatabase}` }).toString() : '';
-
-const dir = mkdtempSync(join(tmpdir(), 'bench-call-stats-'));
-const file = join(dir, 'bench.db');
-await administer(POSTGRES, `create database ${benchDatabase}`);
-const config = loadConfig({
-  DATABASE_URL: POSTGRES ? postgresUrl : `sqlite:${file}`,
-  JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0',
-  SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'),
-  LOG_LEVEL: 'silent',
-  RATE_LIMIT_PER_MINUTE: '1000000',
-  ...WORK_BUDGETS_OUT_OF_THE_WAY,
-});
-const app = await createApp(config);
-const { token, accountId } = await signUpAndLogin(app);
 const campaigns = Array.from({ length: 10 }, (_, i) => `c${i}`);
-for (const campId of campaigns) {
-  const reply = await app.fetch(
-    new Request('http://bench/api/v3/update_campaign', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ campId, campaignModelData: campaignData() }),
-    }),
-  );
-  if (reply.status !== 200) throw new Error(await reply.text());
-}
+const bench = await benchDatabase('call-stats', campaigns);
+const { app, token, accountId } = bench;
 
 // A year of calls, spread over every hour, ten campaigns, statuses over all eight: written straight to the table in
 // chunks (the database's triggers count each, as they count a callback's).
@@ -83,26 +43,11 @@ console.log(`seeded ${CALLS} calls (and their counters) in ${((performance.now()
 
 const from = '2025-01-01T00:00:00Z';
 const to = '2025-12-31T12:00:00Z';
-const RAW_SQL = POSTGRES
-  ? `select substr(started_at, 1, 10) as day, count(*) as calls, sum(duration_seconds) as seconds, sum(cost) as spent
-     from call_logs where account_id = $1 and started_at >= $2 and started_at < $3 group by 1 order by 1`
-  : `select substr(started_at, 1, 10) as day, count(*) as calls, sum(duration_seconds) as seconds, sum(cost) as spent
-     from call_logs where account_id = ? and started_at >= ? and started_at < ? group by 1 order by 1`;
-const rawParams = [accountId, '2025-01-01T00', '2026-01-01T00'];
-let closeRaw: () => Promise<void>;
-let rawYear: () => Promise<unknown[]>;
-if (POSTGRES) {
-  const client = new pg.Client({ connectionString: postgresUrl });
-  await client.connect();
-  await client.query('analyze');
-  rawYear = async () => (await client.query({ name: 'bench_year', text: RAW_SQL, values: rawParams })).rows;
-  closeRaw = () => client.end();
-} else {
-  const raw = new SQLite(file, { readonly: true });
-  const statement = raw.prepare(RAW_SQL);
-  rawYear = async () => statement.all(...rawParams);
-  closeRaw = async () => void raw.close();
-}
+const RAW_SQL = `select substr(started_at, 1, 10) as day, count(*) as calls, sum(duration_seconds) as seconds,
+  sum(cost) as spent from call_logs where account_id = ? and started_at >= ? and started_at < ? group by 1 order by 1`;
+// Statistics for PostgreSQL's planner after the bulk write (SQLite plans without them).
+if (bench.postgres) await sql`analyze`.execute(app.database.db);
+const rawYear = await bench.raw(RAW_SQL, [accountId, '2025-01-01T00', '2026-01-01T00']);
 const baseline = await timed(Math.min(ITERATIONS, 5), async () => JSON.stringify(await rawYear()).length);
 
 const query = `query($campIds: [String!], $from: DateTime!, $to: DateTime!, $timeZone: String!) {
@@ -141,7 +86,7 @@ const cases: Array<[string, number[]]> = [
 ];
 
 console.log(
-  `\n${POSTGRES ? 'PostgreSQL' : 'SQLite'}, ${CALLS} calls of one account over a year (10 campaigns), a year of ` +
+  `\n${bench.postgres ? 'PostgreSQL' : 'SQLite'}, ${CALLS} calls of one account over a year (10 campaigns), a year of ` +
     `daily buckets, ${ITERATIONS} runs each; target ≤ ${TARGET_MS} ms`,
 );
 summary([
@@ -154,8 +99,5 @@ for (const [name, times] of over)
   console.log(`OVER TARGET: ${name}: p95 ${p95(times).toFixed(1)} ms > ${TARGET_MS} ms`);
 if (over.length === 0) console.log(`PASS: every case's p95 ≤ ${TARGET_MS} ms`);
 
-await closeRaw();
-await app.close();
-await administer(POSTGRES, `drop database if exists ${benchDatabase}`);
-rmSync(dir, { recursive: true, force: true });
+await bench.close();
 if (over.length > 0 && process.env.BENCH_STRICT === '1') process.exit(1);

@@ -229,6 +229,21 @@ export const CATALOGUE: CatalogueCase[] = [
     },
   },
   {
+    id: 'call-stats',
+    name:
+      `call statistics: 5 aliases of a year of daily callStats in Asia/Kolkata (a half-hour zone: every day's edge ` +
+      `hour read from the call logs too), just within the cost limit, signed in, ${ATTACKERS} loops`,
+    env: {},
+    judged: true,
+    make: (base, seed) => {
+      const year =
+        'callStats(from: "2025-12-01T00:00:00Z", to: "2026-12-01T00:00:00Z", timeZone: "Asia/Kolkata") ' +
+        '{ buckets { localStart calls completed spend } totals { calls spend } }';
+      const init = graphql(`{ ${Array.from({ length: 5 }, (_, i) => `y${i}: ${year}`).join(' ')} }`, seed.pages.token);
+      return loopAttack('call statistics', ATTACKERS, () => ['5 × a year of days', `${base}/graphql`, init]);
+    },
+  },
+  {
     id: 'introspection',
     name: 'introspection: 30 aliases of __schema { types { fields { args … } } }, anonymous, 2 loops',
     env: {},

@@ -1,9 +1,13 @@
 // Shared pieces of the benchmarks: an account, a campaign body, timing and the result table.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { Insertable } from 'kysely';
-import type { App } from '../src/app.js';
+import { type App, createApp } from '../src/app.js';
+import { loadConfig } from '../src/core/config.js';
 import { chunks } from '../src/db/chunks.js';
 import type { Database } from '../src/db/types.js';
 import { type CallStatus, isTerminal, STATUS_RANK } from '../src/domain/call-logs.schema.js';
@@ -210,3 +214,81 @@ export const WORK_BUDGETS_OUT_OF_THE_WAY = {
   REQUESTS_IN_FLIGHT_PER_ACCOUNT: '10000',
   REQUESTS_IN_FLIGHT_PER_ADDRESS: '10000',
 } as const;
+
+/** A bench's app on a database of its own, signed in with campaigns, and a raw baseline on that database. */
+export interface BenchDatabase {
+  app: App;
+  token: string;
+  accountId: string;
+  /** On PostgreSQL (DATABASE_URL=postgres://…), or on a temporary SQLite file. */
+  postgres: boolean;
+  /** The same SQL as a prepared statement (better-sqlite3, or a named `pg` query on one connection); `?` placeholders. */
+  raw(sqlText: string, parameters: unknown[]): Promise<() => Promise<unknown[]>>;
+  /** Closes the app and the raw connection, and removes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * bench/call-logs.ts's and bench/call-stats.ts's start: a fresh database named after the bench (a temporary SQLite file,
+ * or with DATABASE_URL=postgres://… a database made there and dropped at close), the app on it with the rate limits
+ * and work budgets out of the way, an account, and `campIds` created through the REST door.
+ */
+export async function benchDatabase(name: string, campIds: readonly string[]): Promise<BenchDatabase> {
+  const server = process.env.DATABASE_URL?.startsWith('postgres') ? new URL(process.env.DATABASE_URL) : null;
+  const database = `bench_${name.replace(/-/g, '_')}_${process.pid}`;
+  const postgresUrl = server ? Object.assign(new URL(server), { pathname: `/${database}` }).toString() : '';
+  const dir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
+  const file = join(dir, 'bench.db');
+  await administer(server, `create database ${database}`);
+  const app = await createApp(
+    loadConfig({
+      DATABASE_URL: server ? postgresUrl : `sqlite:${file}`,
+      JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0',
+      SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'),
+      LOG_LEVEL: 'silent',
+      // Warm-up and measured runs with one token: the request rate limit out of the way.
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      ...WORK_BUDGETS_OUT_OF_THE_WAY,
+    }),
+  );
+  const { token, accountId } = await signUpAndLogin(app);
+  for (const campId of campIds) {
+    const reply = await app.fetch(
+      new Request('http://bench/api/v3/update_campaign', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ campId, campaignModelData: campaignData() }),
+      }),
+    );
+    if (reply.status !== 200) throw new Error(await reply.text());
+  }
+  const closers: Array<() => Promise<void>> = [];
+  let statements = 0;
+  return {
+    app,
+    token,
+    accountId,
+    postgres: server !== null,
+    async raw(sqlText, parameters) {
+      if (server) {
+        const client = new pg.Client({ connectionString: postgresUrl });
+        await client.connect();
+        closers.push(() => client.end());
+        let n = 0;
+        const text = sqlText.replace(/\?/g, () => `$${++n}`);
+        const queryName = `bench_raw_${++statements}`;
+        return async () => (await client.query({ name: queryName, text, values: parameters })).rows;
+      }
+      const raw = new SQLite(file, { readonly: true });
+      closers.push(async () => void raw.close());
+      const statement = raw.prepare(sqlText);
+      return async () => statement.all(...parameters);
+    },
+    async close() {
+      for (const close of closers) await close();
+      await app.close();
+      await administer(server, `drop database if exists ${database}`);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
