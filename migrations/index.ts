@@ -21,6 +21,7 @@ import * as m0018 from './0018_oauth_pending_clients.js';
 import * as m0019 from './0019_event_trace_parent.js';
 import * as m0020 from './0020_call_stats.js';
 import * as m0021 from './0021_list_orders.js';
+import * as m0022 from './0022_list_filters.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_accounts': m0001,
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0019_event_trace_parent': m0019,
   '0020_call_stats': m0020,
   '0021_list_orders': m0021,
+  '0022_list_filters': m0022,
 };

@@ -1,6 +1,9 @@
 // Call logs: one per (account, CallSid), moved forward by call-status callbacks, listed newest first (docs/decisions.md §7).
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { dialectOf } from '../db/dialect.js';
+import { allOf, MAX_ARMS, type Walk, walkPage } from '../db/filtered-walk.js';
 import {
+  type Keyset,
   type KeysetPage,
   type KeysetParameters,
   keysetOf,
@@ -220,6 +223,41 @@ export interface CallLogFilter {
   since?: string | null | undefined;
   /** ISO 8601 UTC, inclusive. */
   until?: string | null | undefined;
+  /** The dashboard filters (docs/dashboards.md "Filters"): any of them makes the list a filtered walk. */
+  more?: CallLogFilters | null | undefined;
+}
+
+/** How a call ended (or that it has not), as callStats counts it; a filter takes the statuses of each. */
+export const CALL_OUTCOMES = {
+  answered: ['in-progress', 'completed'],
+  completed: ['completed'],
+  failed: ['failed'],
+  'no-answer': ['no-answer'],
+  busy: ['busy'],
+  canceled: ['canceled'],
+  ongoing: ['queued', 'ringing', 'in-progress'],
+} as const satisfies Record<string, readonly CallStatus[]>;
+export type CallOutcome = keyof typeof CALL_OUTCOMES;
+
+/** A closed range; either end may be absent. */
+export interface Range<T> {
+  min?: T | null | undefined;
+  max?: T | null | undefined;
+}
+
+/** The filters of a call log list beyond campaign, status and time range; every given one must hold. */
+export interface CallLogFilters {
+  campIds?: readonly string[] | null | undefined;
+  statuses?: readonly CallStatus[] | null | undefined;
+  outcomes?: readonly CallOutcome[] | null | undefined;
+  /** Seconds; a call that reported no duration matches no range. */
+  duration?: Range<number> | null | undefined;
+  /** In the account's currency; a call that reported no cost matches no range. */
+  cost?: Range<number> | null | undefined;
+  fromNumber?: string | null | undefined;
+  toNumber?: string | null | undefined;
+  /** A top-level field of the post-call analysis equal to this value (a string, a number or a boolean). */
+  analysis?: { field: string; equals: string | number | boolean } | null | undefined;
 }
 
 /**
@@ -356,4 +394,144 @@ export async function pageCallLogs(
     ascending: order.ascending,
   });
   return checkedPage(db, accountId, filter, rows);
+}
+
+/**
+ * Rows one filtered page reads at most (docs/dashboards.md "Filters"): past it, the page ends early with a cursor where
+ * the walk stopped. A filter on the post-call analysis reads each analysis (up to 10 000 JSON values), so fewer.
+ */
+export const CALL_LOG_WALK_BUDGET = 4000;
+export const ANALYSIS_WALK_BUDGET = 200;
+
+/** The values both lists allow (null: no list, any value). */
+function bothAllow<T>(given: readonly T[] | null, more: readonly T[] | null | undefined): T[] | null {
+  if (more == null) return given === null ? null : [...given];
+  const unique = [...new Set(more)];
+  return given === null ? unique : unique.filter((value) => given.includes(value));
+}
+
+const equalsOne = (column: string, values: readonly string[]) =>
+  values.length === 1
+    ? sql<SqlBool>`${sql.ref(column)} = ${values[0]}`
+    : sql<SqlBool>`${sql.ref(column)} in (${sql.join(values)})`;
+
+/** The arms of a walk: one per combination of the values of each column the index begins with. */
+function armsOf(base: Select, columns: ReadonlyArray<readonly [string, readonly string[]]>): Select[] {
+  let arms = [base];
+  for (const [column, values] of columns) {
+    arms = arms.flatMap((arm) => values.map((value) => arm.where(sql<SqlBool>`${sql.ref(column)} = ${value}`)));
+  }
+  return arms;
+}
+
+type Select = ReturnType<typeof scope>;
+const scope = (db: Kysely<Database>, accountId: string) =>
+  db.selectFrom('call_logs').where('account_id', '=', accountId) as unknown as SelectQueryBuilder<
+    Database,
+    keyof Database,
+    object
+  >;
+
+/**
+ * The walk of a filtered page in `order`: which index it walks (per campaign, per status, per number), which filters
+ * that index serves as ranges, and which are checked on the rows walked. Null when no call can match.
+ */
+function callLogWalk(db: Kysely<Database>, accountId: string, filter: CallLogFilter, order: CallLogOrder): Walk | null {
+  const more = filter.more ?? {};
+  const camps = bothAllow(filter.campId ? [filter.campId] : null, more.campIds);
+  let statuses = bothAllow(filter.status ? [filter.status] : null, more.statuses);
+  if (more.outcomes) statuses = bothAllow(statuses, more.outcomes.flatMap((outcome) => CALL_OUTCOMES[outcome]));
+  if (camps?.length === 0 || statuses?.length === 0) return null;
+  const field = order.field;
+  const ranges: Array<RawBuilder<SqlBool>> = [];
+  const residual: Array<RawBuilder<SqlBool>> = [];
+  // Index-served when the order's index begins with the column (0006_call_logs.ts, 0021, 0022), else checked.
+  const armColumns: Array<readonly [string, readonly string[]]> = [];
+  if (camps) armColumns.push(['camp_id', camps]);
+  if (statuses) {
+    const statusIndexed = (field === 'started' || field === 'status') && (camps?.length ?? 1) * statuses.length <= MAX_ARMS;
+    if (statusIndexed) armColumns.push(['status', statuses]);
+    else residual.push(equalsOne('status', statuses));
+  }
+  for (const [column, number] of [
+    ['to_number', more.toNumber],
+    ['from_number', more.fromNumber],
+  ] as const) {
+    if (number == null) continue;
+    if (field === 'started' && armColumns.length === 0) armColumns.push([column, [number]]);
+    else residual.push(sql<SqlBool>`${sql.ref(column)} = ${number}`);
+  }
+  const [sortKey] = ORDER_KEYSETS[field];
+  const bounded = (own: CallLogOrderField, conditions: Array<RawBuilder<SqlBool>>) =>
+    (field === own ? ranges : residual).push(...conditions);
+  const times: Array<RawBuilder<SqlBool>> = [];
+  if (filter.since) times.push(sql<SqlBool>`started_at >= ${filter.since}`);
+  if (filter.until) times.push(sql<SqlBool>`started_at <= ${filter.until}`);
+  bounded('started', times);
+  // A duration or cost range never matches an unreported one (its sort value, -1): the lower bound is at least 0.
+  for (const own of ['duration', 'cost'] as const) {
+    const range = more[own];
+    if (!range || (range.min == null && range.max == null)) continue;
+    const value = ORDER_KEYSETS[own][0] as RawBuilder<unknown>;
+    const conditions = [sql<SqlBool>`${value} >= ${Math.max(range.min ?? 0, 0)}`];
+    if (range.max != null) conditions.push(sql<SqlBool>`${value} <= ${range.max}`);
+    bounded(own, conditions);
+  }
+  if (more.analysis) {
+    const expected = JSON.stringify(more.analysis.equals);
+    residual.push(
+      dialectOf(db) === 'postgres'
+        ? sql<SqlBool>`(analysis::jsonb -> ${more.analysis.field}) = ${expected}::jsonb`
+        : sql<SqlBool>`(analysis -> ${`$.${more.analysis.field}`}) = ${expected}`,
+    );
+  }
+  let base = scope(db, accountId);
+  for (const condition of ranges) base = base.where(condition);
+  return {
+    arms: armsOf(base, armColumns),
+    keys: [sortKey, 'call_id'],
+    ascending: order.ascending,
+    numeric: field === 'duration' || field === 'cost',
+    residual: allOf(residual),
+    budget: more.analysis ? ANALYSIS_WALK_BUDGET : CALL_LOG_WALK_BUDGET,
+  };
+}
+
+/** The rows of these call ids, with the long texts asked for. */
+function rowsByIds(db: Kysely<Database>, accountId: string, callIds: readonly string[], texts: CallLogTexts) {
+  const columns = [...SHORT_COLUMNS, ...CALL_LOG_TEXTS.filter((text) => texts.has(text))];
+  return db
+    .selectFrom('call_logs')
+    .select(columns as unknown as typeof SHORT_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('call_id', 'in', callIds)
+    .execute() as Promise<ListedRow[]>;
+}
+
+/**
+ * A page of a list with dashboard filters (`filter.more`): a walk of the order's index (src/db/filtered-walk.ts), then
+ * the rows it found. A page the walk's budget cut short says where it stopped (`resume`).
+ */
+export async function walkCallLogs(
+  db: Kysely<Database>,
+  accountId: string,
+  filter: CallLogFilter,
+  page: KeysetPage,
+  texts: CallLogTexts = ALL_CALL_LOG_TEXTS,
+  order: CallLogOrder = DEFAULT_CALL_LOG_ORDER,
+): Promise<{ nodes: CallLog[]; resume: Keyset | null }> {
+  const walk = callLogWalk(db, accountId, filter, order);
+  if (filter.campId) await requireCampaign(db, accountId, filter.campId);
+  if (!walk) return { nodes: [], resume: null };
+  const { keys, resume } = await walkPage(db, walk, page);
+  if (keys.length === 0) return { nodes: [], resume };
+  const rows = new Map(
+    (await rowsByIds(db, accountId, keys.map(([, id]) => id), texts)).map((row) => [row.call_id, row]),
+  );
+  // A call deleted between the walk and the read (its campaign deleted) is left out.
+  const nodes = keys.flatMap(([, id]) => {
+    const row = rows.get(id);
+    return row ? [toCallLog(row)] : [];
+  });
+  return { nodes, resume };
 }

@@ -73,7 +73,7 @@ export function keysetConnection<T>(
   listKind: CursorKind,
   args: ConnectionArgs,
   keyOf: (node: T) => Keyset,
-  load: (page: KeysetPage) => Promise<T[]>,
+  load: (page: KeysetPage) => Promise<T[] | CutPage<T>>,
   order?: ListOrder,
 ) {
   checkPageSize(args);
@@ -85,17 +85,36 @@ export function keysetConnection<T>(
     defaultSize: DEFAULT_PAGE_SIZE,
     maxSize: MAX_PAGE_SIZE,
   });
-  return load({ after: toKey(after, 'after'), before: toKey(before, 'before'), limit, inverted }).then((nodes) => {
+  return load({ after: toKey(after, 'after'), before: toKey(before, 'before'), limit, inverted }).then((loaded) => {
+    const { nodes, resume } = Array.isArray(loaded) ? { nodes: loaded, resume: null } : loaded;
     const page = nodes.slice(0, expectedSize);
     if (inverted) page.reverse();
     // As Pothos's resolveCursorConnection answers, but each cursor is encoded only if the query asks for it.
     const edges = page.map((node) => new Edge(node, kind, keyOf));
     const fallback = args.after ?? args.before ?? null;
+    // A page cut short by its work budget goes on from where the walk stopped: that end's cursor is that position.
+    const stop = resume ? encodeCursor(kind, resume) : null;
     return {
       edges,
-      pageInfo: new PageInfo(edges, fallback, hasPreviousPage(nodes.length), hasNextPage(nodes.length)),
+      pageInfo: new PageInfo(
+        edges,
+        fallback,
+        hasPreviousPage(nodes.length) || (inverted && stop !== null),
+        hasNextPage(nodes.length) || (!inverted && stop !== null),
+        inverted ? stop : null,
+        inverted ? null : stop,
+      ),
     };
   });
+}
+
+/**
+ * A page a filtered walk cut short (src/db/filtered-walk.ts): fewer nodes than asked, and the position where the walk
+ * stopped reading, past every node (null when the list ended).
+ */
+export interface CutPage<T> {
+  nodes: T[];
+  resume: Keyset | null;
 }
 
 /**
@@ -109,12 +128,14 @@ class PageInfo<T> {
     private readonly fallback: string | null,
     readonly hasPreviousPage: boolean,
     readonly hasNextPage: boolean,
+    private readonly startStop: string | null = null,
+    private readonly endStop: string | null = null,
   ) {}
   get startCursor(): string | null {
-    return this.edges[0]?.cursor ?? this.fallback;
+    return this.startStop ?? this.edges[0]?.cursor ?? this.fallback;
   }
   get endCursor(): string | null {
-    return this.edges.at(-1)?.cursor ?? this.fallback;
+    return this.endStop ?? this.edges.at(-1)?.cursor ?? this.fallback;
   }
 }
 

@@ -13,6 +13,7 @@ import {
   getCallLogsByIds,
   listCallLogs,
   pageCallLogs,
+  walkCallLogs,
 } from '../../../domain/call-logs.js';
 import { CALL_STATUSES, type CallStatus, MAX_CALL_LOG_PAGE } from '../../../domain/call-logs.schema.js';
 import { campIdField } from '../../../domain/campaigns.schema.js';
@@ -20,7 +21,8 @@ import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
 import { answerText, LONG_TEXT_COST } from '../field-costs.js';
 import { scopedNode } from '../global-ids.js';
 import type { Context } from '../context.js';
-import { keysetConnection, PLAIN_EDGE } from '../pagination.js';
+import { DEFAULT_PAGE_SIZE, keysetConnection, MAX_PAGE_SIZE, PLAIN_EDGE } from '../pagination.js';
+import { CallLogFilterInput, callLogFilters, FILTER_WALK_COST } from './call-log-filter.js';
 import { asksFor } from '../selection.js';
 import { CampaignRef } from './campaign.js';
 import { OrderDirectionEnum } from './order-direction.js';
@@ -192,6 +194,7 @@ interface FilterArgs {
   status?: CallStatus | null;
   since?: Date | null;
   until?: Date | null;
+  filter?: typeof CallLogFilterInput.$inferInput | null;
 }
 
 const toFilter = (args: FilterArgs, campId?: string | null): CallLogFilter => ({
@@ -199,6 +202,17 @@ const toFilter = (args: FilterArgs, campId?: string | null): CallLogFilter => ({
   status: args.status,
   since: args.since?.toISOString(),
   until: args.until?.toISOString(),
+  more: callLogFilters(args.filter),
+});
+
+const FILTER_DESCRIPTION =
+  'The dashboard filters: several campaigns, statuses or outcomes, duration and cost ranges, phone numbers, a ' +
+  'post-call analysis field; with the arguments above, all must hold.';
+
+/** A page's cost, and the walk of a filtered one (docs/limits.md, "What a document costs"). */
+const listCost = (args: { first?: number | null; last?: number | null; filter?: unknown }) => ({
+  field: 1 + (args.filter ? FILTER_WALK_COST : 0),
+  multiplier: Math.max(0, Math.min(args.first ?? args.last ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)),
 });
 
 /**
@@ -252,6 +266,7 @@ function connection(
   info: GraphQLResolveInfo,
 ) {
   const accountId = viewerOf(context).id;
+  const walked = filter.more != null;
   const texts = textsAsked(info);
   const order: CallLogOrder = args.orderBy
     ? { field: args.orderBy.field, ascending: args.orderBy.direction === 'ASC' }
@@ -261,7 +276,10 @@ function connection(
     'call-log',
     args,
     (call: CallLog) => [sortValueOf(call, order.field), call.callId],
-    (page) => pageCallLogs(context.db, accountId, filter, page, texts, order),
+    (page) =>
+      walked
+        ? walkCallLogs(context.db, accountId, filter, page, texts, order)
+        : pageCallLogs(context.db, accountId, filter, page, texts, order),
     // The default order keeps the cursors it always made, however it was asked for.
     isDefault
       ? undefined
@@ -295,7 +313,9 @@ builder.queryFields((t) => ({
         since: t.arg({ type: 'DateTime', description: FILTER.since }),
         until: t.arg({ type: 'DateTime', description: FILTER.until }),
         orderBy: t.arg({ type: CallLogOrderInput, description: ORDER_BY_DESCRIPTION }),
+        filter: t.arg({ type: CallLogFilterInput, description: FILTER_DESCRIPTION }),
       },
+      complexity: listCost,
       resolve: (_root, args, context, info) => connection(context, args, toFilter(args, args.campId), info),
     },
     CallLogConnection,
@@ -332,7 +352,9 @@ builder.objectField(CampaignRef, 'callLogs', (t) =>
         since: t.arg({ type: 'DateTime', description: FILTER.since }),
         until: t.arg({ type: 'DateTime', description: FILTER.until }),
         orderBy: t.arg({ type: CallLogOrderInput, description: ORDER_BY_DESCRIPTION }),
+        filter: t.arg({ type: CallLogFilterInput, description: FILTER_DESCRIPTION }),
       },
+      complexity: listCost,
       resolve: (campaign, args, context, info) => connection(context, args, toFilter(args, campaign.campId), info),
     },
     CallLogConnection,

@@ -1,0 +1,348 @@
+// Filtered lists (docs/dashboards.md "Filters"): `callLogs(filter:)` and `campaigns(filter:)` answer exactly the rows
+// an oracle in the test picks, in every order, paged forwards and backwards; a filter that matches little ends a page
+// early with a cursor to go on from (the walk's budget), never losing or repeating a row; every filter's page query
+// walks an index, on both databases.
+import { describe, expect, it } from 'vitest';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { campaignModelData } from '../helpers/campaigns.js';
+import { lastStatement, planOf } from '../helpers/query-plans.js';
+
+interface Call {
+  callId: string;
+  campId: string;
+  status: string;
+  duration: number | null;
+  cost: number | null;
+  from: string;
+  to: string;
+  at: string;
+  analysis: Record<string, unknown> | null;
+}
+
+const STATUSES = ['queued', 'ringing', 'in-progress', 'completed', 'busy', 'failed', 'no-answer', 'canceled'];
+const RANK: Record<string, number> = { queued: 0, ringing: 1, 'in-progress': 2 };
+
+/** Rows straight into the table, many at a time: `count` calls spread over 3 campaigns, statuses, numbers. */
+async function insertCalls(t: TestApp, accountId: string, calls: Call[]) {
+  for (let at = 0; at < calls.length; at += 400) {
+    await t.app.database.db
+      .insertInto('call_logs')
+      .values(
+        calls.slice(at, at + 400).map((call) => ({
+          account_id: accountId,
+          call_id: call.callId,
+          camp_id: call.campId,
+          direction: 'outbound-api',
+          from_number: call.from,
+          to_number: call.to,
+          status: call.status,
+          status_rank: RANK[call.status] ?? 3,
+          started_at: call.at,
+          ended_at: null,
+          duration_seconds: call.duration,
+          cost: call.cost,
+          recording_url: null,
+          transcript: null,
+          summary: null,
+          analysis: call.analysis === null ? null : JSON.stringify(call.analysis),
+          created_at: call.at,
+          updated_at: call.at,
+        })),
+      )
+      .execute();
+  }
+}
+
+/** A deterministic spread of calls: `count` of them, one a minute (some minutes shared: ties on startedAt). */
+function makeCalls(count: number, start = Date.parse('2026-05-01T00:00:00Z')): Call[] {
+  return Array.from({ length: count }, (_, i) => ({
+    callId: `CA${String(i).padStart(5, '0')}`,
+    campId: `camp-${i % 3}`,
+    status: STATUSES[(i * 7) % STATUSES.length]!,
+    duration: i % 5 === 0 ? null : (i * 13) % 200,
+    cost: i % 4 === 0 ? null : ((i * 17) % 50) / 10,
+    from: `+1415555${String(i % 4).padStart(4, '0')}`,
+    to: `+1212555${String(i % 6).padStart(4, '0')}`,
+    at: new Date(start + Math.floor(i / 2) * 60_000).toISOString(),
+    analysis: i % 3 === 0 ? { interested: i % 2 === 0, score: i % 10, note: `n${i % 4}` } : null,
+  }));
+}
+
+async function seed(count: number) {
+  // The oracle test pages every filter in every order: thousands of requests of one account.
+  const t = await startApp({ RATE_LIMIT_PER_MINUTE: '1000000' });
+  const account = await t.account();
+  for (const campId of ['camp-0', 'camp-1', 'camp-2']) {
+    const res = await t.rest('POST', '/update_campaign', {
+      token: account.token,
+      body: { campId, campaignModelData: campaignModelData({ title: campId }) },
+    });
+    expect(res.status, res.text).toBe(200);
+  }
+  const calls = makeCalls(count);
+  await insertCalls(t, account.id, calls);
+  return { t, token: account.token, accountId: account.id, calls };
+}
+
+const OUTCOMES: Record<string, string[]> = {
+  ANSWERED: ['in-progress', 'completed'],
+  COMPLETED: ['completed'],
+  FAILED: ['failed'],
+  NO_ANSWER: ['no-answer'],
+  BUSY: ['busy'],
+  CANCELED: ['canceled'],
+  ONGOING: ['queued', 'ringing', 'in-progress'],
+};
+
+interface Filter {
+  campIds?: string[];
+  statuses?: string[];
+  outcomes?: string[];
+  duration?: { min?: number; max?: number };
+  cost?: { min?: number; max?: number };
+  fromNumber?: string;
+  toNumber?: string;
+  analysis?: { field: string; equals: unknown };
+}
+
+const graphqlStatus = (status: string) => status.toUpperCase().replace('-', '_');
+const within = (value: number | null, range?: { min?: number; max?: number }) =>
+  !range || (value !== null && value >= (range.min ?? 0) && (range.max === undefined || value <= range.max));
+
+/** The oracle: what the filter lets through. */
+function matches(call: Call, filter: Filter, since?: string, until?: string): boolean {
+  if (filter.campIds && !filter.campIds.includes(call.campId)) return false;
+  if (filter.statuses && !filter.statuses.map((s) => s.toLowerCase().replace('_', '-')).includes(call.status)) return false;
+  if (filter.outcomes && !filter.outcomes.some((o) => OUTCOMES[o]!.includes(call.status))) return false;
+  if (!within(call.duration, filter.duration) || !within(call.cost, filter.cost)) return false;
+  if (filter.fromNumber && call.from !== filter.fromNumber) return false;
+  if (filter.toNumber && call.to !== filter.toNumber) return false;
+  if (filter.analysis && call.analysis?.[filter.analysis.field] !== filter.analysis.equals) return false;
+  if (since && call.at < since) return false;
+  if (until && call.at > until) return false;
+  return true;
+}
+
+const SORT_VALUE: Record<string, (call: Call) => string | number> = {
+  STARTED_AT: (c) => c.at,
+  DURATION: (c) => c.duration ?? -1,
+  COST: (c) => c.cost ?? -1,
+  STATUS: (c) => c.status,
+};
+
+function sorted(calls: Call[], field: string, ascending: boolean): string[] {
+  const key = SORT_VALUE[field]!;
+  const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
+  const list = [...calls].sort((a, b) => compare(key(a), key(b)) || compare(a.callId, b.callId));
+  return (ascending ? list : list.reverse()).map((c) => c.callId);
+}
+
+const CALL_LOGS = /* GraphQL */ `
+  query (
+    $filter: CallLogFilter
+    $orderBy: CallLogOrder
+    $since: DateTime
+    $until: DateTime
+    $first: Int
+    $after: String
+    $last: Int
+    $before: String
+  ) {
+    callLogs(
+      filter: $filter
+      orderBy: $orderBy
+      since: $since
+      until: $until
+      first: $first
+      after: $after
+      last: $last
+      before: $before
+    ) {
+      edges {
+        node {
+          key: callId
+        }
+      }
+      pageInfo {
+        hasNextPage
+        hasPreviousPage
+        startCursor
+        endCursor
+      }
+    }
+  }
+`;
+
+/** Every id of a list, page by page, forwards or backwards, and how many pages it took and how many were short. */
+async function pages(
+  t: TestApp,
+  token: string,
+  document: string,
+  variables: Record<string, unknown>,
+  size: number,
+  backwards = false,
+  path = ['callLogs'],
+) {
+  const keys: string[] = [];
+  let cursor: string | null = null;
+  let short = 0;
+  for (let page = 0; page < 400; page++) {
+    const step = backwards ? { last: size, before: cursor } : { first: size, after: cursor };
+    const reply: { body: { data?: any; errors?: any[] }; text: string } = await t.gql(
+      document,
+      { ...variables, ...step },
+      token,
+    );
+    expect(reply.body.errors, reply.text).toBeUndefined();
+    const connection: any = path.reduce((value: any, key) => value[key], reply.body.data);
+    const shown: string[] = connection.edges.map((edge: any) => edge.node.key);
+    if (backwards) keys.unshift(...shown);
+    else keys.push(...shown);
+    const { hasNextPage, hasPreviousPage, startCursor, endCursor } = connection.pageInfo;
+    if (!(backwards ? hasPreviousPage : hasNextPage)) return { keys, pages: page + 1, short };
+    if (shown.length < size) short++;
+    const next = backwards ? startCursor : endCursor;
+    expect(next, 'a page that goes on has a cursor to go on from').not.toBeNull();
+    cursor = next;
+  }
+  throw new Error('more than 400 pages');
+}
+
+const FILTERS: Array<[string, Filter, { since?: string; until?: string }?]> = [
+  ['several campaigns', { campIds: ['camp-0', 'camp-2'] }],
+  ['several statuses', { statuses: ['COMPLETED', 'NO_ANSWER', 'BUSY'] }],
+  ['outcomes', { outcomes: ['ANSWERED', 'FAILED'] }],
+  ['campaigns and statuses', { campIds: ['camp-1', 'camp-2'], statuses: ['COMPLETED', 'FAILED'] }],
+  ['a duration range', { duration: { min: 30, max: 120 } }],
+  ['a duration ceiling (unreported ones are out)', { duration: { max: 40 } }],
+  ['a cost range', { cost: { min: 1, max: 2.5 } }],
+  ['a cost floor of 0 (unreported ones are out)', { cost: { min: 0 } }],
+  ['the number called', { toNumber: '+12125550003' }],
+  ['the calling number and a campaign', { fromNumber: '+14155550001', campIds: ['camp-1'] }],
+  ['an analysis field', { analysis: { field: 'interested', equals: true } }],
+  ['an analysis number', { analysis: { field: 'score', equals: 6 } }],
+  ['every filter at once', {
+    campIds: ['camp-0', 'camp-1'],
+    outcomes: ['COMPLETED', 'BUSY', 'NO_ANSWER'],
+    duration: { min: 1 },
+    cost: { max: 4 },
+  }, { since: '2026-05-01T00:10:00.000Z', until: '2026-05-01T01:30:00.000Z' }],
+  ['a time range with several statuses', { statuses: ['QUEUED', 'CANCELED'] }, { since: '2026-05-01T00:20:00.000Z' }],
+];
+
+describe('filtered call logs', () => {
+  it('answer exactly the calls each filter lets through, in every order, forwards and backwards', async () => {
+    const { t, token, calls } = await seed(240);
+    try {
+      for (const [name, filter, range] of FILTERS) {
+        const expectedSet = calls.filter((call) => matches(call, filter, range?.since, range?.until));
+        expect(expectedSet.length, `${name}: the oracle picks some but not all`).toBeGreaterThan(0);
+        expect(expectedSet.length, name).toBeLessThan(calls.length);
+        for (const field of ['STARTED_AT', 'DURATION', 'COST', 'STATUS']) {
+          for (const direction of ['ASC', 'DESC']) {
+            const expected = sorted(expectedSet, field, direction === 'ASC');
+            const variables = { filter, orderBy: { field, direction }, ...range };
+            const forwards = await pages(t, token, CALL_LOGS, variables, 7);
+            expect(forwards.keys, `${name}, ${field} ${direction}, forwards`).toEqual(expected);
+            const backwards = await pages(t, token, CALL_LOGS, variables, 7, true);
+            expect(backwards.keys, `${name}, ${field} ${direction}, backwards`).toEqual(expected);
+          }
+        }
+      }
+    } finally {
+      await t.close();
+    }
+  }, 120_000);
+
+  it("a campaign's list takes the filter too, within that campaign", async () => {
+    const { t, token, calls } = await seed(90);
+    try {
+      const document = /* GraphQL */ `
+        query ($filter: CallLogFilter, $first: Int, $after: String, $last: Int, $before: String) {
+          campaign(campId: "camp-1") {
+            callLogs(filter: $filter, first: $first, after: $after, last: $last, before: $before) {
+              edges { node { key: callId } }
+              pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+            }
+          }
+        }
+      `;
+      const filter = { statuses: ['COMPLETED', 'BUSY', 'FAILED'], campIds: ['camp-1', 'camp-2'] };
+      const expected = sorted(
+        calls.filter((c) => c.campId === 'camp-1' && matches(c, filter)),
+        'STARTED_AT',
+        false,
+      );
+      expect(expected.length).toBeGreaterThan(3);
+      const { keys } = await pages(t, token, document, { filter }, 4, false, ['campaign', 'callLogs']);
+      expect(keys).toEqual(expected);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a filter that matches little ends pages early at the budget, with a cursor that loses and repeats nothing', async () => {
+    // 9 000 calls; the one number called 3 times, once among the newest and twice among the oldest: sorted by
+    // duration the number is no index's prefix, so a page reads at most 4 000 calls and ends where it stopped.
+    const { t, token, accountId, calls } = await seed(9000);
+    try {
+      const rare = makeCalls(3, Date.parse('2026-04-01T00:00:00Z')).map((call, i) => ({
+        ...call,
+        callId: `RARE${i}`,
+        to: '+19995550000',
+        duration: [7, 150, 151][i]!,
+      }));
+      await insertCalls(t, accountId, rare);
+      const filter = { toNumber: '+19995550000' };
+      for (const direction of ['ASC', 'DESC']) {
+        const variables = { filter, orderBy: { field: 'DURATION', direction } };
+        const expected = sorted(rare, 'DURATION', direction === 'ASC');
+        const forwards = await pages(t, token, CALL_LOGS, variables, 10);
+        expect(forwards.keys).toEqual(expected);
+        expect(forwards.short, 'some pages ended early, at the budget').toBeGreaterThan(0);
+        expect(forwards.pages).toBeLessThanOrEqual(Math.ceil((calls.length + 3) / 4000) + 1);
+        const backwards = await pages(t, token, CALL_LOGS, variables, 10, true);
+        expect(backwards.keys).toEqual(expected);
+      }
+      // In the default order the number is the index's prefix: one page, all three.
+      const one = await pages(t, token, CALL_LOGS, { filter }, 10);
+      expect(one).toEqual({ keys: sorted(rare, 'STARTED_AT', false), pages: 1, short: 0 });
+    } finally {
+      await t.close();
+    }
+  }, 120_000);
+});
+
+describe('filtered lists walk an index', () => {
+  const cases: Array<[string, Filter, string, RegExp]> = [
+    ['several campaigns', { campIds: ['camp-0', 'camp-2'] }, 'STARTED_AT', /call_logs_campaign_started/],
+    ['several statuses', { statuses: ['COMPLETED', 'BUSY'] }, 'STARTED_AT', /call_logs_account_status_started/],
+    ['campaigns and statuses', { campIds: ['camp-1'], statuses: ['FAILED', 'BUSY'] }, 'STARTED_AT', /call_logs_campaign_status_started/],
+    ['the number called', { toNumber: '+12125550003' }, 'STARTED_AT', /call_logs_account_to_started/],
+    ['the calling number', { fromNumber: '+14155550001' }, 'STARTED_AT', /call_logs_account_from_started/],
+    ['a duration range', { duration: { min: 30, max: 120 } }, 'DURATION', /call_logs_account_duration/],
+    ['a cost range', { cost: { min: 1 } }, 'COST', /call_logs_account_cost/],
+    ['statuses in status order', { statuses: ['COMPLETED', 'BUSY'] }, 'STATUS', /call_logs_account_status_id/],
+    ['campaigns by cost', { campIds: ['camp-0', 'camp-1'], cost: { max: 3 } }, 'COST', /call_logs_campaign_cost/],
+    ['an analysis field', { analysis: { field: 'interested', equals: true } }, 'STARTED_AT', /call_logs_account_started/],
+    ['a cost range by duration', { cost: { min: 1 } }, 'DURATION', /call_logs_account_duration/],
+  ];
+  for (const [name, filter, field, index] of cases) {
+    it(`${name} (${field})`, async () => {
+      const { t, token } = await seed(30);
+      try {
+        t.resetQueries();
+        const reply = await t.gql(CALL_LOGS, { filter, orderBy: { field }, first: 5 }, token);
+        expect(reply.body.errors, reply.text).toBeUndefined();
+        const plan = await planOf(t, lastStatement(t, 'call_logs'));
+        // The arms of several values are subqueries read whole: each at most a page.
+        expect(plan.scans.filter((scan) => !/^arm\d+$/.test(scan)), plan.text).toEqual([]);
+        expect(plan.indexes.join(' '), plan.text).toMatch(index);
+        // One arm walks its index in order; several are merged from arms of at most a page each.
+        if (!/campaigns|several|statuses in/.test(name)) expect(plan.sorts, plan.text).toBe(false);
+      } finally {
+        await t.close();
+      }
+    });
+  }
+});
