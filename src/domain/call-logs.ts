@@ -440,7 +440,11 @@ function callLogWalk(db: Kysely<Database>, accountId: string, filter: CallLogFil
   const more = filter.more ?? {};
   const camps = bothAllow(filter.campId ? [filter.campId] : null, more.campIds);
   let statuses = bothAllow(filter.status ? [filter.status] : null, more.statuses);
-  if (more.outcomes) statuses = bothAllow(statuses, more.outcomes.flatMap((outcome) => CALL_OUTCOMES[outcome]));
+  if (more.outcomes)
+    statuses = bothAllow(
+      statuses,
+      more.outcomes.flatMap((outcome) => CALL_OUTCOMES[outcome]),
+    );
   if (camps?.length === 0 || statuses?.length === 0) return null;
   const field = order.field;
   const ranges: Array<RawBuilder<SqlBool>> = [];
@@ -449,7 +453,8 @@ function callLogWalk(db: Kysely<Database>, accountId: string, filter: CallLogFil
   const armColumns: Array<readonly [string, readonly string[]]> = [];
   if (camps) armColumns.push(['camp_id', camps]);
   if (statuses) {
-    const statusIndexed = (field === 'started' || field === 'status') && (camps?.length ?? 1) * statuses.length <= MAX_ARMS;
+    const statusIndexed =
+      (field === 'started' || field === 'status') && (camps?.length ?? 1) * statuses.length <= MAX_ARMS;
     if (statusIndexed) armColumns.push(['status', statuses]);
     else residual.push(equalsOne('status', statuses));
   }
@@ -526,7 +531,14 @@ export async function walkCallLogs(
   const { keys, resume } = await walkPage(db, walk, page);
   if (keys.length === 0) return { nodes: [], resume };
   const rows = new Map(
-    (await rowsByIds(db, accountId, keys.map(([, id]) => id), texts)).map((row) => [row.call_id, row]),
+    (
+      await rowsByIds(
+        db,
+        accountId,
+        keys.map(([, id]) => id),
+        texts,
+      )
+    ).map((row) => [row.call_id, row]),
   );
   // A call deleted between the walk and the read (its campaign deleted) is left out.
   const nodes = keys.flatMap(([, id]) => {

@@ -1,8 +1,24 @@
 // Campaigns: create, upsert (full replacement), partial update, delete, status transitions, listing (docs/decisions.md §5).
-import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import {
+  type Kysely,
+  type RawBuilder,
+  type Selectable,
+  type SelectQueryBuilder,
+  type SqlBool,
+  sql,
+  type Transaction,
+} from 'kysely';
 import { dialectOf } from '../db/dialect.js';
+import { allOf, type Walk, walkPage } from '../db/filtered-walk.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { type KeysetPage, type KeysetParameters, keysetOf, keysetPage, keysetParameters } from '../db/keyset.js';
+import {
+  type Keyset,
+  type KeysetPage,
+  type KeysetParameters,
+  keysetOf,
+  keysetPage,
+  keysetParameters,
+} from '../db/keyset.js';
 import { reusableQuery } from '../db/reusable-query.js';
 import type { CampaignsTable, Database } from '../db/types.js';
 import { newId } from '../security/api-keys.js';
@@ -340,6 +356,25 @@ export async function transitionCampaign(
 export interface CampaignFilter {
   status?: CampaignStatus | null | undefined;
   search?: string | null | undefined;
+  /** The dashboard filters (docs/dashboards.md "Filters"): any of them makes the list a filtered walk. */
+  more?: CampaignFilters | null | undefined;
+}
+
+/** A span of time, ISO 8601 UTC, both ends inclusive; either may be absent. */
+export interface TimeSpan {
+  from?: string | null | undefined;
+  to?: string | null | undefined;
+}
+
+/** The filters of a campaign list beyond `status` and `search`; every given one must hold. */
+export interface CampaignFilters {
+  statuses?: readonly CampaignStatus[] | null | undefined;
+  language?: string | null | undefined;
+  voice?: string | null | undefined;
+  created?: TimeSpan | null | undefined;
+  updated?: TimeSpan | null | undefined;
+  /** As `search`: a case-insensitive substring of the title, the description or the campId. */
+  search?: string | null | undefined;
 }
 
 /** Which long texts a list reads, as query parameters (booleans: they choose the SQL). */
@@ -347,6 +382,9 @@ type TextParameters = Record<CampaignLongField, boolean>;
 
 const textParameters = (texts: CampaignTexts): TextParameters =>
   Object.fromEntries(CAMPAIGN_LONG_FIELDS.map((name) => [name, texts.has(name)])) as TextParameters;
+
+/** A search as its LIKE pattern: lowercase, the pattern's own characters escaped. */
+const likePattern = (search: string) => `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** A campaign filter as query parameters: the search as its LIKE pattern (src/db/reusable-query.ts). */
 interface FilterParameters {
@@ -356,7 +394,7 @@ interface FilterParameters {
 }
 
 function filterParameters(accountId: string, filter: CampaignFilter): FilterParameters {
-  const pattern = filter.search ? `%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  const pattern = filter.search ? likePattern(filter.search) : null;
   return { accountId, status: filter.status ?? null, pattern };
 }
 
@@ -366,16 +404,14 @@ function filteredRows(db: Kysely<Database>, p: FilterParameters) {
   if (p.status !== null) query = query.where('campaigns.status', '=', p.status);
   if (p.pattern !== null) {
     const pattern = p.pattern;
-    query = query.where((eb) =>
-      eb.or([
-        sql<boolean>`lower(campaigns.title) like ${pattern} escape '\\'`,
-        sql<boolean>`lower(campaigns.description) like ${pattern} escape '\\'`,
-        sql<boolean>`lower(campaigns.camp_id) like ${pattern} escape '\\'`,
-      ]),
-    );
+    query = query.where(searched(pattern));
   }
   return query;
 }
+
+/** The campaigns whose title, description or campId holds the LIKE pattern. */
+const searched = (pattern: string) =>
+  sql<SqlBool>`(lower(campaigns.title) like ${pattern} escape '\\' or lower(campaigns.description) like ${pattern} escape '\\' or lower(campaigns.camp_id) like ${pattern} escape '\\')`;
 
 type OffsetParameters = FilterParameters & { limit: number; offset: number };
 
@@ -509,4 +545,118 @@ export async function pageCampaigns(
     // pg answers bigint as a string.
     total: row.sort_value === undefined ? null : Number(row.sort_value),
   }));
+}
+
+/** Rows one filtered page of campaigns reads at most (docs/dashboards.md "Filters"), as call logs. */
+export const CAMPAIGN_WALK_BUDGET = 4000;
+
+/** The values both lists allow (null: no list, any value). */
+function bothAllow<T>(given: readonly T[] | null, more: readonly T[] | null | undefined): T[] | null {
+  if (more == null) return given === null ? null : [...given];
+  const unique = [...new Set(more)];
+  return given === null ? unique : unique.filter((value) => given.includes(value));
+}
+
+type Select = SelectQueryBuilder<Database, keyof Database, object>;
+
+/** The conditions a time span makes of a column. */
+function spanned(column: string, span: TimeSpan | null | undefined): Array<RawBuilder<SqlBool>> {
+  const conditions: Array<RawBuilder<SqlBool>> = [];
+  if (span?.from) conditions.push(sql<SqlBool>`${sql.ref(column)} >= ${span.from}`);
+  if (span?.to) conditions.push(sql<SqlBool>`${sql.ref(column)} <= ${span.to}`);
+  return conditions;
+}
+
+/**
+ * The walk of a filtered page of campaigns in `order`: several statuses walk the status indexes one status each
+ * (created and status orders), a language or a voice its own index (created order), a created or updated span the
+ * order's index as a range; the rest, and the search, are checked on the campaigns walked. Null when none can match.
+ */
+function campaignWalk(
+  db: Kysely<Database>,
+  accountId: string,
+  filter: CampaignFilter,
+  order: CampaignOrder,
+): Walk | null {
+  const more = filter.more ?? {};
+  const statuses = bothAllow(filter.status ? [filter.status] : null, more.statuses);
+  if (statuses?.length === 0) return null;
+  const field = order.field;
+  const { keys, totals } = ORDER_KEYSETS[field];
+  const residual: Array<RawBuilder<SqlBool>> = [];
+  let prefix: readonly [string, readonly string[]] | null = null;
+  if (statuses) {
+    if (field === 'created' || field === 'status') prefix = ['campaigns.status', statuses];
+    else residual.push(sql<SqlBool>`campaigns.status in (${sql.join(statuses)})`);
+  }
+  for (const column of ['language', 'voice'] as const) {
+    const value = more[column];
+    if (value == null) continue;
+    if (field === 'created' && prefix === null) prefix = [`campaigns.${column}`, [value]];
+    else residual.push(sql<SqlBool>`${sql.ref(`campaigns.${column}`)} = ${value}`);
+  }
+  let base = db.selectFrom('campaigns').where('campaigns.account_id', '=', accountId) as unknown as Select;
+  if (totals) {
+    base = (base as unknown as ReturnType<typeof filteredRows>)
+      .innerJoin('campaign_call_totals', (join) =>
+        join
+          .onRef('campaign_call_totals.account_id', '=', 'campaigns.account_id')
+          .onRef('campaign_call_totals.camp_id', '=', 'campaigns.camp_id'),
+      )
+      .where('campaign_call_totals.account_id', '=', accountId) as unknown as Select;
+  }
+  for (const [own, column, span] of [
+    ['created', 'campaigns.created_at', more.created],
+    ['updated', 'campaigns.updated_at', more.updated],
+  ] as const) {
+    const conditions = spanned(column, span);
+    if (field === own) for (const condition of conditions) base = base.where(condition);
+    else residual.push(...conditions);
+  }
+  for (const search of [filter.search, more.search]) if (search) residual.push(searched(likePattern(search)));
+  const arms = prefix ? prefix[1].map((value) => base.where(sql<SqlBool>`${sql.ref(prefix[0])} = ${value}`)) : [base];
+  return {
+    arms,
+    keys,
+    ascending: order.ascending,
+    numeric: totals,
+    residual: allOf(residual),
+    budget: CAMPAIGN_WALK_BUDGET,
+  };
+}
+
+/**
+ * A page of a list with dashboard filters (`filter.more`): a walk of the order's index (src/db/filtered-walk.ts), then
+ * the campaigns it found, each with its sort value when the order is by a total. A page the walk's budget cut short
+ * says where it stopped (`resume`).
+ */
+export async function walkCampaigns(
+  db: Kysely<Database>,
+  accountId: string,
+  filter: CampaignFilter,
+  page: KeysetPage,
+  texts: CampaignTexts = ALL_CAMPAIGN_TEXTS,
+  order: CampaignOrder = DEFAULT_CAMPAIGN_ORDER,
+): Promise<{ nodes: Array<{ campaign: Campaign; total: number | null }>; resume: Keyset | null }> {
+  const walk = campaignWalk(db, accountId, filter, order);
+  if (!walk) return { nodes: [], resume: null };
+  const { keys, resume } = await walkPage(db, walk, page);
+  if (keys.length === 0) return { nodes: [], resume };
+  const found = await db
+    .selectFrom('campaigns')
+    .select(listColumns(textParameters(texts)))
+    .where('account_id', '=', accountId)
+    .where(
+      'camp_id',
+      'in',
+      keys.map(([, id]) => id),
+    )
+    .execute();
+  const rows = new Map(found.map((row) => [row.camp_id, row as Row]));
+  // A campaign deleted between the walk and the read is left out.
+  const nodes = keys.flatMap(([sortValue, id]) => {
+    const row = rows.get(id);
+    return row ? [{ campaign: toCampaign(row), total: walk.numeric ? Number(sortValue) : null }] : [];
+  });
+  return { nodes, resume };
 }

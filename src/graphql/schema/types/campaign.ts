@@ -16,12 +16,14 @@ import {
   listCampaignSummaries,
   listCampaigns,
   pageCampaigns,
+  walkCampaigns,
 } from '../../../domain/campaigns.js';
 import { campIdField } from '../../../domain/campaigns.schema.js';
 import { scopedNode } from '../global-ids.js';
 import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
 import { LONG_TEXT_COST } from '../field-costs.js';
-import { keysetConnection, MAX_PAGE_SIZE, PLAIN_EDGE } from '../pagination.js';
+import { DEFAULT_PAGE_SIZE, keysetConnection, MAX_PAGE_SIZE, PLAIN_EDGE } from '../pagination.js';
+import { CAMPAIGN_FILTER_COST, CampaignFilterInput, campaignFilters } from './campaign-filter.js';
 import { asksFor, asksOnly } from '../selection.js';
 import { VoiceRef } from './voice.js';
 import { OrderDirectionEnum } from './order-direction.js';
@@ -266,7 +268,17 @@ builder.queryFields((t) => ({
             'The order of the list (createdAt, newest first, when absent). Cursors are valid for the order they ' +
             'came from: one of another order is BAD_USER_INPUT.',
         }),
+        filter: t.arg({
+          type: CampaignFilterInput,
+          description:
+            'The dashboard filters: several statuses, a language, a voice, created and updated spans, a search; ' +
+            'with `status` and `search`, all must hold.',
+        }),
       },
+      complexity: (args) => ({
+        field: 1 + (args.filter ? CAMPAIGN_FILTER_COST : 0),
+        multiplier: Math.max(0, Math.min(args.first ?? args.last ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)),
+      }),
       resolve: (_root, args, context, info) => {
         const texts = textsAsked(info);
         const order = args.orderBy
@@ -280,7 +292,13 @@ builder.queryFields((t) => ({
           args,
           (campaign: Campaign) => [byTotal ? (totals.get(campaign) ?? 0) : sortValueOf(campaign, order.field), campaign.campId],
           async (page) => {
-            const rows = await pageCampaigns(context.db, viewerOf(context).id, args, page, texts, order);
+            const filter = { status: args.status, search: args.search, more: campaignFilters(args.filter) };
+            if (filter.more) {
+              const { nodes, resume } = await walkCampaigns(context.db, viewerOf(context).id, filter, page, texts, order);
+              for (const row of nodes) if (row.total !== null) totals.set(row.campaign, row.total);
+              return { nodes: nodes.map((row) => row.campaign), resume };
+            }
+            const rows = await pageCampaigns(context.db, viewerOf(context).id, filter, page, texts, order);
             for (const row of rows) if (row.total !== null) totals.set(row.campaign, row.total);
             return rows.map((row) => row.campaign);
           },
