@@ -256,8 +256,8 @@ export interface CallLogFilters {
   cost?: Range<number> | null | undefined;
   fromNumber?: string | null | undefined;
   toNumber?: string | null | undefined;
-  /** A top-level field of the post-call analysis equal to this value (a string, a number or a boolean). */
-  analysis?: { field: string; equals: string | number | boolean } | null | undefined;
+  /** A top-level field of the post-call analysis holding this string, or the number or boolean it spells. */
+  analysis?: { field: string; equals: string } | null | undefined;
 }
 
 /**
@@ -483,11 +483,13 @@ function callLogWalk(db: Kysely<Database>, accountId: string, filter: CallLogFil
     bounded(own, conditions);
   }
   if (more.analysis) {
-    const expected = JSON.stringify(more.analysis.equals);
+    // The field's JSON equals the string, or the number or boolean it spells (canonical: as analyses are stored).
+    const spelled = analysisScalar(more.analysis.equals);
+    const values = [JSON.stringify(more.analysis.equals), ...(spelled === null ? [] : [spelled])];
     residual.push(
       dialectOf(db) === 'postgres'
-        ? sql<SqlBool>`(analysis::jsonb -> ${more.analysis.field}) = ${expected}::jsonb`
-        : sql<SqlBool>`(analysis -> ${`$.${more.analysis.field}`}) = ${expected}`,
+        ? sql<SqlBool>`(analysis::jsonb -> ${more.analysis.field}) in (${sql.join(values.map((v) => sql`${v}::jsonb`))})`
+        : sql<SqlBool>`(analysis -> ${`$.${more.analysis.field}`}) in (${sql.join(values)})`,
     );
   }
   let base = scope(db, accountId);
@@ -500,6 +502,13 @@ function callLogWalk(db: Kysely<Database>, accountId: string, filter: CallLogFil
     residual: allOf(residual),
     budget: more.analysis ? ANALYSIS_WALK_BUDGET : CALL_LOG_WALK_BUDGET,
   };
+}
+
+/** The JSON of the number or boolean a string spells ("3.50" → "3.5", "true"), or null when it spells none. */
+export function analysisScalar(text: string): string | null {
+  if (!/^(true|false|-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?)$/.test(text)) return null;
+  const value = JSON.parse(text) as number | boolean;
+  return typeof value === 'number' && !Number.isFinite(value) ? null : JSON.stringify(value);
 }
 
 /** The rows of these call ids, with the long texts asked for. */

@@ -373,8 +373,6 @@ export interface CampaignFilters {
   voice?: string | null | undefined;
   created?: TimeSpan | null | undefined;
   updated?: TimeSpan | null | undefined;
-  /** As `search`: a case-insensitive substring of the title, the description or the campId. */
-  search?: string | null | undefined;
 }
 
 /** Which long texts a list reads, as query parameters (booleans: they choose the SQL). */
@@ -613,7 +611,7 @@ function campaignWalk(
     if (field === own) for (const condition of conditions) base = base.where(condition);
     else residual.push(...conditions);
   }
-  for (const search of [filter.search, more.search]) if (search) residual.push(searched(likePattern(search)));
+  if (filter.search) residual.push(searched(likePattern(filter.search)));
   const arms = prefix ? prefix[1].map((value) => base.where(sql<SqlBool>`${sql.ref(prefix[0])} = ${value}`)) : [base];
   return {
     arms,

@@ -7,10 +7,9 @@
 /** Per operation name (a tool's name is its operation's in snake_case). */
 export const TOOL_DESCRIPTIONS: Readonly<Record<string, string>> = {
   CampaignList:
-    'Lists your campaigns, newest first, without their long texts (campaign_get reads those). Arguments: `status` ' +
-    'and `search` (in the title) filter; `orderBy` sorts (`field`: CREATED_AT, UPDATED_AT, TITLE, STATUS, CALLS or ' +
-    'SPEND; `direction`: DESC or ASC); `first` (at most 100) and `after` (nextCursor of the previous page, in the ' +
-    'same orderBy) page.',
+    'Lists your campaigns, newest first, without long texts (campaign_get has them). Arguments: `status`, ' +
+    '`search` and `filter` narrow; `orderBy` sorts (CREATED_AT, UPDATED_AT, TITLE, STATUS, CALLS, SPEND; DESC or ' +
+    'ASC); `first` (≤ 100) and `after` (nextCursor, same orderBy) page; a short page with hasMore goes on.',
   CampaignGet:
     'Reads one campaign whole: its texts (script, systemPrompt, …), its voice and its text pipeline; null when you ' +
     'have no such campaign. Argument: `campId`.',
@@ -75,10 +74,10 @@ export const TOOL_DESCRIPTIONS: Readonly<Record<string, string>> = {
     'secrets masked.',
   ChatDisconnect: 'Deletes the stored chat credentials; NOT_FOUND when there are none. No arguments.',
   CallLogList:
-    'Lists your call logs, newest first; an unknown campId is NOT_FOUND. Arguments: `campId`, `status`, and ' +
-    '`since`/`until` (bounds on startedAt, inclusive) filter; `orderBy` sorts (`field`: STARTED_AT, DURATION, ' +
-    'COST or STATUS; `direction`: DESC or ASC); `first` (at most 100) and `after` (in the same orderBy) page; ' +
-    '`withTexts` adds each call’s summary, analysis and transcript (long: ask for a few).',
+    'Lists your call logs, newest first; an unknown campId is NOT_FOUND. Arguments: `campId`, `status`, ' +
+    '`since`/`until` (inclusive) and `filter` narrow; `orderBy` sorts (STARTED_AT, DURATION, COST, STATUS); ' +
+    '`first` (≤ 100) and `after` page (a short page with hasMore goes on); `withTexts` adds summary, analysis, ' +
+    'transcript.',
   CallStats:
     'Calls per hour, day, week or month of a span, in a time zone: by outcome, with spend, and totals. Arguments: ' +
     '`from`, `to` (excluded), `bucket` (DAY by default; at most 400 buckets), `timeZone` (IANA; UTC by default), ' +

@@ -215,8 +215,9 @@ export const MCP_OPERATIONS: readonly string[] = [
       $status: CampaignStatus
       $search: String
       $orderBy: CampaignOrder
+      $filter: CampaignFilter
     ) {
-      campaigns(first: $first, after: $after, status: $status, search: $search, orderBy: $orderBy) {
+      campaigns(first: $first, after: $after, status: $status, search: $search, orderBy: $orderBy, filter: $filter) {
         edges {
           _mcpCursor: cursor
           node {
@@ -312,6 +313,7 @@ export const MCP_OPERATIONS: readonly string[] = [
       $since: DateTime
       $until: DateTime
       $orderBy: CallLogOrder
+      $filter: CallLogFilter
       $withTexts: Boolean = false
     ) {
       callLogs(
@@ -322,6 +324,7 @@ export const MCP_OPERATIONS: readonly string[] = [
         since: $since
         until: $until
         orderBy: $orderBy
+        filter: $filter
       ) {
         edges {
           _mcpCursor: cursor

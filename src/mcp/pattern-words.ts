@@ -22,6 +22,10 @@ const KNOWN: Array<[RegExp, (match: RegExpExecArray) => string]> = [
     () => 'an http(s) URL with a host, such as "https://example.com/hook"',
   ],
   [/^\^\[\\x21-\\x7e\]\{1,(\d+)\}\$$/, (m) => `1 to ${m[1]} printable ASCII characters (no spaces)`],
+  [
+    /^\^\[A-Za-z_\]\[A-Za-z0-9_\]\{0,(\d+)\}\$$/,
+    (m) => `a name of 1 to ${Number(m[1]) + 1} letters, digits or '_', not starting with a digit`,
+  ],
 ];
 
 /** What `pattern` asks for, in words; null for a pattern no tool uses (the caller then says what it can). */

@@ -103,7 +103,7 @@ interface Filter {
   cost?: { min?: number; max?: number };
   fromNumber?: string;
   toNumber?: string;
-  analysis?: { field: string; equals: unknown };
+  analysis?: { field: string; equals: string };
 }
 
 const within = (value: number | null, range?: { min?: number; max?: number }) =>
@@ -118,7 +118,13 @@ function matches(call: Call, filter: Filter, since?: string, until?: string): bo
   if (!within(call.duration, filter.duration) || !within(call.cost, filter.cost)) return false;
   if (filter.fromNumber && call.from !== filter.fromNumber) return false;
   if (filter.toNumber && call.to !== filter.toNumber) return false;
-  if (filter.analysis && call.analysis?.[filter.analysis.field] !== filter.analysis.equals) return false;
+  if (filter.analysis) {
+    // The string itself, or the number or boolean it spells.
+    const value = call.analysis?.[filter.analysis.field];
+    const { equals } = filter.analysis;
+    const spelled = /^(true|false|-?\d+(\.\d+)?)$/.test(equals) ? JSON.parse(equals) : undefined;
+    if (value !== equals && (spelled === undefined || value !== spelled)) return false;
+  }
   if (since && call.at < since) return false;
   if (until && call.at > until) return false;
   return true;
@@ -220,8 +226,9 @@ const FILTERS: Array<[string, Filter, { since?: string; until?: string }?]> = [
   ['a cost floor of 0 (unreported ones are out)', { cost: { min: 0 } }],
   ['the number called', { toNumber: '+12125550003' }],
   ['the calling number and a campaign', { fromNumber: '+14155550001', campIds: ['camp-1'] }],
-  ['an analysis field', { analysis: { field: 'interested', equals: true } }],
-  ['an analysis number', { analysis: { field: 'score', equals: 6 } }],
+  ['an analysis field', { analysis: { field: 'interested', equals: 'true' } }],
+  ['an analysis number, spelled with a zero', { analysis: { field: 'score', equals: '6.0' } }],
+  ['an analysis string', { analysis: { field: 'note', equals: 'n2' } }],
   [
     'every filter at once',
     {
@@ -345,7 +352,7 @@ describe('filtered lists walk an index', () => {
     ['campaigns by cost', { campIds: ['camp-0', 'camp-1'], cost: { max: 3 } }, 'COST', /call_logs_campaign_cost/],
     [
       'an analysis field',
-      { analysis: { field: 'interested', equals: true } },
+      { analysis: { field: 'interested', equals: 'true' } },
       'STARTED_AT',
       /call_logs_account_started/,
     ],
@@ -430,10 +437,9 @@ interface CampaignFilter {
   voice?: string;
   created?: { from?: string; to?: string };
   updated?: { from?: string; to?: string };
-  search?: string;
 }
 
-function campaignMatches(c: SeededCampaign, filter: CampaignFilter, status?: string): boolean {
+function campaignMatches(c: SeededCampaign, filter: CampaignFilter, status?: string, searched?: string): boolean {
   if (status && c.status !== status.toLowerCase()) return false;
   if (filter.statuses && !filter.statuses.map((s) => s.toLowerCase()).includes(c.status)) return false;
   if (filter.language && c.language !== filter.language) return false;
@@ -445,7 +451,7 @@ function campaignMatches(c: SeededCampaign, filter: CampaignFilter, status?: str
     if (span?.from && value < span.from) return false;
     if (span?.to && value > span.to) return false;
   }
-  const search = filter.search?.toLowerCase();
+  const search = searched?.toLowerCase();
   if (search && ![c.title, c.description, c.campId].some((text) => text.toLowerCase().includes(search))) return false;
   return true;
 }
@@ -463,6 +469,7 @@ const CAMPAIGNS = /* GraphQL */ `
   query (
     $filter: CampaignFilter
     $status: CampaignStatus
+    $search: String
     $orderBy: CampaignOrder
     $first: Int
     $after: String
@@ -472,6 +479,7 @@ const CAMPAIGNS = /* GraphQL */ `
     campaigns(
       filter: $filter
       status: $status
+      search: $search
       orderBy: $orderBy
       first: $first
       after: $after
@@ -493,23 +501,24 @@ const CAMPAIGNS = /* GraphQL */ `
   }
 `;
 
-const CAMPAIGN_FILTERS: Array<[string, CampaignFilter, string?]> = [
+/** A name, the filter, and the `status` and `search` arguments beside it. */
+const CAMPAIGN_FILTERS: Array<[string, CampaignFilter, string?, string?]> = [
   ['several statuses', { statuses: ['ACTIVE', 'COMPLETED'] }],
   ['statuses and the status argument (both hold)', { statuses: ['ACTIVE', 'PAUSED'] }, 'PAUSED'],
   ['a language', { language: 'de-DE' }],
   ['a voice and a language', { voice: 'en-US-aria', language: 'fr-FR' }],
   ['a created span', { created: { from: '2026-03-01T04:00:00.000Z', to: '2026-03-01T12:00:00.000Z' } }],
   ['an updated span', { updated: { to: '2026-05-27T00:00:00.000Z' } }],
-  ['a search (LIKE characters are plain)', { search: '50%' }],
-  ['a search in titles', { search: 'SPRING', statuses: ['ACTIVE', 'PAUSED'] }],
+  ['a search (LIKE characters are plain)', {}, undefined, '50%'],
+  ['a search in titles', { statuses: ['ACTIVE', 'PAUSED'] }, undefined, 'SPRING'],
 ];
 
 describe('filtered campaigns', () => {
   it('answer exactly the campaigns each filter lets through, in every order, forwards and backwards', async () => {
     const { t, token, campaigns } = await seedCampaigns(36);
     try {
-      for (const [name, filter, status] of CAMPAIGN_FILTERS) {
-        const expectedSet = campaigns.filter((c) => campaignMatches(c, filter, status));
+      for (const [name, filter, status, search] of CAMPAIGN_FILTERS) {
+        const expectedSet = campaigns.filter((c) => campaignMatches(c, filter, status, search));
         expect(expectedSet.length, `${name}: the oracle picks some but not all`).toBeGreaterThan(0);
         expect(expectedSet.length, name).toBeLessThan(campaigns.length);
         for (const field of Object.keys(CAMPAIGN_SORT)) {
@@ -518,7 +527,7 @@ describe('filtered campaigns', () => {
             const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
             const list = [...expectedSet].sort((a, b) => compare(key(a), key(b)) || compare(a.campId, b.campId));
             const expected = (direction === 'ASC' ? list : list.reverse()).map((c) => c.campId);
-            const variables = { filter, status, orderBy: { field, direction } };
+            const variables = { filter, status, search, orderBy: { field, direction } };
             const forwards = await pages(t, token, CAMPAIGNS, variables, 4, false, ['campaigns']);
             expect(forwards.keys, `${name}, ${field} ${direction}, forwards`).toEqual(expected);
             const backwards = await pages(t, token, CAMPAIGNS, variables, 4, true, ['campaigns']);
@@ -531,7 +540,7 @@ describe('filtered campaigns', () => {
     }
   }, 120_000);
 
-  const cases: Array<[string, CampaignFilter, string, RegExp]> = [
+  const cases: Array<[string, CampaignFilter & { search?: string }, string, RegExp]> = [
     ['several statuses', { statuses: ['ACTIVE', 'PAUSED'] }, 'CREATED_AT', /campaigns_account_status_created/],
     ['a language', { language: 'de-DE' }, 'CREATED_AT', /campaigns_account_language_created/],
     ['a voice', { voice: 'de-DE-katja' }, 'CREATED_AT', /campaigns_account_voice_created/],
@@ -548,7 +557,8 @@ describe('filtered campaigns', () => {
       try {
         if (DIALECT === 'postgres') await sql`analyze campaigns`.execute(t.app.database.db);
         t.resetQueries();
-        const reply = await t.gql(CAMPAIGNS, { filter, orderBy: { field }, first: 3 }, token);
+        const { search, ...rest } = filter;
+        const reply = await t.gql(CAMPAIGNS, { filter: rest, search, orderBy: { field }, first: 3 }, token);
         expect(reply.body.errors, reply.text).toBeUndefined();
         const plan = await planOf(t, lastStatement(t, 'campaigns'));
         expect(

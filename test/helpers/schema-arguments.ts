@@ -105,6 +105,12 @@ const PATTERNS: Array<{
     good: (_s, shape, r) => chars(r, lengthFor(shape, r, 1, 255)),
     bad: ['', 'has space', 'k'.repeat(256), 'é'],
   },
+  {
+    // A JSON field name (a post-call analysis filter): a letter or '_', then letters, digits or '_'.
+    test: /^\^\[A-Za-z_\]\[A-Za-z0-9_\]\{0,63\}\$$/,
+    good: (_s, shape, r) => `f${chars(r, lengthFor(shape, r, 0, 63), 'abcXYZ019_')}`,
+    bad: ['', '1st', 'has space', 'a.b', `a${'b'.repeat(64)}`, "a'"],
+  },
   { test: /^\^\\\+\[1-9\]\\d\{1,14\}\$$/, good: (_s, _shape, r) => `+1${chars(r, 10, '0123456789')}`, bad: '12345' },
   { test: /@\(\?:\[A-Za-z0-9\]/, good: (_s, _shape, r) => `${chars(r, 8)}@example.com`, bad: 'not-an-email' },
 ];

@@ -97,7 +97,8 @@ describe('the MCP door', () => {
 
   it('runs every tool, a write then a read, with the cursors of GraphQL', async () => {
     const { t, url } = await serve();
-    const { token } = await t.account();
+    const account = await t.account();
+    const { token } = account;
     const client = await connect(url, token);
     const called = new Set<string>();
     const run = async (name: string, args: Record<string, unknown> = {}) => {
@@ -144,6 +145,40 @@ describe('the MCP door', () => {
     expect(
       (await run('call_log_list', { first: 5, orderBy: { field: 'COST', direction: 'DESC' } })).callLogs.items,
     ).toEqual([]);
+    // "Which of the spring calls failed or went unanswered, the longest first?" — filters and sorting, as in GraphQL.
+    for (const [i, status] of ['completed', 'failed', 'no-answer', 'busy'].entries()) {
+      const at = `2026-11-30T10:0${i}:00.000Z`;
+      await t.app.database.db
+        .insertInto('call_logs')
+        .values({
+          account_id: account.id,
+          call_id: `CA-mcp-${i}`,
+          camp_id: i === 3 ? 'summer' : 'spring',
+          direction: 'outbound-api',
+          from_number: '+14155550100',
+          to_number: `+1415555020${i}`,
+          status,
+          status_rank: 3,
+          started_at: at,
+          ended_at: at,
+          duration_seconds: 10 * i,
+          cost: null,
+          recording_url: null,
+          transcript: null,
+          summary: null,
+          analysis: null,
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
+    }
+    const failed = await run('call_log_list', {
+      filter: { campIds: ['spring'], outcomes: ['FAILED', 'NO_ANSWER', 'BUSY'] },
+      orderBy: { field: 'DURATION' },
+    });
+    expect(failed.callLogs.items.map((call: { callId: string }) => call.callId)).toEqual(['CA-mcp-2', 'CA-mcp-1']);
+    const summer = await run('campaign_list', { search: 'summ', filter: { statuses: ['ACTIVE', 'PAUSED'] } });
+    expect(summer.campaigns.items.map((campaign: { campId: string }) => campaign.campId)).toEqual(['summer']);
     // "How did the spring campaign do this week?"
     const week = await run('call_stats', {
       campIds: ['spring'],
@@ -152,8 +187,9 @@ describe('the MCP door', () => {
       timeZone: 'Europe/Paris',
     });
     expect(week.callStats.buckets).toHaveLength(7);
-    expect(week.callStats.buckets[0]).toMatchObject({ localStart: '2026-11-30T00:00:00+01:00', calls: 0 });
-    expect(week.callStats.totals).toMatchObject({ calls: 0, spend: 0 });
+    // Spring's three calls above, on Monday morning in Paris.
+    expect(week.callStats.buckets[0]).toMatchObject({ localStart: '2026-11-30T00:00:00+01:00', calls: 3 });
+    expect(week.callStats.totals).toMatchObject({ calls: 3, spend: 0 });
     // A year of days fits the answer budget (each bucket: its start, calls, answered calls and spend).
     const year = await run('call_stats', { from: '2026-01-01T00:00:00Z', to: '2027-01-01T00:00:00Z' });
     expect(year.callStats.buckets).toHaveLength(365);

@@ -37,19 +37,18 @@ export const CallOutcomeEnum = builder.enumType('CallOutcome', {
 });
 
 const DurationRange = builder.inputType('DurationRange', {
-  description: 'A range of durations in seconds, both ends inclusive; a call that reported no duration is in none.',
+  description: 'Seconds, both ends inclusive; a call that reported no duration is in no range.',
   fields: (t) => ({
-    min: t.int({ validate: z.int().min(0).max(2_147_483_647).nullish(), description: 'At least this many seconds.' }),
-    max: t.int({ validate: z.int().min(0).max(2_147_483_647).nullish(), description: 'At most this many seconds.' }),
+    min: t.int({ validate: z.int().min(0).max(2_147_483_647).nullish() }),
+    max: t.int({ validate: z.int().min(0).max(2_147_483_647).nullish() }),
   }),
 });
 
 const CostRange = builder.inputType('CostRange', {
-  description:
-    "A range of costs in the account's currency, both ends inclusive; a call that reported no cost is in none.",
+  description: "The account's currency, both ends inclusive; a call that reported no cost is in no range.",
   fields: (t) => ({
-    min: t.float({ validate: z.number().min(0).max(1e12).nullish(), description: 'At least this much.' }),
-    max: t.float({ validate: z.number().min(0).max(1e12).nullish(), description: 'At most this much.' }),
+    min: t.float({ validate: z.number().min(0).nullish() }),
+    max: t.float({ validate: z.number().min(0).nullish() }),
   }),
 });
 
@@ -57,58 +56,53 @@ const CostRange = builder.inputType('CostRange', {
 const ANALYSIS_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 const CallAnalysisMatch = builder.inputType('CallAnalysisMatch', {
-  description: "A field of the call's post-call analysis (a top-level field of the JSON object) and the value it holds.",
+  description: "A top-level field of the call's post-call analysis and the value it holds.",
   fields: (t) => ({
     field: t.string({
       required: true,
-      validate: z.string().regex(ANALYSIS_FIELD, 'a top-level field name: letters, digits and _, at most 64'),
-      description: 'The field, such as `interested`.',
+      validate: z.string().regex(ANALYSIS_FIELD),
+      description: 'A top-level field (`interested`).',
     }),
-    equals: t.field({
-      type: 'JSON',
+    equals: t.string({
       required: true,
-      validate: z.union([z.string().max(1000), z.number(), z.boolean()], {
-        error: 'a string (at most 1000 characters), a number or a boolean',
-      }),
-      description: 'The value it holds: a string, a number or a boolean (JSON equality).',
+      validate: z.string().max(1000),
+      description: 'This string, or the number or boolean it spells ("true").',
     }),
   }),
 });
 
 export const CallLogFilterInput = builder.inputType('CallLogFilter', {
   description:
-    'Which call logs a list shows; every given filter must hold. Each page reads at most ' +
-    `${CALL_LOG_WALK_BUDGET} call logs in the list's order (fewer with \`analysis\`): a filter that matches few of ` +
-    'them can answer a page shorter than asked, even empty, with hasNextPage true and an endCursor to go on from ' +
-    '(docs/dashboards.md, "Filters").',
+    `Which call logs a list shows; all given must hold. A page reads at most ${CALL_LOG_WALK_BUDGET} calls (200 with ` +
+    '`analysis`): it may be short, even empty, with hasNextPage and an endCursor to go on from.',
   fields: (t) => ({
     campIds: t.stringList({
       validate: z.array(campIdField).min(1).max(MAX_FILTER_CAMPAIGNS).nullish(),
-      description: `Only the calls of these campaigns (1–${MAX_FILTER_CAMPAIGNS} campIds; unknown ones match nothing).`,
+      description: 'Any of these campaigns.',
     }),
     statuses: t.field({
       type: [CallStatusEnum],
       validate: z.array(z.enum(CALL_STATUSES)).min(1).max(MAX_ARMS).nullish(),
-      description: 'Only the calls whose latest status is one of these.',
+      description: 'Any of these statuses.',
     }),
     outcomes: t.field({
       type: [CallOutcomeEnum],
       validate: z.array(z.string()).min(1).max(MAX_ARMS).nullish(),
-      description: 'Only the calls that went one of these ways.',
+      description: 'Any of these outcomes.',
     }),
-    duration: t.field({ type: DurationRange, description: 'Only the calls that lasted this long (seconds).' }),
-    cost: t.field({ type: CostRange, description: "Only the calls that cost this much (the account's currency)." }),
+    duration: t.field({ type: DurationRange, description: 'Duration in seconds: {min, max}, inclusive.' }),
+    cost: t.field({ type: CostRange, description: 'Cost: {min, max}, inclusive.' }),
     fromNumber: t.string({
       validate: z.string().min(1).max(64).nullish(),
-      description: 'Only the calls from this number, exactly as the provider reported it (E.164: +14155550100).',
+      description: 'The calling number (+14155550100).',
     }),
     toNumber: t.string({
       validate: z.string().min(1).max(64).nullish(),
-      description: 'Only the calls to this number, exactly as the provider reported it.',
+      description: 'The number called.',
     }),
     analysis: t.field({
       type: CallAnalysisMatch,
-      description: 'Only the calls whose post-call analysis holds this value in this field.',
+      description: 'A post-call analysis field.',
     }),
   }),
 });

@@ -205,9 +205,7 @@ const toFilter = (args: FilterArgs, campId?: string | null): CallLogFilter => ({
   more: callLogFilters(args.filter),
 });
 
-const FILTER_DESCRIPTION =
-  'The dashboard filters: several campaigns, statuses or outcomes, duration and cost ranges, phone numbers, a ' +
-  'post-call analysis field; with the arguments above, all must hold.';
+const FILTER_DESCRIPTION = 'More filters (all must hold).';
 
 /** A page's cost, and the walk of a filtered one (docs/limits.md, "What a document costs"). */
 const listCost = (args: { first?: number | null; last?: number | null; filter?: unknown }) => ({
@@ -254,8 +252,7 @@ const DURATION_VALUES = { integer: true, min: -1, max: 2_147_483_647 };
 const COST_VALUES = { integer: false, min: -1, max: 1e12 };
 
 const ORDER_BY_DESCRIPTION =
-  'The order of the list (startedAt, newest first, when absent). Cursors are valid for the order they came from: ' +
-  'one of another order is BAD_USER_INPUT.';
+  'Sort order (startedAt, newest first, by default); cursors of another order are refused.';
 
 function connection(
   context: Context,

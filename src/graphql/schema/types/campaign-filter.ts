@@ -1,5 +1,5 @@
 // The `filter` of the campaign list (docs/dashboards.md "Filters"): several statuses, a language, a voice, created and
-// updated spans, a search. Every given filter must hold.
+// updated spans (the list's `search` argument searches). Every given filter must hold.
 import { z } from 'zod';
 import { CAMPAIGN_STATUSES, CAMPAIGN_WALK_BUDGET, type CampaignFilters } from '../../../domain/campaigns.js';
 import { builder } from '../builder.js';
@@ -8,8 +8,8 @@ import { CampaignStatusEnum } from './campaign.js';
 export const TimeSpanInput = builder.inputType('TimeSpan', {
   description: 'A span of time, both ends inclusive; either may be left out.',
   fields: (t) => ({
-    from: t.field({ type: 'DateTime', description: 'At or after this time.' }),
-    to: t.field({ type: 'DateTime', description: 'At or before this time.' }),
+    from: t.field({ type: 'DateTime' }),
+    to: t.field({ type: 'DateTime' }),
   }),
 });
 
@@ -23,22 +23,18 @@ export const CampaignFilterInput = builder.inputType('CampaignFilter', {
     statuses: t.field({
       type: [CampaignStatusEnum],
       validate: z.array(z.enum(CAMPAIGN_STATUSES)).min(1).max(CAMPAIGN_STATUSES.length * 2).nullish(),
-      description: 'Only the campaigns with one of these statuses.',
+      description: 'Any of these statuses.',
     }),
     language: t.string({
       validate: z.string().min(1).max(35).nullish(),
-      description: 'Only the campaigns in this language (its tag exactly as stored, such as `en-US`).',
+      description: 'This language tag, as stored (`en-US`).',
     }),
     voice: t.string({
       validate: z.string().min(1).max(200).nullish(),
-      description: 'Only the campaigns with this voice (a voiceId).',
+      description: 'This voiceId.',
     }),
-    created: t.field({ type: TimeSpanInput, description: 'Only the campaigns created in this span.' }),
-    updated: t.field({ type: TimeSpanInput, description: 'Only the campaigns last changed in this span.' }),
-    search: t.string({
-      validate: z.string().min(1).max(200).nullish(),
-      description: 'A case-insensitive substring of the title, the description or the campId.',
-    }),
+    created: t.field({ type: TimeSpanInput, description: 'Created in this span.' }),
+    updated: t.field({ type: TimeSpanInput, description: 'Last changed in this span.' }),
   }),
 });
 

@@ -264,15 +264,11 @@ builder.queryFields((t) => ({
         }),
         orderBy: t.arg({
           type: CampaignOrderInput,
-          description:
-            'The order of the list (createdAt, newest first, when absent). Cursors are valid for the order they ' +
-            'came from: one of another order is BAD_USER_INPUT.',
+          description: 'Sort order (createdAt, newest first, by default); cursors of another order are refused.',
         }),
         filter: t.arg({
           type: CampaignFilterInput,
-          description:
-            'The dashboard filters: several statuses, a language, a voice, created and updated spans, a search; ' +
-            'with `status` and `search`, all must hold.',
+          description: 'More filters (all must hold).',
         }),
       },
       complexity: (args) => ({
