@@ -22,7 +22,7 @@ export interface Walk {
   numeric: boolean;
   /** What no index of this order serves, checked on the rows walked; null when the arms' indexes serve every filter. */
   residual: RawBuilder<SqlBool> | null;
-  /** Rows a page may read, over all arms and passes (at least a page's worth per arm). */
+  /** Rows a page may read, over all arms and passes: with many arms, each reads its share (a page may end short). */
   budget: number;
 }
 
@@ -79,7 +79,8 @@ function pass(db: Kysely<Database>, walk: Walk, page: KeysetPage, active: readon
  * (the frontier), so the next pass starts there, four times wider, until the page is full or the budget spent.
  */
 export async function walkPage(db: Kysely<Database>, walk: Walk, page: KeysetPage): Promise<WalkedPage> {
-  const budget = Math.max(walk.budget, walk.arms.length * page.limit);
+  // The budget holds however many arms there are (at most MAX_ARMS, fewer than any budget): each reads its share.
+  const budget = walk.budget;
   const keyOf = (row: WalkRow): Keyset => [walk.numeric ? Number(row.sort_value) : row.sort_value, row.walk_id];
   const found: Keyset[] = [];
   let active = walk.arms.map((_, arm) => arm);
@@ -87,6 +88,7 @@ export async function walkPage(db: Kysely<Database>, walk: Walk, page: KeysetPag
   let examined = 0;
   let width = page.limit;
   for (;;) {
+    // Within the budget: the first pass of many arms may read fewer than a page of each.
     width = Math.max(1, Math.min(width, Math.floor((budget - examined) / active.length)));
     const rows = (await pass(db, walk, bounds, active, width).execute()) as WalkRow[];
     examined += rows.length;

@@ -123,6 +123,8 @@ export interface CallLogsTable {
   transcript: string | null;
   summary: string | null;
   analysis: string | null;
+  /** The analysis's short top-level results, as src/domain/analysis-results.ts writes them (migration 0022). */
+  analysis_results: Generated<string | null>;
   created_at: string;
   updated_at: string;
 }

@@ -1,6 +1,7 @@
 // Call logs: one per (account, CallSid), moved forward by call-status callbacks, listed newest first (docs/decisions.md §7).
 import { type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { dialectOf } from '../db/dialect.js';
+import { analysisResultsOf, resultEntries } from './analysis-results.js';
 import { allOf, MAX_ARMS, type Walk, walkPage } from '../db/filtered-walk.js';
 import {
   type Keyset,
@@ -204,7 +205,10 @@ export async function saveCallOutcome(
       ...(outcome.transcript !== undefined ? { transcript: outcome.transcript } : {}),
       ...(outcome.summary !== undefined ? { summary: outcome.summary } : {}),
       ...(outcome.analysis !== undefined
-        ? { analysis: outcome.analysis === null ? null : JSON.stringify(outcome.analysis) }
+        ? {
+            analysis: outcome.analysis === null ? null : JSON.stringify(outcome.analysis),
+            analysis_results: analysisResultsOf(outcome.analysis),
+          }
         : {}),
       updated_at: new Date().toISOString(),
     })
@@ -398,10 +402,10 @@ export async function pageCallLogs(
 
 /**
  * Rows one filtered page reads at most (docs/dashboards.md "Filters"): past it, the page ends early with a cursor where
- * the walk stopped. A filter on the post-call analysis reads each analysis (up to 10 000 JSON values), so fewer.
+ * the walk stopped. A filter on the post-call analysis searches each call's results (up to 4 KiB), so fewer.
  */
 export const CALL_LOG_WALK_BUDGET = 4000;
-export const ANALYSIS_WALK_BUDGET = 200;
+export const ANALYSIS_WALK_BUDGET = 1000;
 
 /** The values both lists allow (null: no list, any value). */
 function bothAllow<T>(given: readonly T[] | null, more: readonly T[] | null | undefined): T[] | null {
@@ -483,14 +487,13 @@ function callLogWalk(db: Kysely<Database>, accountId: string, filter: CallLogFil
     bounded(own, conditions);
   }
   if (more.analysis) {
-    // The field's JSON equals the string, or the number or boolean it spells (canonical: as analyses are stored).
-    const spelled = analysisScalar(more.analysis.equals);
-    const values = [JSON.stringify(more.analysis.equals), ...(spelled === null ? [] : [spelled])];
-    residual.push(
+    // An entry of the call's results (src/domain/analysis-results.ts): a text search, no JSON parsed.
+    const entries = resultEntries(more.analysis.field, more.analysis.equals);
+    const found = (needle: string) =>
       dialectOf(db) === 'postgres'
-        ? sql<SqlBool>`(analysis::jsonb -> ${more.analysis.field}) in (${sql.join(values.map((v) => sql`${v}::jsonb`))})`
-        : sql<SqlBool>`(analysis -> ${`$.${more.analysis.field}`}) in (${sql.join(values)})`,
-    );
+        ? sql<SqlBool>`strpos(analysis_results, ${needle}) > 0`
+        : sql<SqlBool>`instr(analysis_results, ${needle}) > 0`;
+    residual.push(sql<SqlBool>`(${sql.join(entries.map(found), sql` or `)})`);
   }
   let base = scope(db, accountId);
   for (const condition of ranges) base = base.where(condition);
@@ -502,13 +505,6 @@ function callLogWalk(db: Kysely<Database>, accountId: string, filter: CallLogFil
     residual: allOf(residual),
     budget: more.analysis ? ANALYSIS_WALK_BUDGET : CALL_LOG_WALK_BUDGET,
   };
-}
-
-/** The JSON of the number or boolean a string spells ("3.50" → "3.5", "true"), or null when it spells none. */
-export function analysisScalar(text: string): string | null {
-  if (!/^(true|false|-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?)$/.test(text)) return null;
-  const value = JSON.parse(text) as number | boolean;
-  return typeof value === 'number' && !Number.isFinite(value) ? null : JSON.stringify(value);
 }
 
 /** The rows of these call ids, with the long texts asked for. */

@@ -201,7 +201,7 @@ export const CAMPAIGN_FIELDS = {
     'bool',
     'public',
     boolField,
-    'The visibility flag of the legacy interface, stored as given: only your account ever sees a campaign.',
+    'The legacy visibility flag, stored as given (only your account sees a campaign).',
     { default: false },
   ),
   sampleSid: field(

@@ -123,7 +123,7 @@ export const TOOL_DESCRIPTIONS: Readonly<Record<string, string>> = {
  */
 const REWRITTEN: Readonly<Record<string, string>> = {
   '*.voiceId': 'The voice of the calls: a voiceId voice_list answers (another is refused).',
-  '*(after)': 'nextCursor of the page before: this page starts after it (another value is refused).',
+  '*(after)': 'nextCursor of the page before (another value is refused).',
   '@include(if)': 'true: each call log also carries its summary, analysis and transcript (long: ask for a few).',
   '*(first)': 'At most this many (0–100), after `after`; 20 when omitted.',
   'PageInfo.hasNextPage': 'Whether more follow this page.',

@@ -3,9 +3,11 @@
 // early with a cursor to go on from (the walk's budget), never losing or repeating a row; every filter's page query
 // walks an index, on both databases.
 import { describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
+import { type Migration, Migrator, sql } from 'kysely';
+import { migrations } from '../../migrations/index.js';
 import { DIALECT, startApp, type TestApp } from '../helpers/app.js';
 import { campaignModelData } from '../helpers/campaigns.js';
+import { analysisResultsOf } from '../../src/domain/analysis-results.js';
 import { lastStatement, planOf } from '../helpers/query-plans.js';
 
 interface Call {
@@ -46,6 +48,8 @@ async function insertCalls(t: TestApp, accountId: string, calls: Call[]) {
           transcript: null,
           summary: null,
           analysis: call.analysis === null ? null : JSON.stringify(call.analysis),
+          // As recordCallOutcome writes them.
+          analysis_results: analysisResultsOf(call.analysis),
           created_at: call.at,
           updated_at: call.at,
         })),
@@ -572,4 +576,121 @@ describe('filtered campaigns', () => {
       }
     });
   }
+});
+
+describe('the post-call analysis filter', () => {
+  it('finds what recordCallOutcome wrote (any analysis size, a lone surrogate too) on both databases', async () => {
+    const { t, token } = await seed(12);
+    try {
+      // Only the analyses recorded below.
+      await t.app.database.db.updateTable('call_logs').set({ analysis: null, analysis_results: null }).execute();
+      const record = async (callId: string, analysis: unknown) => {
+        const reply = await t.gql(
+          'mutation ($input: CallLogRecordOutcomeInput!) { callLogRecordOutcome(input: $input) { callLog { callId } } }',
+          { input: { callId, analysis } },
+          token,
+        );
+        expect(reply.body.errors, reply.text).toBeUndefined();
+      };
+      // A big analysis costs the filter its few short results; a lone surrogate is stored and searched as text.
+      await record('CA00001', { interested: true, transcriptNotes: 'x'.repeat(500_000), mood: 'a\ud800b' });
+      await record('CA00002', { interested: 'true', score: 7 });
+      await record('CA00003', { interested: false, mood: 'a\ud800b' });
+      const ids = async (filter: unknown) => {
+        const reply = await t.gql(CALL_LOGS, { filter, first: 50 }, token);
+        expect(reply.body.errors, reply.text).toBeUndefined();
+        return reply.body.data.callLogs.edges.map((edge: { node: { key: string } }) => edge.node.key).sort();
+      };
+      expect(await ids({ analysis: { field: 'interested', equals: 'true' } })).toEqual(['CA00001', 'CA00002']);
+      expect(await ids({ analysis: { field: 'mood', equals: 'a\ud800b' } })).toEqual(['CA00001', 'CA00003']);
+      expect(await ids({ analysis: { field: 'score', equals: '7.0' } })).toEqual(['CA00002']);
+      expect(await ids({ analysis: { field: 'transcriptNotes', equals: 'x' } })).toEqual([]);
+      expect(await ids({ analysis: { field: 'x', equals: '\udc00' } })).toEqual([]);
+      // Cleared: no longer found.
+      await record('CA00002', null);
+      expect(await ids({ analysis: { field: 'interested', equals: 'true' } })).toEqual(['CA00001']);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('many campaigns share the budget rather than multiply it', async () => {
+    // 50 campaigns of 30 calls, none matching: a page of 100 reads at most 1 000 of the 1 500 (not 50 × 101).
+    const t = await startApp({ RATE_LIMIT_PER_MINUTE: '1000000' });
+    try {
+      const account = await t.account();
+      const campIds = Array.from({ length: 50 }, (_, i) => `many-${i}`);
+      for (const campId of campIds) {
+        const res = await t.rest('POST', '/update_campaign', {
+          token: account.token,
+          body: { campId, campaignModelData: campaignModelData({ title: campId }) },
+        });
+        expect(res.status, res.text).toBe(200);
+      }
+      const calls = makeCalls(1500).map((call, i) => ({ ...call, campId: campIds[i % 50]!, analysis: { seen: 1 } }));
+      await insertCalls(t, account.id, calls);
+      const variables = { filter: { campIds, analysis: { field: 'seen', equals: '2' } } };
+      const first = await t.gql(CALL_LOGS, { ...variables, first: 100 }, account.token);
+      expect(first.body.errors, first.text).toBeUndefined();
+      expect(first.body.data.callLogs.edges).toEqual([]);
+      expect(first.body.data.callLogs.pageInfo.hasNextPage).toBe(true);
+      const all = await pages(t, account.token, CALL_LOGS, variables, 100);
+      expect(all.keys).toEqual([]);
+      expect(all.pages).toBe(2);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('finds the analyses recorded before the results existed (the migration writes them)', async () => {
+    const { t, token, accountId } = await seed(0);
+    try {
+      const db = t.app.database.db;
+      const schema = t.databaseUrl.startsWith('postgres')
+        ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+        : undefined;
+      const migrator = new Migrator({
+        db,
+        provider: { getMigrations: async (): Promise<Record<string, Migration>> => migrations },
+        ...(schema ? { migrationTableSchema: schema } : {}),
+      });
+      expect((await migrator.migrateTo('0021_list_orders')).error).toBeUndefined();
+      const old = makeCalls(3).map((call, i) => ({
+        ...call,
+        analysis: { interested: i !== 1, big: 'x'.repeat(10_000) },
+      }));
+      for (const call of old) {
+        await db
+          .insertInto('call_logs')
+          .values({
+            account_id: accountId,
+            call_id: call.callId,
+            camp_id: call.campId,
+            direction: null,
+            from_number: call.from,
+            to_number: call.to,
+            status: call.status,
+            status_rank: 3,
+            started_at: call.at,
+            ended_at: null,
+            duration_seconds: null,
+            cost: null,
+            recording_url: null,
+            transcript: null,
+            summary: null,
+            analysis: JSON.stringify(call.analysis),
+            created_at: call.at,
+            updated_at: call.at,
+          })
+          .execute();
+      }
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      const reply = await t.gql(CALL_LOGS, { filter: { analysis: { field: 'interested', equals: 'true' } } }, token);
+      expect(reply.body.errors, reply.text).toBeUndefined();
+      const found = reply.body.data.callLogs.edges.map((edge: { node: { key: string } }) => edge.node.key);
+      expect(found.sort()).toEqual(['CA00000', 'CA00002']);
+    } finally {
+      await t.close();
+    }
+  });
 });

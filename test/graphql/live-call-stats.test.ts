@@ -1,5 +1,6 @@
-// A dashboard's statistics live (docs/dashboards.md): a `@live` callStats query on one instance answers again when a
-// signed call-status callback reaches another instance (Redis carries the change), and not for another account's call.
+// A dashboard's statistics live (docs/dashboards.md): a `@live` query of callStats and of filtered, sorted lists on one
+// instance answers again when a signed call-status callback reaches another instance (Redis carries the change), and
+// not for another account's call.
 import { describe, expect, it } from 'vitest';
 import { liveTestApps, twoInstances } from '../helpers/live-apps.js';
 import { createLegacyCampaign } from '../helpers/campaigns.js';
@@ -16,6 +17,24 @@ const STATS = /* GraphQL */ `
         calls
         completed
         spend
+      }
+    }
+    answered: callLogs(first: 5, orderBy: { field: DURATION }, filter: { campIds: ["spring"], outcomes: [ANSWERED] }) {
+      edges {
+        node {
+          callId
+          durationSeconds
+        }
+      }
+    }
+    running: campaigns(first: 5, orderBy: { field: CALLS }, filter: { statuses: [ACTIVE, PAUSED] }) {
+      edges {
+        node {
+          campId
+          metrics {
+            totalNumCall
+          }
+        }
       }
     }
   }
@@ -36,6 +55,8 @@ describe('@live callStats', () => {
     const first = (await stream.next(2000)).payload;
     expect(first.errors, JSON.stringify(first)).toBeUndefined();
     expect(first.data?.callStats.totals).toEqual({ calls: 0, completed: 0, spend: 0 });
+    expect(first.data?.answered.edges).toEqual([]);
+    expect(first.data?.running.edges).toEqual([{ node: { campId: 'spring', metrics: { totalNumCall: 0 } } }]);
 
     // Another account's call on the other instance: no new result.
     const theirs = await sendCallback(b, other.apiKey, 'spring', { CallSid: 'CA9', CallStatus: 'completed' });
@@ -50,5 +71,7 @@ describe('@live callStats', () => {
     expect(callback.status, callback.text).toBe(200);
     const next = (await stream.next(2000)).payload;
     expect(next.data?.callStats.totals).toEqual({ calls: 1, completed: 1, spend: 0.25 });
+    expect(next.data?.answered.edges).toEqual([{ node: { callId: 'CA1', durationSeconds: 42 } }]);
+    expect(next.data?.running.edges).toEqual([{ node: { campId: 'spring', metrics: { totalNumCall: 1 } } }]);
   });
 });

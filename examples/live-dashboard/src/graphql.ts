@@ -29,12 +29,12 @@ export const Login = graphql(`
 export const Dashboard = graphql(`
   query Dashboard(
     $orderBy: CampaignOrder
-    $status: CampaignStatus
+    $filter: CampaignFilter
     $from: DateTime!
     $to: DateTime!
     $timeZone: String!
   ) @live {
-    campaigns(first: 50, orderBy: $orderBy, status: $status) {
+    campaigns(first: 50, orderBy: $orderBy, filter: $filter) {
       edges {
         node {
           id

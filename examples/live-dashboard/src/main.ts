@@ -113,7 +113,8 @@ function follow(): void {
   lastError = undefined;
   const variables: VariablesOf<typeof Dashboard> = {
     orderBy: { field: sort.value as 'CREATED_AT', direction: sort.value === 'TITLE' ? 'ASC' : 'DESC' },
-    status: (statusFilter.value || null) as 'ACTIVE' | null,
+    // Several statuses at once ("not completed"): the list's filter.
+    filter: statusFilter.value ? { statuses: statusFilter.value.split(',') as Array<'ACTIVE'> } : null,
     ...lastTwoWeeks(),
   };
   live = client.query(Dashboard, variables).subscribe((result) => {

@@ -720,7 +720,7 @@ export interface components {
       timeZone: string;
       /** @description Whether the AI may deviate from the script. */
       isFreeflow: boolean;
-      /** @description The visibility flag of the legacy interface, stored as given: only your account ever sees a campaign. */
+      /** @description The legacy visibility flag, stored as given (only your account sees a campaign). */
       public: boolean;
       /** @description A sample reference, at most 200 characters; empty when none. */
       sampleSid: string;
@@ -1170,7 +1170,7 @@ export interface operations {
              */
             isFreeflow?: boolean | (0 | 1) | string;
             /**
-             * @description The visibility flag of the legacy interface, stored as given: only your account ever sees a campaign.
+             * @description The legacy visibility flag, stored as given (only your account sees a campaign).
              * @default false
              */
             public?: boolean | (0 | 1) | string;

@@ -39,16 +39,16 @@ export const CallOutcomeEnum = builder.enumType('CallOutcome', {
 const DurationRange = builder.inputType('DurationRange', {
   description: 'Seconds, both ends inclusive; a call that reported no duration is in no range.',
   fields: (t) => ({
-    min: t.int({ validate: z.int().min(0).max(2_147_483_647).nullish() }),
-    max: t.int({ validate: z.int().min(0).max(2_147_483_647).nullish() }),
+    min: t.int({ validate: z.int().min(0).max(2_147_483_647).nullish(), description: 'At least.' }),
+    max: t.int({ validate: z.int().min(0).max(2_147_483_647).nullish(), description: 'At most.' }),
   }),
 });
 
 const CostRange = builder.inputType('CostRange', {
   description: "The account's currency, both ends inclusive; a call that reported no cost is in no range.",
   fields: (t) => ({
-    min: t.float({ validate: z.number().min(0).nullish() }),
-    max: t.float({ validate: z.number().min(0).nullish() }),
+    min: t.float({ validate: z.number().min(0).nullish(), description: 'At least.' }),
+    max: t.float({ validate: z.number().min(0).nullish(), description: 'At most.' }),
   }),
 });
 
@@ -73,7 +73,7 @@ const CallAnalysisMatch = builder.inputType('CallAnalysisMatch', {
 
 export const CallLogFilterInput = builder.inputType('CallLogFilter', {
   description:
-    `Which call logs a list shows; all given must hold. A page reads at most ${CALL_LOG_WALK_BUDGET} calls (200 with ` +
+    `Which call logs a list shows; all given must hold. A page reads at most ${CALL_LOG_WALK_BUDGET} calls (1000 with ` +
     '`analysis`): it may be short, even empty, with hasNextPage and an endCursor to go on from.',
   fields: (t) => ({
     campIds: t.stringList({

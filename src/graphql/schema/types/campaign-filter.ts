@@ -8,8 +8,8 @@ import { CampaignStatusEnum } from './campaign.js';
 export const TimeSpanInput = builder.inputType('TimeSpan', {
   description: 'A span of time, both ends inclusive; either may be left out.',
   fields: (t) => ({
-    from: t.field({ type: 'DateTime' }),
-    to: t.field({ type: 'DateTime' }),
+    from: t.field({ type: 'DateTime', description: 'From.' }),
+    to: t.field({ type: 'DateTime', description: 'To.' }),
   }),
 });
 
