@@ -8,8 +8,8 @@
 export const TOOL_DESCRIPTIONS: Readonly<Record<string, string>> = {
   CampaignList:
     'Lists your campaigns, newest first, without long texts (campaign_get has them). Arguments: `status`, ' +
-    '`search` and `filter` narrow; `orderBy` sorts (CREATED_AT, UPDATED_AT, TITLE, STATUS, CALLS, SPEND; DESC or ' +
-    'ASC); `first` (≤ 100) and `after` (nextCursor, same orderBy) page; a short page with hasMore goes on.',
+    '`search` and `filter` narrow; `orderBy` sorts (CREATED_AT, UPDATED_AT, TITLE, STATUS, CALLS, SPEND); ' +
+    '`first` (≤ 100) and `after` (nextCursor) page, even past a short page with hasMore.',
   CampaignGet:
     'Reads one campaign whole: its texts (script, systemPrompt, …), its voice and its text pipeline; null when you ' +
     'have no such campaign. Argument: `campId`.',
@@ -76,8 +76,7 @@ export const TOOL_DESCRIPTIONS: Readonly<Record<string, string>> = {
   CallLogList:
     'Lists your call logs, newest first; an unknown campId is NOT_FOUND. Arguments: `campId`, `status`, ' +
     '`since`/`until` (inclusive) and `filter` narrow; `orderBy` sorts (STARTED_AT, DURATION, COST, STATUS); ' +
-    '`first` (≤ 100) and `after` page (a short page with hasMore goes on); `withTexts` adds summary, analysis, ' +
-    'transcript.',
+    '`first` (≤ 100) and `after` page, even past a short page; `withTexts` adds the long texts.',
   CallStats:
     'Calls per hour, day, week or month of a span, in a time zone: by outcome, with spend, and totals. Arguments: ' +
     '`from`, `to` (excluded), `bucket` (DAY by default; at most 400 buckets), `timeZone` (IANA; UTC by default), ' +

@@ -61,7 +61,7 @@ const CallAnalysisMatch = builder.inputType('CallAnalysisMatch', {
     field: t.string({
       required: true,
       validate: z.string().regex(ANALYSIS_FIELD),
-      description: 'A top-level field (`interested`).',
+      description: 'A top-level field.',
     }),
     equals: t.string({
       required: true,
@@ -90,11 +90,11 @@ export const CallLogFilterInput = builder.inputType('CallLogFilter', {
       validate: z.array(z.string()).min(1).max(MAX_ARMS).nullish(),
       description: 'Any of these outcomes.',
     }),
-    duration: t.field({ type: DurationRange, description: 'Duration in seconds: {min, max}, inclusive.' }),
-    cost: t.field({ type: CostRange, description: 'Cost: {min, max}, inclusive.' }),
+    duration: t.field({ type: DurationRange, description: 'In seconds, inclusive.' }),
+    cost: t.field({ type: CostRange, description: 'Inclusive.' }),
     fromNumber: t.string({
       validate: z.string().min(1).max(64).nullish(),
-      description: 'The calling number (+14155550100).',
+      description: 'The calling number.',
     }),
     toNumber: t.string({
       validate: z.string().min(1).max(64).nullish(),

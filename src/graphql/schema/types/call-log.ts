@@ -205,7 +205,7 @@ const toFilter = (args: FilterArgs, campId?: string | null): CallLogFilter => ({
   more: callLogFilters(args.filter),
 });
 
-const FILTER_DESCRIPTION = 'More filters (all must hold).';
+const FILTER_DESCRIPTION = 'More filters, all to hold.';
 
 /** A page's cost, and the walk of a filtered one (docs/limits.md, "What a document costs"). */
 const listCost = (args: { first?: number | null; last?: number | null; filter?: unknown }) => ({

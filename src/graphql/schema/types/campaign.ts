@@ -268,7 +268,7 @@ builder.queryFields((t) => ({
         }),
         filter: t.arg({
           type: CampaignFilterInput,
-          description: 'More filters (all must hold).',
+          description: 'More filters, all to hold.',
         }),
       },
       complexity: (args) => ({
