@@ -244,6 +244,28 @@ export const CATALOGUE: CatalogueCase[] = [
     },
   },
   {
+    id: 'list-filters',
+    name:
+      `filtered lists: 30 aliases of call-log pages whose filters no index of their order serves (a number called, ` +
+      `sorted by duration; 50 campaigns with a duration range, sorted by cost): each reads its 4 000-row budget, ` +
+      `within the cost limit, signed in, ${ATTACKERS} loops`,
+    env: {},
+    judged: true,
+    make: (base, seed) => {
+      const campIds = JSON.stringify(Array.from({ length: 50 }, (_, c) => `page-${c}`));
+      const pages = [
+        'callLogs(first: 100, orderBy: { field: DURATION }, filter: { toNumber: "+19995550000" })',
+        `callLogs(first: 100, orderBy: { field: COST }, filter: { campIds: ${campIds}, duration: { min: 100000 } })`,
+      ];
+      const aliases = Array.from(
+        { length: 30 },
+        (_, i) => `f${i}: ${pages[i % 2]} { edges { node { callId } } pageInfo { endCursor } }`,
+      );
+      const init = graphql(`{ ${aliases.join(' ')} }`, seed.pages.token);
+      return loopAttack('filtered lists', ATTACKERS, () => ['30 × a budget-long walk', `${base}/graphql`, init]);
+    },
+  },
+  {
     id: 'introspection',
     name: 'introspection: 30 aliases of __schema { types { fields { args … } } }, anonymous, 2 loops',
     env: {},

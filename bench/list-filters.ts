@@ -7,7 +7,7 @@
 // Run: npm run bench:list-filters   (CALLS=1000000 ITERATIONS=20; BENCH_STRICT=1 exits 1 past the target)
 import { sql } from 'kysely';
 import { CALL_STATUSES } from '../src/domain/call-logs.schema.js';
-import { analysisResultsOf } from '../src/domain/analysis-results.js';
+import { analysisResultsOf } from '../src/db/analysis-results.js';
 import { benchDatabase, callLogRow, insertCallLogs, summary, timed } from './support.js';
 
 const CALLS = Number(process.env.CALLS ?? 1_000_000);
@@ -84,7 +84,7 @@ const cases: Array<[string, number[]]> = [
   ],
   ['a number called, newest first (its own index)', await page({ filter: { toNumber: '+14155550007' } })],
   [
-    '50 campaigns, failed or unanswered (50 walks × 2 statuses)',
+    '50 campaigns, failed ones (50 walks merged)',
     await page({
       filter: { campIds: campaigns, outcomes: ['FAILED'] },
     }),

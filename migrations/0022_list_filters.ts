@@ -4,7 +4,7 @@
 // (src/domain/analysis-results.ts). Several campaigns and several statuses walk the indexes of 0006_call_logs.ts and
 // 0021_list_orders.ts, one per value.
 import type { Kysely } from 'kysely';
-import { analysisResultsOf } from '../src/domain/analysis-results.js';
+import { analysisResultsOf } from '../src/db/analysis-results.js';
 
 const INDEXES: Array<[string, string, string[]]> = [
   ['call_logs_account_to_started', 'call_logs', ['account_id', 'to_number', 'started_at', 'call_id']],

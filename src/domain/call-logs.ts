@@ -1,7 +1,7 @@
 // Call logs: one per (account, CallSid), moved forward by call-status callbacks, listed newest first (docs/decisions.md §7).
 import { type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { dialectOf } from '../db/dialect.js';
-import { analysisResultsOf, resultEntries } from './analysis-results.js';
+import { analysisResultsOf, resultEntries } from '../db/analysis-results.js';
 import { allOf, MAX_ARMS, type Walk, walkPage } from '../db/filtered-walk.js';
 import {
   type Keyset,

@@ -7,7 +7,7 @@ import { type Migration, Migrator, sql } from 'kysely';
 import { migrations } from '../../migrations/index.js';
 import { DIALECT, startApp, type TestApp } from '../helpers/app.js';
 import { campaignModelData } from '../helpers/campaigns.js';
-import { analysisResultsOf } from '../../src/domain/analysis-results.js';
+import { analysisResultsOf } from '../../src/db/analysis-results.js';
 import { lastStatement, planOf } from '../helpers/query-plans.js';
 
 interface Call {

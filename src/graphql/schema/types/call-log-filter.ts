@@ -11,7 +11,7 @@ import { CALL_STATUSES } from '../../../domain/call-logs.schema.js';
 import { campIdField } from '../../../domain/campaigns.schema.js';
 import { MAX_ARMS } from '../../../db/filtered-walk.js';
 import { builder } from '../builder.js';
-import { CallStatusEnum } from './call-log.js';
+import { CallStatusEnum } from './call-status.js';
 
 /** Campaigns one filter names at most (as callStats). */
 export const MAX_FILTER_CAMPAIGNS = 50;

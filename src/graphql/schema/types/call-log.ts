@@ -15,7 +15,7 @@ import {
   pageCallLogs,
   walkCallLogs,
 } from '../../../domain/call-logs.js';
-import { CALL_STATUSES, type CallStatus, MAX_CALL_LOG_PAGE } from '../../../domain/call-logs.schema.js';
+import { type CallStatus, MAX_CALL_LOG_PAGE } from '../../../domain/call-logs.schema.js';
 import { campIdField } from '../../../domain/campaigns.schema.js';
 import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
 import { answerText, LONG_TEXT_COST } from '../field-costs.js';
@@ -26,28 +26,7 @@ import { CallLogFilterInput, callLogFilters, FILTER_WALK_COST } from './call-log
 import { asksFor } from '../selection.js';
 import { CampaignRef } from './campaign.js';
 import { OrderDirectionEnum } from './order-direction.js';
-
-/** GraphQL names (IN_PROGRESS) for the provider's statuses (in-progress). */
-const CALL_STATUS_DESCRIPTIONS: Record<CallStatus, string> = {
-  queued: 'Waiting to be dialled.',
-  ringing: 'Dialled; the other end is ringing.',
-  'in-progress': 'Answered; the call is going on.',
-  completed: 'Answered and ended normally (terminal).',
-  busy: 'The other end was busy (terminal).',
-  failed: 'The call could not be placed (terminal).',
-  'no-answer': 'Nobody answered (terminal).',
-  canceled: 'Canceled before it was answered (terminal).',
-};
-
-export const CallStatusEnum = builder.enumType('CallStatus', {
-  description: "A call's status as the telephony provider reports it; a call only moves forward.",
-  values: Object.fromEntries(
-    CALL_STATUSES.map((status) => [
-      status.toUpperCase().replace('-', '_'),
-      { value: status, description: `\`${status}\`: ${CALL_STATUS_DESCRIPTIONS[status]}` },
-    ]),
-  ) as Record<string, { value: CallStatus; description: string }>,
-});
+import { CallStatusEnum } from './call-status.js';
 
 /** The provider's Direction values this API names; anything else it reports is OTHER. */
 const CALL_DIRECTIONS = {

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { CAMPAIGN_STATUSES, CAMPAIGN_WALK_BUDGET, type CampaignFilters } from '../../../domain/campaigns.js';
 import { builder } from '../builder.js';
-import { CampaignStatusEnum } from './campaign.js';
+import { CampaignStatusEnum } from './campaign-status.js';
 
 export const TimeSpanInput = builder.inputType('TimeSpan', {
   description: 'A span of time, both ends inclusive; either may be left out.',

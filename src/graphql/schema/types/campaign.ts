@@ -27,18 +27,7 @@ import { CAMPAIGN_FILTER_COST, CampaignFilterInput, campaignFilters } from './ca
 import { asksFor, asksOnly } from '../selection.js';
 import { VoiceRef } from './voice.js';
 import { OrderDirectionEnum } from './order-direction.js';
-
-export const CampaignStatusEnum = builder.enumType('CampaignStatus', {
-  description: 'active ⇄ paused → completed (terminal).',
-  values: {
-    ACTIVE: { value: 'active', description: 'Running: the status of a new campaign, and of a resumed one.' },
-    PAUSED: { value: 'paused', description: 'Paused by `campaignPause` until `campaignResume`.' },
-    COMPLETED: {
-      value: 'completed',
-      description: 'Finished by `campaignComplete`, for good: it can no longer change.',
-    },
-  } as const,
-});
+import { CampaignStatusEnum } from './campaign-status.js';
 
 export const CampaignStartStatusEnum = builder.enumType('CampaignStartStatus', {
   description: 'The status a campaign is created in.',

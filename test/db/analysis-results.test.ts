@@ -1,11 +1,6 @@
-// The short results of a post-call analysis that lists filter on (src/domain/analysis-results.ts).
+// The short results of a post-call analysis that lists filter on (src/db/analysis-results.ts).
 import { describe, expect, it } from 'vitest';
-import {
-  analysisResultsOf,
-  MAX_RESULTS_TEXT,
-  resultEntries,
-  spelledScalar,
-} from '../../src/domain/analysis-results.js';
+import { analysisResultsOf, MAX_RESULTS_TEXT, resultEntries, spelledScalar } from '../../src/db/analysis-results.js';
 
 const has = (results: string | null, field: string, equals: string) =>
   resultEntries(field, equals).some((entry) => (results ?? '').includes(entry));
