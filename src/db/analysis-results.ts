@@ -4,7 +4,7 @@
 // an analysis of a megabyte costs its few results, and a string the database's JSON would refuse, such as a lone
 // surrogate, is only text).
 
-/** Fields a list can filter on: a JSON path needs no quoting for them. */
+/** Fields a list can filter on (and that an entry's separators cannot be part of). */
 export const RESULT_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 /** The longest string value kept as a result (JSON characters), and the most text the results of one call take. */
 export const MAX_RESULT_VALUE = 200;

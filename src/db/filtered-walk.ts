@@ -42,6 +42,32 @@ interface WalkRow {
   arm: number | string;
 }
 
+/** The values both lists allow (null: no list, any value); duplicates are dropped. */
+export function bothAllow<T>(given: readonly T[] | null, more: readonly T[] | null | undefined): T[] | null {
+  if (more == null) return given === null ? null : [...given];
+  const unique = [...new Set(more)];
+  return given === null ? unique : unique.filter((value) => given.includes(value));
+}
+
+/**
+ * The nodes of a walked page, read after the walk, each with the key the walk found it at (its cursor: a call whose
+ * status or duration changed since is still where the walk saw it). A row gone between the walk and the read (deleted)
+ * is left out; when the walk had found the row past the page (the page is full), the page then ends at its last key
+ * walked, so that hasNextPage stays true and the next page starts after it.
+ */
+export function keptNodes<T>(
+  walked: WalkedPage,
+  limit: number,
+  nodeOf: (key: Keyset) => T | undefined,
+): { nodes: Array<{ node: T; key: Keyset }>; resume: Keyset | null } {
+  const read = walked.keys.map((key) => ({ key, node: nodeOf(key) }));
+  const kept = (entries: typeof read) =>
+    entries.flatMap((entry) => (entry.node === undefined ? [] : [{ key: entry.key, node: entry.node }]));
+  const nodes = kept(read);
+  if (nodes.length === read.length || read.length < limit || limit < 2) return { nodes, resume: walked.resume };
+  return { nodes: kept(read.slice(0, limit - 1)), resume: read[limit - 2]!.key };
+}
+
 /** The conditions, all of them (null when there are none). */
 export const allOf = (conditions: ReadonlyArray<RawBuilder<SqlBool>>): RawBuilder<SqlBool> | null =>
   conditions.length === 0 ? null : sql<SqlBool>`(${sql.join(conditions, sql` and `)})`;
@@ -79,6 +105,8 @@ function pass(db: Kysely<Database>, walk: Walk, page: KeysetPage, active: readon
  * (the frontier), so the next pass starts there, four times wider, until the page is full or the budget spent.
  */
 export async function walkPage(db: Kysely<Database>, walk: Walk, page: KeysetPage): Promise<WalkedPage> {
+  if (walk.arms.length > MAX_ARMS || walk.arms.length > walk.budget)
+    throw new Error('a walk of more arms than it may read');
   // The budget holds however many arms there are (at most MAX_ARMS, fewer than any budget): each reads its share.
   const budget = walk.budget;
   const keyOf = (row: WalkRow): Keyset => [walk.numeric ? Number(row.sort_value) : row.sort_value, row.walk_id];

@@ -123,7 +123,7 @@ export interface CallLogsTable {
   transcript: string | null;
   summary: string | null;
   analysis: string | null;
-  /** The analysis's short top-level results, as src/domain/analysis-results.ts writes them (migration 0022). */
+  /** The analysis's short top-level results, as src/db/analysis-results.ts writes them (migration 0022). */
   analysis_results: Generated<string | null>;
   created_at: string;
   updated_at: string;

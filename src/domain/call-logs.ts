@@ -2,7 +2,7 @@
 import { type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { dialectOf } from '../db/dialect.js';
 import { analysisResultsOf, resultEntries } from '../db/analysis-results.js';
-import { allOf, MAX_ARMS, type Walk, walkPage } from '../db/filtered-walk.js';
+import { allOf, bothAllow, keptNodes, MAX_ARMS, type Walk, walkPage } from '../db/filtered-walk.js';
 import {
   type Keyset,
   type KeysetPage,
@@ -407,13 +407,6 @@ export async function pageCallLogs(
 export const CALL_LOG_WALK_BUDGET = 4000;
 export const ANALYSIS_WALK_BUDGET = 1000;
 
-/** The values both lists allow (null: no list, any value). */
-function bothAllow<T>(given: readonly T[] | null, more: readonly T[] | null | undefined): T[] | null {
-  if (more == null) return given === null ? null : [...given];
-  const unique = [...new Set(more)];
-  return given === null ? unique : unique.filter((value) => given.includes(value));
-}
-
 const equalsOne = (column: string, values: readonly string[]) =>
   values.length === 1
     ? sql<SqlBool>`${sql.ref(column)} = ${values[0]}`
@@ -487,7 +480,7 @@ function callLogWalk(db: Kysely<Database>, accountId: string, filter: CallLogFil
     bounded(own, conditions);
   }
   if (more.analysis) {
-    // An entry of the call's results (src/domain/analysis-results.ts): a text search, no JSON parsed.
+    // An entry of the call's results (src/db/analysis-results.ts): a text search, no JSON parsed.
     const entries = resultEntries(more.analysis.field, more.analysis.equals);
     const found = (needle: string) =>
       dialectOf(db) === 'postgres'
@@ -520,7 +513,8 @@ function rowsByIds(db: Kysely<Database>, accountId: string, callIds: readonly st
 
 /**
  * A page of a list with dashboard filters (`filter.more`): a walk of the order's index (src/db/filtered-walk.ts), then
- * the rows it found. A page the walk's budget cut short says where it stopped (`resume`).
+ * the rows it found, each with the key it was found at (its cursor). A page the walk's budget cut short says where it
+ * stopped (`resume`).
  */
 export async function walkCallLogs(
   db: Kysely<Database>,
@@ -529,26 +523,16 @@ export async function walkCallLogs(
   page: KeysetPage,
   texts: CallLogTexts = ALL_CALL_LOG_TEXTS,
   order: CallLogOrder = DEFAULT_CALL_LOG_ORDER,
-): Promise<{ nodes: CallLog[]; resume: Keyset | null }> {
+): Promise<{ nodes: Array<{ node: CallLog; key: Keyset }>; resume: Keyset | null }> {
   const walk = callLogWalk(db, accountId, filter, order);
   if (filter.campId) await requireCampaign(db, accountId, filter.campId);
   if (!walk) return { nodes: [], resume: null };
-  const { keys, resume } = await walkPage(db, walk, page);
-  if (keys.length === 0) return { nodes: [], resume };
-  const rows = new Map(
-    (
-      await rowsByIds(
-        db,
-        accountId,
-        keys.map(([, id]) => id),
-        texts,
-      )
-    ).map((row) => [row.call_id, row]),
-  );
-  // A call deleted between the walk and the read (its campaign deleted) is left out.
-  const nodes = keys.flatMap(([, id]) => {
+  const walked = await walkPage(db, walk, page);
+  if (walked.keys.length === 0) return { nodes: [], resume: walked.resume };
+  const ids = walked.keys.map(([, id]) => id);
+  const rows = new Map((await rowsByIds(db, accountId, ids, texts)).map((row) => [row.call_id, row]));
+  return keptNodes(walked, page.limit, ([, id]) => {
     const row = rows.get(id);
-    return row ? [toCallLog(row)] : [];
+    return row ? toCallLog(row) : undefined;
   });
-  return { nodes, resume };
 }

@@ -9,7 +9,7 @@ import {
   type Transaction,
 } from 'kysely';
 import { dialectOf } from '../db/dialect.js';
-import { allOf, type Walk, walkPage } from '../db/filtered-walk.js';
+import { allOf, bothAllow, keptNodes, type Walk, walkPage } from '../db/filtered-walk.js';
 import { isUniqueViolation } from '../db/errors.js';
 import {
   type Keyset,
@@ -548,13 +548,6 @@ export async function pageCampaigns(
 /** Rows one filtered page of campaigns reads at most (docs/dashboards.md "Filters"), as call logs. */
 export const CAMPAIGN_WALK_BUDGET = 4000;
 
-/** The values both lists allow (null: no list, any value). */
-function bothAllow<T>(given: readonly T[] | null, more: readonly T[] | null | undefined): T[] | null {
-  if (more == null) return given === null ? null : [...given];
-  const unique = [...new Set(more)];
-  return given === null ? unique : unique.filter((value) => given.includes(value));
-}
-
 type Select = SelectQueryBuilder<Database, keyof Database, object>;
 
 /** The conditions a time span makes of a column. */
@@ -625,8 +618,8 @@ function campaignWalk(
 
 /**
  * A page of a list with dashboard filters (`filter.more`): a walk of the order's index (src/db/filtered-walk.ts), then
- * the campaigns it found, each with its sort value when the order is by a total. A page the walk's budget cut short
- * says where it stopped (`resume`).
+ * the campaigns it found, each with the key it was found at (its cursor: a total, for the calls and spend orders). A
+ * page the walk's budget cut short says where it stopped (`resume`).
  */
 export async function walkCampaigns(
   db: Kysely<Database>,
@@ -635,11 +628,11 @@ export async function walkCampaigns(
   page: KeysetPage,
   texts: CampaignTexts = ALL_CAMPAIGN_TEXTS,
   order: CampaignOrder = DEFAULT_CAMPAIGN_ORDER,
-): Promise<{ nodes: Array<{ campaign: Campaign; total: number | null }>; resume: Keyset | null }> {
+): Promise<{ nodes: Array<{ node: Campaign; key: Keyset }>; resume: Keyset | null }> {
   const walk = campaignWalk(db, accountId, filter, order);
   if (!walk) return { nodes: [], resume: null };
-  const { keys, resume } = await walkPage(db, walk, page);
-  if (keys.length === 0) return { nodes: [], resume };
+  const walked = await walkPage(db, walk, page);
+  if (walked.keys.length === 0) return { nodes: [], resume: walked.resume };
   const found = await db
     .selectFrom('campaigns')
     .select(listColumns(textParameters(texts)))
@@ -647,14 +640,12 @@ export async function walkCampaigns(
     .where(
       'camp_id',
       'in',
-      keys.map(([, id]) => id),
+      walked.keys.map(([, id]) => id),
     )
     .execute();
   const rows = new Map(found.map((row) => [row.camp_id, row as Row]));
-  // A campaign deleted between the walk and the read is left out.
-  const nodes = keys.flatMap(([sortValue, id]) => {
+  return keptNodes(walked, page.limit, ([, id]) => {
     const row = rows.get(id);
-    return row ? [{ campaign: toCampaign(row), total: walk.numeric ? Number(sortValue) : null }] : [];
+    return row ? toCampaign(row) : undefined;
   });
-  return { nodes, resume };
 }

@@ -10,6 +10,7 @@ import {
 import { CALL_STATUSES } from '../../../domain/call-logs.schema.js';
 import { campIdField } from '../../../domain/campaigns.schema.js';
 import { MAX_ARMS } from '../../../db/filtered-walk.js';
+import { MAX_RESULT_VALUE, RESULT_FIELD } from '../../../db/analysis-results.js';
 import { builder } from '../builder.js';
 import { CallStatusEnum } from './call-status.js';
 
@@ -52,20 +53,18 @@ const CostRange = builder.inputType('CostRange', {
   }),
 });
 
-/** A top-level field name of an analysis: letters, digits and underscores (it goes into a JSON path). */
-const ANALYSIS_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-
 const CallAnalysisMatch = builder.inputType('CallAnalysisMatch', {
   description: "A top-level field of the call's post-call analysis and the value it holds.",
   fields: (t) => ({
     field: t.string({
       required: true,
-      validate: z.string().regex(ANALYSIS_FIELD),
+      validate: z.string().regex(RESULT_FIELD),
       description: 'A top-level field.',
     }),
     equals: t.string({
       required: true,
-      validate: z.string().max(1000),
+      // A longer string is never kept as a result (src/db/analysis-results.ts), so it could match nothing.
+      validate: z.string().max(MAX_RESULT_VALUE - 2),
       description: 'This string, or the number or boolean it spells ("true").',
     }),
   }),

@@ -21,6 +21,7 @@ import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
 import { answerText, LONG_TEXT_COST } from '../field-costs.js';
 import { scopedNode } from '../global-ids.js';
 import type { Context } from '../context.js';
+import type { Keyset } from '../../../db/keyset.js';
 import { DEFAULT_PAGE_SIZE, keysetConnection, MAX_PAGE_SIZE, PLAIN_EDGE } from '../pagination.js';
 import { CallLogFilterInput, callLogFilters, FILTER_WALK_COST } from './call-log-filter.js';
 import { asksFor } from '../selection.js';
@@ -248,14 +249,18 @@ function connection(
     ? { field: args.orderBy.field, ascending: args.orderBy.direction === 'ASC' }
     : DEFAULT_CALL_LOG_ORDER;
   const isDefault = order.field === 'started' && !order.ascending;
+  // A walked call's cursor is the key the walk found it at (its status or duration may have moved since).
+  const keys = new Map<CallLog, Keyset>();
   return keysetConnection(
     'call-log',
     args,
-    (call: CallLog) => [sortValueOf(call, order.field), call.callId],
-    (page) =>
-      walked
-        ? walkCallLogs(context.db, accountId, filter, page, texts, order)
-        : pageCallLogs(context.db, accountId, filter, page, texts, order),
+    (call: CallLog) => keys.get(call) ?? [sortValueOf(call, order.field), call.callId],
+    async (page) => {
+      if (!walked) return pageCallLogs(context.db, accountId, filter, page, texts, order);
+      const { nodes, resume } = await walkCallLogs(context.db, accountId, filter, page, texts, order);
+      for (const { node, key } of nodes) keys.set(node, key);
+      return { nodes: nodes.map(({ node }) => node), resume };
+    },
     // The default order keeps the cursors it always made, however it was asked for.
     isDefault
       ? undefined

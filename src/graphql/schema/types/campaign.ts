@@ -22,6 +22,7 @@ import { campIdField } from '../../../domain/campaigns.schema.js';
 import { scopedNode } from '../global-ids.js';
 import { builder, INTERNAL_ONLY, viewerOf } from '../builder.js';
 import { LONG_TEXT_COST } from '../field-costs.js';
+import type { Keyset } from '../../../db/keyset.js';
 import { DEFAULT_PAGE_SIZE, keysetConnection, MAX_PAGE_SIZE, PLAIN_EDGE } from '../pagination.js';
 import { CAMPAIGN_FILTER_COST, CampaignFilterInput, campaignFilters } from './campaign-filter.js';
 import { asksFor, asksOnly } from '../selection.js';
@@ -272,16 +273,22 @@ builder.queryFields((t) => ({
         const byTotal = order.field === 'calls' || order.field === 'spend';
         // The totals a page was sorted by (a campaign does not hold them): its cursors carry them.
         const totals = new Map<Campaign, number>();
+        const walkedKeys = new Map<Campaign, Keyset>();
         return keysetConnection(
           'campaign',
           args,
-          (campaign: Campaign) => [byTotal ? (totals.get(campaign) ?? 0) : sortValueOf(campaign, order.field), campaign.campId],
+          (campaign: Campaign) =>
+            walkedKeys.get(campaign) ?? [
+              byTotal ? (totals.get(campaign) ?? 0) : sortValueOf(campaign, order.field),
+              campaign.campId,
+            ],
           async (page) => {
             const filter = { status: args.status, search: args.search, more: campaignFilters(args.filter) };
             if (filter.more) {
               const { nodes, resume } = await walkCampaigns(context.db, viewerOf(context).id, filter, page, texts, order);
-              for (const row of nodes) if (row.total !== null) totals.set(row.campaign, row.total);
-              return { nodes: nodes.map((row) => row.campaign), resume };
+              // Its cursor: the key the walk found it at (a total for calls and spend, a time or title otherwise).
+              for (const { node, key } of nodes) walkedKeys.set(node, key);
+              return { nodes: nodes.map(({ node }) => node), resume };
             }
             const rows = await pageCampaigns(context.db, viewerOf(context).id, filter, page, texts, order);
             for (const row of rows) if (row.total !== null) totals.set(row.campaign, row.total);
