@@ -569,7 +569,13 @@ describe('filtered campaigns', () => {
           plan.scans.filter((scan) => !/^arm\d+$/.test(scan)),
           plan.text,
         ).toEqual([]);
-        expect(plan.indexes.join(' '), plan.text).toMatch(index);
+        // PostgreSQL may price a walk of the order's own index, checking the equality on its way, at or below a walk
+        // of the filter's index (60 campaigns, a third of them per status): both are index walks a page long.
+        const expected =
+          DIALECT === 'postgres' && field === 'CREATED_AT'
+            ? new RegExp(`${index.source}|campaigns_account_created`)
+            : index;
+        expect(plan.indexes.join(' '), plan.text).toMatch(expected);
         if (!/several|statuses in/.test(name)) expect(plan.sorts, plan.text).toBe(false);
       } finally {
         await t.close();
